@@ -1,0 +1,66 @@
+// Command headlab trains tiny decoder-only transformers on toy tasks and
+// reports what their attention heads do.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at link time by release builds (-ldflags "-X main.version=...").
+var version = "0.1.0-dev"
+
+// usageError marks bad input: the process exits 2.
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// env carries the streams a command writes to, so tests can run commands
+// in-process.
+type env struct {
+	stdout, stderr io.Writer
+}
+
+func rootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "headlab",
+		Short:         "Train tiny transformers on toy tasks and watch their attention heads form",
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(trainCmd(e))
+	return root
+}
+
+// run executes headlab with args and returns the exit status: 0 on success,
+// 2 for bad input, 1 for anything else.
+func run(args []string, stdout, stderr io.Writer) int {
+	root := rootCmd(&env{stdout: stdout, stderr: stderr})
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	// One line, whatever wrapped it.
+	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+	fmt.Fprintln(stderr, "headlab:", msg)
+	var ue usageError
+	if errors.As(err, &ue) || strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
+		strings.Contains(msg, "accepts 0 arg") {
+		return 2
+	}
+	return 1
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"headlab/train"
+)
+
+// trainFlags are the flags that define a training run; sweep reuses them.
+type trainFlags struct {
+	cfg         train.Config
+	noPositions bool
+	noCausal    bool
+}
+
+func (f *trainFlags) register(cmd *cobra.Command) {
+	d := train.Defaults("induction")
+	fs := cmd.Flags()
+	fs.StringVar(&f.cfg.Task, "task", "induction", "task: induction, copy, reverse or majority")
+	fs.Uint64Var(&f.cfg.Seed, "seed", d.Seed, "random seed for weights and data")
+	fs.IntVar(&f.cfg.Steps, "steps", 0, "training steps (default: the task's plateau, induction 2500)")
+	fs.IntVar(&f.cfg.Batch, "batch", d.Batch, "sequences per step")
+	fs.Float64Var(&f.cfg.LR, "lr", d.LR, "Adam learning rate")
+	fs.IntVar(&f.cfg.Layers, "layers", d.Layers, "transformer blocks")
+	fs.IntVar(&f.cfg.Heads, "heads", d.Heads, "attention heads per block (must divide --d-model)")
+	fs.IntVar(&f.cfg.DModel, "d-model", d.DModel, "residual stream width")
+	fs.IntVar(&f.cfg.DFF, "d-ff", d.DFF, "feed-forward hidden width")
+	fs.BoolVar(&f.noPositions, "no-positions", false, "switch positional embeddings off")
+	fs.BoolVar(&f.noCausal, "no-causal", false, "switch the causal mask off")
+}
+
+// config resolves the flags into a validated configuration.
+func (f *trainFlags) config(cmd *cobra.Command) (train.Config, error) {
+	c := f.cfg
+	c.Positions, c.Causal = !f.noPositions, !f.noCausal
+	if !cmd.Flags().Changed("steps") {
+		c.Steps = train.Defaults(c.Task).Steps
+	}
+	if err := c.Validate(); err != nil {
+		return c, usageError{err}
+	}
+	return c, nil
+}
+
+func trainCmd(e *env) *cobra.Command {
+	var (
+		tf     trainFlags
+		bf     backendFlag
+		save   string
+		asJSON bool
+		quiet  bool
+		every  int
+	)
+	cmd := &cobra.Command{
+		Use:   "train",
+		Short: "Train a model on a task and report its accuracy and heads",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := tf.config(cmd)
+			if err != nil {
+				return err
+			}
+			if every <= 0 {
+				return usagef("--progress-every must be positive, got %d", every)
+			}
+			be, closeBackend, err := bf.open()
+			if err != nil {
+				return err
+			}
+			defer closeBackend()
+			var progress func(train.Progress)
+			if !quiet {
+				progress = func(p train.Progress) {
+					fmt.Fprintf(e.stderr, "step %5d/%d  loss %.4f  held-out acc %.3f  %.0f steps/s\n",
+						p.Step, p.Steps, p.Loss, p.Accuracy, p.StepsPerSec)
+				}
+			}
+			m, res, err := train.Run(c, be, every, progress)
+			if err != nil {
+				return err
+			}
+			if save != "" {
+				if err := train.Save(save, m, &res); err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stderr, "saved checkpoint to %s\n", save)
+			}
+			report := trainReport{Config: configReport{Config: c, Backend: be.Name()}, Result: res}
+			if asJSON {
+				return writeJSON(e.stdout, report)
+			}
+			printTrainReport(e.stdout, m, report)
+			return nil
+		},
+	}
+	tf.register(cmd)
+	bf.register(cmd)
+	cmd.Flags().StringVar(&save, "save", "", "write a checkpoint (config.json + model.safetensors) to this directory")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
+	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress on stderr")
+	cmd.Flags().IntVar(&every, "progress-every", 250, "steps between progress lines")
+	return cmd
+}
+
+type configReport struct {
+	train.Config
+	Backend string `json:"backend"`
+}
+
+type trainReport struct {
+	Config configReport `json:"config"`
+	train.Result
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func printTrainReport(w io.Writer, m *train.Model, r trainReport) {
+	fmt.Fprintf(w, "task        %s: %s\n", m.Task.Name(), m.Task.Describe())
+	fmt.Fprintf(w, "model       %d layers, %d heads, d-model %d, d-ff %d, positions %v, causal %v\n",
+		m.Shape.Layers, m.Shape.Heads, m.Shape.DModel, m.Shape.DFF, m.Shape.Positions, m.Shape.Causal)
+	fmt.Fprintf(w, "parameters  %d\n", r.Params)
+	fmt.Fprintf(w, "accuracy    %.4f on %d held-out examples (chance %.4f)\n", r.Accuracy, train.HeldOutExamples, r.Chance)
+	fmt.Fprintf(w, "loss        %.4f held-out, %.4f last training batch\n", r.Loss, r.TrainLoss)
+	fmt.Fprintf(w, "time        %.1f s for %d steps (%.2f ms/step, backend %s)\n", r.TrainSeconds, r.Config.Steps, r.MsPerStep, r.Config.Backend)
+}

@@ -1,0 +1,301 @@
+// Package tasks generates the toy sequence tasks that headlab trains on.
+//
+// Every task produces fixed-length token sequences and, at some positions
+// (the answer positions), the token the model must predict there. The loss
+// and the accuracy count answer positions only. Generators are
+// deterministic: a Stream built from the same task, seed and split yields
+// the same batches, and the training and held-out splits draw from
+// separate random streams.
+package tasks
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+)
+
+// NoTarget marks a position that is not an answer position.
+const NoTarget = -1
+
+// Task is one generator of examples.
+type Task interface {
+	// Name is the task's command-line name.
+	Name() string
+	// Vocab is the number of token ids: tokens are 0..Vocab()-1.
+	Vocab() int
+	// SeqLen is the length T of every sequence.
+	SeqLen() int
+	// Chance is the accuracy of the best guess that ignores the context
+	// mechanism the task tests (documented per task).
+	Chance() float64
+	// DefaultSteps is the number of training steps after which the default
+	// model has reached its plateau on this task.
+	DefaultSteps() int
+	// Describe says in one line what the inputs and answers are.
+	Describe() string
+	// Sample writes one example: tokens and targets both of length SeqLen,
+	// targets NoTarget except at the answer positions.
+	Sample(rng *rand.Rand, tokens, targets []int)
+}
+
+var registry = map[string]Task{
+	"induction": Induction{N: 8, V: 16},
+	"copy":      Copy{N: 8, V: 16},
+	"reverse":   Reverse{N: 8, V: 6},
+	"majority":  Majority{N: 15, V: 3},
+}
+
+// Names lists the known tasks, sorted.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// New returns the named task with its default settings.
+func New(name string) (Task, error) {
+	t, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown task %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return t, nil
+}
+
+// Batch holds N examples of length T, row-major.
+type Batch struct {
+	N, T    int
+	Tokens  []int
+	Targets []int
+}
+
+// Answers counts the answer positions in the batch.
+func (b *Batch) Answers() int {
+	n := 0
+	for _, t := range b.Targets {
+		if t != NoTarget {
+			n++
+		}
+	}
+	return n
+}
+
+// Split names a data stream.
+type Split uint64
+
+// The two splits draw from different random streams of the same seed.
+const (
+	Train   Split = 1
+	HeldOut Split = 2
+)
+
+// Stream yields batches of one task from one seeded random stream.
+type Stream struct {
+	task Task
+	rng  *rand.Rand
+}
+
+// NewStream returns the stream of task examples for seed and split.
+func NewStream(t Task, seed uint64, split Split) *Stream {
+	return &Stream{task: t, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15^uint64(split)))}
+}
+
+// Next returns a fresh batch of n examples.
+func (s *Stream) Next(n int) *Batch {
+	b := &Batch{N: n, T: s.task.SeqLen()}
+	b.Tokens = make([]int, n*b.T)
+	b.Targets = make([]int, n*b.T)
+	s.Fill(b)
+	return b
+}
+
+// Fill overwrites b with b.N fresh examples, reusing its slices.
+func (s *Stream) Fill(b *Batch) {
+	for i := 0; i < b.N; i++ {
+		s.task.Sample(s.rng, b.Tokens[i*b.T:(i+1)*b.T], b.Targets[i*b.T:(i+1)*b.T])
+	}
+}
+
+func noTargets(t []int) {
+	for i := range t {
+		t[i] = NoTarget
+	}
+}
+
+// Induction: N distinct tokens drawn from V, then the same N tokens rotated
+// by a random r in 0..N-1. At each second-half position i the answer is the
+// token that followed the earlier copy of tok[i], i.e. tok[m+1] where m is
+// the first-half position holding tok[i]. The rotation makes the distance
+// from a query to its answer's position vary, so no fixed position or offset
+// gives the answer. Chance is 1/(N-1): guessing among the other tokens of
+// the context.
+type Induction struct{ N, V int }
+
+// Name implements Task.
+func (Induction) Name() string { return "induction" }
+
+// Vocab implements Task.
+func (t Induction) Vocab() int { return t.V }
+
+// SeqLen implements Task.
+func (t Induction) SeqLen() int { return 2 * t.N }
+
+// Chance implements Task.
+func (t Induction) Chance() float64 { return 1 / float64(t.N-1) }
+
+// DefaultSteps implements Task.
+func (Induction) DefaultSteps() int { return 2500 }
+
+// Describe implements Task.
+func (t Induction) Describe() string {
+	return fmt.Sprintf("%d distinct tokens of %d, then the same rotated; answer at each second-half position: the token after its earlier copy", t.N, t.V)
+}
+
+// Sample implements Task.
+func (t Induction) Sample(rng *rand.Rand, tokens, targets []int) {
+	perm := rng.Perm(t.V)[:t.N]
+	r := rng.IntN(t.N)
+	noTargets(targets)
+	for i := 0; i < t.N; i++ {
+		tokens[i] = perm[i]
+		tokens[t.N+i] = perm[(i+r)%t.N]
+	}
+	for i := 0; i < t.N; i++ {
+		m := (i + r) % t.N // earlier copy of tokens[N+i]
+		targets[t.N+i] = tokens[m+1]
+	}
+}
+
+// Copy: a random sequence of N tokens over V, then the same sequence again.
+// Answer positions are N-1..2N-2, each predicting the next token, which is
+// a copy of the token N positions back. Chance is 1/V.
+type Copy struct{ N, V int }
+
+// Name implements Task.
+func (Copy) Name() string { return "copy" }
+
+// Vocab implements Task.
+func (t Copy) Vocab() int { return t.V }
+
+// SeqLen implements Task.
+func (t Copy) SeqLen() int { return 2 * t.N }
+
+// Chance implements Task.
+func (t Copy) Chance() float64 { return 1 / float64(t.V) }
+
+// DefaultSteps implements Task.
+func (Copy) DefaultSteps() int { return 1500 }
+
+// Describe implements Task.
+func (t Copy) Describe() string {
+	return fmt.Sprintf("%d random tokens of %d, then the same again; answers: the next token from position %d on", t.N, t.V, t.N-1)
+}
+
+// Sample implements Task.
+func (t Copy) Sample(rng *rand.Rand, tokens, targets []int) {
+	noTargets(targets)
+	for i := 0; i < t.N; i++ {
+		tokens[i] = rng.IntN(t.V)
+		tokens[t.N+i] = tokens[i]
+	}
+	for i := t.N - 1; i < 2*t.N-1; i++ {
+		targets[i] = tokens[i+1]
+	}
+}
+
+// Reverse: a random sequence of N symbols over V, then its reverse. Answer
+// positions are N-1..2N-2, each predicting the next token. Chance is 1/V.
+type Reverse struct{ N, V int }
+
+// Name implements Task.
+func (Reverse) Name() string { return "reverse" }
+
+// Vocab implements Task.
+func (t Reverse) Vocab() int { return t.V }
+
+// SeqLen implements Task.
+func (t Reverse) SeqLen() int { return 2 * t.N }
+
+// Chance implements Task.
+func (t Reverse) Chance() float64 { return 1 / float64(t.V) }
+
+// DefaultSteps implements Task.
+func (Reverse) DefaultSteps() int { return 2000 }
+
+// Describe implements Task.
+func (t Reverse) Describe() string {
+	return fmt.Sprintf("%d random symbols of %d, then the reverse; answers: the next token from position %d on", t.N, t.V, t.N-1)
+}
+
+// Sample implements Task.
+func (t Reverse) Sample(rng *rand.Rand, tokens, targets []int) {
+	noTargets(targets)
+	for i := 0; i < t.N; i++ {
+		tokens[i] = rng.IntN(t.V)
+	}
+	for i := 0; i < t.N; i++ {
+		tokens[t.N+i] = tokens[t.N-1-i]
+	}
+	for i := t.N - 1; i < 2*t.N-1; i++ {
+		targets[i] = tokens[i+1]
+	}
+}
+
+// Majority: N tokens over V symbols with a unique most frequent symbol
+// (sequences with a tie are redrawn). The one answer position is the last,
+// and the answer is the most frequent symbol. Chance is 1/V.
+type Majority struct{ N, V int }
+
+// Name implements Task.
+func (Majority) Name() string { return "majority" }
+
+// Vocab implements Task.
+func (t Majority) Vocab() int { return t.V }
+
+// SeqLen implements Task.
+func (t Majority) SeqLen() int { return t.N }
+
+// Chance implements Task.
+func (t Majority) Chance() float64 { return 1 / float64(t.V) }
+
+// DefaultSteps implements Task.
+func (Majority) DefaultSteps() int { return 2000 }
+
+// Describe implements Task.
+func (t Majority) Describe() string {
+	return fmt.Sprintf("%d symbols of %d with a unique most frequent one; answer at the last position: that symbol", t.N, t.V)
+}
+
+// Sample implements Task.
+func (t Majority) Sample(rng *rand.Rand, tokens, targets []int) {
+	noTargets(targets)
+	counts := make([]int, t.V)
+	for {
+		clear(counts)
+		for i := range tokens {
+			tokens[i] = rng.IntN(t.V)
+			counts[tokens[i]]++
+		}
+		if best, unique := mode(counts); unique {
+			targets[t.N-1] = best
+			return
+		}
+	}
+}
+
+// mode returns the index of the largest count and whether it is unique.
+func mode(counts []int) (int, bool) {
+	best, unique := 0, true
+	for i := 1; i < len(counts); i++ {
+		switch {
+		case counts[i] > counts[best]:
+			best, unique = i, true
+		case counts[i] == counts[best]:
+			unique = false
+		}
+	}
+	return best, unique
+}

@@ -1,0 +1,167 @@
+// Package train runs the training loop: batches from a task, Adam steps on
+// the graph, held-out evaluation, and checkpoints.
+package train
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	G "gorgonia.org/gorgonia"
+
+	"headlab/graph"
+	"headlab/kernels"
+	"headlab/tasks"
+)
+
+// Config is everything that determines a training run. Two runs with the
+// same Config give the same weights, bit for bit.
+type Config struct {
+	Task      string  `json:"task"`
+	Seed      uint64  `json:"seed"`
+	Steps     int     `json:"steps"`
+	Batch     int     `json:"batch"`
+	LR        float64 `json:"lr"`
+	Layers    int     `json:"layers"`
+	Heads     int     `json:"heads"`
+	DModel    int     `json:"d_model"`
+	DFF       int     `json:"d_ff"`
+	Positions bool    `json:"positions"`
+	Causal    bool    `json:"causal"`
+}
+
+// Defaults returns the default configuration for a task (Steps = the
+// task's default).
+func Defaults(task string) Config {
+	c := Config{Task: task, Seed: 1, Batch: 32, LR: 3e-3, Layers: 2, Heads: 2, DModel: 32, DFF: 64, Positions: true, Causal: true}
+	if t, err := tasks.New(task); err == nil {
+		c.Steps = t.DefaultSteps()
+	}
+	return c
+}
+
+// HeldOutExamples is the size of the held-out set the final accuracy is
+// measured on.
+const HeldOutExamples = 1000
+
+// evalChunk is the batch size of evaluation graphs.
+const evalChunk = 250
+
+// Validate names the first problem with c, as a user would fix it.
+func (c Config) Validate() error {
+	t, err := tasks.New(c.Task)
+	if err != nil {
+		return err
+	}
+	switch {
+	case c.Steps < 0:
+		return fmt.Errorf("--steps must be >= 0, got %d", c.Steps)
+	case c.Batch <= 0 || c.Batch > 4096:
+		return fmt.Errorf("--batch must be in 1..4096, got %d", c.Batch)
+	case !(c.LR > 0 && c.LR < 1):
+		return fmt.Errorf("--lr must be in (0, 1), got %g", c.LR)
+	}
+	return c.Model(t).Validate()
+}
+
+// Model is the model shape c asks for on task t.
+func (c Config) Model(t tasks.Task) graph.Config {
+	return graph.Config{Vocab: t.Vocab(), SeqLen: t.SeqLen(), Layers: c.Layers, Heads: c.Heads,
+		DModel: c.DModel, DFF: c.DFF, Positions: c.Positions, Causal: c.Causal}
+}
+
+// Model is a trained (or loaded) model with the configuration that made it.
+type Model struct {
+	Train   Config
+	Shape   graph.Config
+	Task    tasks.Task
+	Weights *graph.Weights
+}
+
+// Progress is one progress report during training.
+type Progress struct {
+	Step, Steps int
+	Loss        float64
+	Accuracy    float64 // on the first evalChunk held-out examples
+	StepsPerSec float64
+}
+
+// Result is what a finished run reports.
+type Result struct {
+	Params       int     `json:"params"`
+	Accuracy     float64 `json:"accuracy"`
+	Chance       float64 `json:"chance"`
+	Loss         float64 `json:"loss"`
+	TrainLoss    float64 `json:"train_loss"`
+	TrainSeconds float64 `json:"train_seconds"`
+	MsPerStep    float64 `json:"ms_per_step"`
+}
+
+// Run trains a model. progress, if not nil, is called every reportEvery
+// steps and at the end.
+func Run(c Config, be kernels.Backend, reportEvery int, progress func(Progress)) (*Model, Result, error) {
+	if err := c.Validate(); err != nil {
+		return nil, Result{}, err
+	}
+	t, _ := tasks.New(c.Task)
+	m := &Model{Train: c, Shape: c.Model(t), Task: t, Weights: graph.InitWeights(c.Model(t), c.Seed)}
+	net, err := graph.Build(m.Shape, m.Weights, be, c.Batch, true)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	defer net.Close()
+	eval, err := NewEvaluator(m, be)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	defer eval.Close()
+	quick := tasks.NewStream(t, c.Seed, tasks.HeldOut).Next(evalChunk)
+
+	solver := G.NewAdamSolver(G.WithLearnRate(c.LR))
+	grads := G.NodesToValueGrads(net.Params())
+	stream := tasks.NewStream(t, c.Seed, tasks.Train)
+	batch := stream.Next(c.Batch)
+	start := time.Now()
+	var loss float64
+	for step := 1; step <= c.Steps; step++ {
+		stream.Fill(batch)
+		if err := net.SetInputs(batch.Tokens, batch.Targets); err != nil {
+			return nil, Result{}, err
+		}
+		if err := net.Run(); err != nil {
+			return nil, Result{}, fmt.Errorf("step %d: %w", step, err)
+		}
+		loss = float64(net.Loss())
+		if math.IsNaN(loss) || math.IsInf(loss, 0) {
+			return nil, Result{}, fmt.Errorf("training diverged at step %d: loss is %v", step, loss)
+		}
+		if err := solver.Step(grads); err != nil {
+			return nil, Result{}, fmt.Errorf("step %d: adam: %w", step, err)
+		}
+		net.Reset()
+		if progress != nil && reportEvery > 0 && (step%reportEvery == 0 || step == c.Steps) {
+			acc, _, err := eval.Accuracy(quick, nil)
+			if err != nil {
+				return nil, Result{}, err
+			}
+			progress(Progress{Step: step, Steps: c.Steps, Loss: loss, Accuracy: acc,
+				StepsPerSec: float64(step) / time.Since(start).Seconds()})
+		}
+	}
+	secs := time.Since(start).Seconds()
+	acc, heldLoss, err := eval.Accuracy(HeldOut(m), nil)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	res := Result{Params: m.Weights.Count(), Accuracy: acc, Chance: t.Chance(), Loss: heldLoss,
+		TrainLoss: loss, TrainSeconds: secs}
+	if c.Steps > 0 {
+		res.MsPerStep = 1000 * secs / float64(c.Steps)
+	}
+	return m, res, nil
+}
+
+// HeldOut is the fixed held-out set of a model's task and seed.
+func HeldOut(m *Model) *tasks.Batch {
+	return tasks.NewStream(m.Task, m.Train.Seed, tasks.HeldOut).Next(HeldOutExamples)
+}

@@ -1,0 +1,184 @@
+package train
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"headlab/backend/cpu"
+)
+
+// TestLearnsEveryTask trains the default model briefly on each task and
+// asks for accuracy far above chance (the full default runs reach >= 0.95;
+// see the README).
+func TestLearnsEveryTask(t *testing.T) {
+	steps := map[string]int{"induction": 400, "copy": 400, "reverse": 500, "majority": 500}
+	for task, n := range steps {
+		c := Defaults(task)
+		c.Steps = n
+		_, res, err := Run(c, cpu.New(), 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s after %d steps: accuracy %.4f (chance %.3f), %.1f ms/step", task, n, res.Accuracy, res.Chance, res.MsPerStep)
+		if res.Accuracy < 0.9 {
+			t.Errorf("%s: accuracy %.4f after %d steps, want >= 0.9 (chance %.3f)", task, res.Accuracy, n, res.Chance)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	c := Defaults("induction")
+	c.Steps = 60
+	a, ra, err := Run(c, cpu.New(), 20, func(Progress) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, rb, err := Run(c, cpu.New(), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range a.Weights.Params {
+		if !slices.Equal(p.Data, b.Weights.Params[i].Data) {
+			t.Fatalf("%s differs between identical runs", p.Name)
+		}
+	}
+	if ra.Loss != rb.Loss || ra.Accuracy != rb.Accuracy || ra.TrainLoss != rb.TrainLoss {
+		t.Fatalf("results differ: %+v vs %+v", ra, rb)
+	}
+	c.Seed = 2
+	d, _, err := Run(c, cpu.New(), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(a.Weights.Params[0].Data, d.Weights.Params[0].Data) {
+		t.Fatal("seeds 1 and 2 gave the same weights")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, bad := range []func(*Config){
+		func(c *Config) { c.Task = "nope" },
+		func(c *Config) { c.Heads = 3 },
+		func(c *Config) { c.Layers = 0 },
+		func(c *Config) { c.DModel = -4 },
+		func(c *Config) { c.Batch = 0 },
+		func(c *Config) { c.Steps = -1 },
+		func(c *Config) { c.LR = 0 },
+		func(c *Config) { c.LR = math.NaN() },
+	} {
+		c := Defaults("induction")
+		bad(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+}
+
+func TestCheckpointRoundTrip(t *testing.T) {
+	c := Defaults("majority")
+	c.Steps = 5
+	m, res, err := Run(c, cpu.New(), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := Save(dir, m, &res); err != nil {
+		t.Fatal(err)
+	}
+	// Saving again replaces the checkpoint and leaves no temporary behind.
+	if err := Save(dir, m, &res); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(dir))
+	if len(entries) != 1 {
+		t.Fatalf("save left %d entries beside the checkpoint", len(entries)-1)
+	}
+	got, gotRes, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Train != m.Train || got.Shape != m.Shape || *gotRes != res {
+		t.Fatalf("config round trip: %+v vs %+v", got.Train, m.Train)
+	}
+	for i, p := range m.Weights.Params {
+		if !slices.Equal(p.Data, got.Weights.Params[i].Data) {
+			t.Fatalf("%s differs after load", p.Name)
+		}
+	}
+	e1, err := NewEvaluator(m, cpu.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, _, err := e1.Accuracy(HeldOut(got), nil)
+	if err != nil || acc != res.Accuracy {
+		t.Fatalf("loaded model accuracy %v (%v), saved %v", acc, err, res.Accuracy)
+	}
+}
+
+func TestLoadRejectsBadCheckpoints(t *testing.T) {
+	c := Defaults("copy")
+	c.Steps = 1
+	m, res, err := Run(c, cpu.New(), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := Save(dir, m, &res); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(dir, ConfigFile))
+	weights, _ := os.ReadFile(filepath.Join(dir, WeightsFile))
+	if _, _, err := Load(filepath.Join(dir, "missing")); err == nil {
+		t.Fatal("missing checkpoint loaded")
+	}
+	cases := map[string][2][]byte{
+		"truncated weights": {cfg, weights[:len(weights)/2]},
+		"empty weights":     {cfg, nil},
+		"garbage config":    {[]byte("{not json"), weights},
+		"other shape":       {[]byte(string(cfg[:len(cfg)-2]) + "\n"), weights},
+	}
+	for name, c := range cases {
+		if _, _, err := Decode(c[0], c[1]); err == nil {
+			t.Errorf("%s: decoded without error", name)
+		}
+	}
+	// A config that asks for 3 layers while the weights hold 2.
+	m3 := *m
+	m3.Train.Layers = 3
+	m3.Shape.Layers = 3
+	dir3 := filepath.Join(t.TempDir(), "run3")
+	if err := Save(dir3, &m3, nil); err == nil {
+		cfg3, _ := os.ReadFile(filepath.Join(dir3, ConfigFile))
+		if _, _, err := Decode(cfg3, weights); err == nil {
+			t.Error("weights of 2 layers loaded under a 3-layer config")
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	c := Defaults("copy")
+	c.Steps = 0
+	c.DModel, c.DFF, c.Layers = 8, 8, 1
+	m, res, err := Run(c, cpu.New(), 0, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	dir := filepath.Join(f.TempDir(), "run")
+	if err := Save(dir, m, &res); err != nil {
+		f.Fatal(err)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(dir, ConfigFile))
+	weights, _ := os.ReadFile(filepath.Join(dir, WeightsFile))
+	f.Add(cfg, weights)
+	f.Add(cfg, weights[:20])
+	f.Add([]byte("{}"), []byte{})
+	f.Fuzz(func(t *testing.T, cfg, weights []byte) {
+		m, _, err := Decode(cfg, weights)
+		if err == nil && m.Weights.Count() == 0 {
+			t.Fatal("decoded a model without weights")
+		}
+	})
+}
