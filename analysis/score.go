@@ -1,0 +1,236 @@
+// Package analysis scores and names attention heads from their attention
+// matrices and the token sequences they were computed on.
+//
+// The scores, the eligibility rules and the labels follow the contract in
+// docs/head-patterns.md ("Reading a head: the canonical patterns") exactly;
+// comments here cite it rather than restate it. The package is pure Go on the
+// standard library: it works on numbers read from files or handed over by the
+// model code and never builds a model.
+package analysis
+
+import (
+	"fmt"
+	"math"
+)
+
+// Patterns lists the canonical pattern names in the order of the table in
+// head-patterns.md; that order breaks ties between equal scores.
+var Patterns = []string{"previous-token", "induction", "matching", "mirror", "attention-sink", "offset", "position", "uniform"}
+
+// Threshold is the lowest winning score that names a head after a pattern.
+const Threshold = 0.4
+
+// NoClearPattern is the label of a head whose best score is below Threshold.
+const NoClearPattern = "no clear pattern"
+
+// HeadScore is the verdict on one head. Marshalled to JSON it reads
+// {"name","layer","head","label","score","scores","offset_d","position_j"}.
+type HeadScore struct {
+	// Name is "L<layer>H<head>", e.g. "L0H1".
+	Name string `json:"name"`
+	// Layer and Head locate the head, both from 0.
+	Layer int `json:"layer"`
+	Head  int `json:"head"`
+	// Label is the winning pattern ("induction", "offset -3", "position-5")
+	// or NoClearPattern.
+	Label string `json:"label"`
+	// Score is the highest of Scores: the winning score, or the best score
+	// that fell short of Threshold when Label is NoClearPattern.
+	Score float64 `json:"score"`
+	// Scores holds the batch score of every name in Patterns; offset and
+	// position hold the score of the best d and j.
+	Scores map[string]float64 `json:"scores"`
+	// OffsetD and PositionJ are the best offset d and position j, 0 when
+	// there is no candidate (the score is then 0 too).
+	OffsetD   int `json:"offset_d"`
+	PositionJ int `json:"position_j"`
+}
+
+// Title is the label with its score to two decimals, "induction 0.81" or
+// "offset -3 0.55". A head with no clear pattern still shows its best score,
+// "no clear pattern 0.23", so a near miss can be told from an empty head.
+func (s HeadScore) Title() string {
+	return fmt.Sprintf("%s %.2f", s.Label, s.Score)
+}
+
+// ScoreAll scores every head of a, layer-major: L0H0, L0H1, ..., L1H0, ...
+// a must be valid (see Attention.Validate).
+func ScoreAll(a *Attention) []HeadScore {
+	out := make([]HeadScore, 0, a.L*a.H)
+	for l := 0; l < a.L; l++ {
+		for h := 0; h < a.H; h++ {
+			out = append(out, ScoreHead(a, l, h))
+		}
+	}
+	return out
+}
+
+// cellFunc names the key cell a pattern reads for query i of example n, or
+// ok = false when the pattern has no cell for that query.
+type cellFunc func(n, i int) (j int, ok bool)
+
+// ScoreHead scores head h of layer l on every pattern and labels it, as
+// head-patterns.md prescribes. a must be valid (see Attention.Validate) and
+// l, h in range; it panics otherwise.
+func ScoreHead(a *Attention, l, h int) HeadScore {
+	if l < 0 || l >= a.L || h < 0 || h >= a.H {
+		panic(fmt.Sprintf("analysis: head L%dH%d out of range (L=%d, H=%d)", l, h, a.L, a.H))
+	}
+	T := a.T
+	// prevSame[n*T+i] is m, the last position < i with the same token as i,
+	// or -1: induction and matching both read it.
+	prevSame := make([]int, a.N*T)
+	for n := 0; n < a.N; n++ {
+		last := make(map[int]int)
+		for i := 0; i < T; i++ {
+			tok := a.Tokens[n*T+i]
+			if m, ok := last[tok]; ok {
+				prevSame[n*T+i] = m
+			} else {
+				prevSame[n*T+i] = -1
+			}
+			last[tok] = i
+		}
+	}
+
+	scores := make(map[string]float64, len(Patterns))
+	scores["previous-token"] = batchScore(a, l, h, func(_, i int) (int, bool) { return i - 1, i >= 1 })
+	scores["induction"] = batchScore(a, l, h, func(n, i int) (int, bool) {
+		m := prevSame[n*T+i]
+		return m + 1, m >= 0
+	})
+	scores["matching"] = batchScore(a, l, h, func(n, i int) (int, bool) {
+		m := prevSame[n*T+i]
+		return m, m >= 0
+	})
+	scores["mirror"] = batchScore(a, l, h, func(_, i int) (int, bool) { return T - 1 - i, T-1-i != i })
+	scores["attention-sink"] = batchScore(a, l, h, func(_, i int) (int, bool) { return 0, i >= 1 })
+
+	// Offset and position: only candidates that at least half of the T
+	// queries are eligible for; the best one on the batch score, ties to the
+	// smaller because only a strictly greater score replaces it.
+	bestD, bestOff := 0, 0.0
+	for d := 2; d < T; d++ {
+		cell := func(_, i int) (int, bool) { return i - d, i >= d }
+		if !isCandidate(a, cell) {
+			continue
+		}
+		if s := batchScore(a, l, h, cell); bestD == 0 || s > bestOff {
+			bestD, bestOff = d, s
+		}
+	}
+	scores["offset"] = bestOff
+	bestJ, bestPos := 0, 0.0
+	for j := 1; j < T; j++ {
+		cell := func(_, i int) (int, bool) { return j, j != i }
+		if !isCandidate(a, cell) {
+			continue
+		}
+		if s := batchScore(a, l, h, cell); bestJ == 0 || s > bestPos {
+			bestJ, bestPos = j, s
+		}
+	}
+	scores["position"] = bestPos
+	scores["uniform"] = uniformScore(a, l, h)
+
+	hs := HeadScore{
+		Name: fmt.Sprintf("L%dH%d", l, h), Layer: l, Head: h,
+		Scores: scores, OffsetD: bestD, PositionJ: bestJ,
+	}
+	// Strictly greater replaces, so ties keep the earlier row of the table.
+	best := Patterns[0]
+	for _, p := range Patterns[1:] {
+		if scores[p] > scores[best] {
+			best = p
+		}
+	}
+	hs.Score = scores[best]
+	switch {
+	case !(hs.Score >= Threshold):
+		hs.Label = NoClearPattern
+	case best == "offset":
+		hs.Label = fmt.Sprintf("offset -%d", bestD)
+	case best == "position":
+		hs.Label = fmt.Sprintf("position-%d", bestJ)
+	default:
+		hs.Label = best
+	}
+	return hs
+}
+
+// eligible applies the contract's rule for a cell-reading pattern: the cell
+// exists and is visible, and the query sees more than one key.
+func eligible(a *Attention, cell cellFunc, n, i int) (int, bool) {
+	j, ok := cell(n, i)
+	if !ok || !a.visible(i, j) || a.numVisible(i) < 2 {
+		return 0, false
+	}
+	return j, true
+}
+
+// isCandidate reports whether at least half of the T queries are eligible
+// for a token-independent cell (an offset d or a position j): 2*count >= T.
+func isCandidate(a *Attention, cell cellFunc) bool {
+	count := 0
+	for i := 0; i < a.T; i++ {
+		if _, ok := eligible(a, cell, 0, i); ok {
+			count++
+		}
+	}
+	return 2*count >= a.T
+}
+
+// batchScore is the mean over examples of the mean over eligible queries of
+// the attention on the pattern's cell; examples with no eligible query are
+// skipped and a batch with none scores 0.
+func batchScore(a *Attention, l, h int, cell cellFunc) float64 {
+	return batchMean(a, func(n, i int) (float64, bool) {
+		j, ok := eligible(a, cell, n, i)
+		if !ok {
+			return 0, false
+		}
+		return float64(a.At(n, l, h, i, j)), true
+	})
+}
+
+// uniformScore is the batch score of the uniform pattern: each eligible
+// row's entropy over its n_i visible keys divided by ln(n_i).
+func uniformScore(a *Attention, l, h int) float64 {
+	return batchMean(a, func(n, i int) (float64, bool) {
+		nv := a.numVisible(i)
+		if nv < 2 {
+			return 0, false
+		}
+		ent := 0.0
+		for j, p := range a.row(n, l, h, i) {
+			// 0·ln 0 = 0; masked cells are not among the n_i keys.
+			if p > 0 && a.visible(i, j) {
+				ent -= float64(p) * math.Log(float64(p))
+			}
+		}
+		return ent / math.Log(float64(nv)), true
+	})
+}
+
+// batchMean averages value per example over the queries it accepts, then
+// over the examples that had at least one; 0 when none had any.
+func batchMean(a *Attention, value func(n, i int) (float64, bool)) float64 {
+	sum, examples := 0.0, 0
+	for n := 0; n < a.N; n++ {
+		s, c := 0.0, 0
+		for i := 0; i < a.T; i++ {
+			if v, ok := value(n, i); ok {
+				s += v
+				c++
+			}
+		}
+		if c > 0 {
+			sum += s / float64(c)
+			examples++
+		}
+	}
+	if examples == 0 {
+		return 0
+	}
+	return sum / float64(examples)
+}

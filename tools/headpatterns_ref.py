@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Reference scorer for attention heads, written from docs/head-patterns.md.
+
+An independent, deliberately plain implementation (Python 3 standard library
+only) used to cross-check headlab's Go package `analysis`.
+
+Usage: headpatterns_ref.py FILE.json   (or - for standard input)
+
+The input is {"causal": bool, "tokens": [N][T], "attention": [N][L][H][T][T]}.
+The output is a JSON list, one object per head in layer-major order:
+{"name", "layer", "head", "label", "score", "scores": {8 keys},
+ "offset_d", "position_j"}.
+"""
+
+import json
+import math
+import struct
+import sys
+
+PATTERNS = ["previous-token", "induction", "matching", "mirror",
+            "attention-sink", "offset", "position", "uniform"]
+THRESHOLD = 0.4
+
+
+def f32(x):
+    # The Go side stores probabilities as float32; round the same way.
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def visible(causal, T, i, j):
+    if j < 0 or j >= T:
+        return False
+    return j <= i if causal else True
+
+
+def n_visible(causal, T, i):
+    return i + 1 if causal else T
+
+
+def cell_eligible(causal, T, i, j):
+    """The contract's rule: the cell exists, is visible, and the query sees
+    more than one key."""
+    if j is None:
+        return False
+    return visible(causal, T, i, j) and n_visible(causal, T, i) > 1
+
+
+def last_same(tok, i):
+    """m: the last position < i with tok[m] == tok[i], or None."""
+    for m in range(i - 1, -1, -1):
+        if tok[m] == tok[i]:
+            return m
+    return None
+
+
+def batch_mean(per_example):
+    """per_example: list (over examples) of lists of per-query values of the
+    eligible queries. Mean per example, then over examples that have any."""
+    total = 0.0
+    count = 0
+    for values in per_example:
+        if not values:
+            continue
+        s = 0.0
+        for v in values:  # explicit loop: plain left-to-right addition
+            s += v
+        total += s / len(values)
+        count += 1
+    if count == 0:
+        return 0.0
+    return total / count
+
+
+def score_cell_pattern(A, causal, T, tokens, cell_of):
+    """cell_of(tok, i) -> j or None. A[n][i][j] for the head."""
+    per_example = []
+    for n in range(len(A)):
+        tok = tokens[n]
+        vals = []
+        for i in range(T):
+            j = cell_of(tok, i)
+            if cell_eligible(causal, T, i, j):
+                vals.append(A[n][i][j])
+        per_example.append(vals)
+    return batch_mean(per_example)
+
+
+def is_candidate(causal, T, cell_of):
+    count = 0
+    for i in range(T):
+        if cell_eligible(causal, T, i, cell_of(None, i)):
+            count += 1
+    return 2 * count >= T
+
+
+def score_head(A, causal, T, tokens):
+    scores = {}
+
+    def prev(tok, i):
+        return i - 1 if i >= 1 else None
+
+    def induction(tok, i):
+        m = last_same(tok, i)
+        return None if m is None else m + 1
+
+    def matching(tok, i):
+        return last_same(tok, i)
+
+    def mirror(tok, i):
+        k = T - 1 - i
+        return None if k == i else k
+
+    def sink(tok, i):
+        return 0 if i >= 1 else None
+
+    scores["previous-token"] = score_cell_pattern(A, causal, T, tokens, prev)
+    scores["induction"] = score_cell_pattern(A, causal, T, tokens, induction)
+    scores["matching"] = score_cell_pattern(A, causal, T, tokens, matching)
+    scores["mirror"] = score_cell_pattern(A, causal, T, tokens, mirror)
+    scores["attention-sink"] = score_cell_pattern(A, causal, T, tokens, sink)
+
+    best_d, best_off = 0, 0.0
+    found = False
+    for d in range(2, T):
+        def off(tok, i, d=d):
+            return i - d if i >= d else None
+        if not is_candidate(causal, T, off):
+            continue
+        s = score_cell_pattern(A, causal, T, tokens, off)
+        if not found or s > best_off:
+            best_d, best_off, found = d, s, True
+    scores["offset"] = best_off
+
+    best_j, best_pos = 0, 0.0
+    found = False
+    for jj in range(1, T):
+        def pos(tok, i, jj=jj):
+            return jj if jj != i else None
+        if not is_candidate(causal, T, pos):
+            continue
+        s = score_cell_pattern(A, causal, T, tokens, pos)
+        if not found or s > best_pos:
+            best_j, best_pos, found = jj, s, True
+    scores["position"] = best_pos
+
+    per_example = []
+    for n in range(len(A)):
+        vals = []
+        for i in range(T):
+            ni = n_visible(causal, T, i)
+            if ni < 2:
+                continue
+            h = 0.0
+            for j in range(T):
+                p = A[n][i][j]
+                if visible(causal, T, i, j) and p > 0:
+                    h -= p * math.log(p)
+            vals.append(h / math.log(ni))
+        per_example.append(vals)
+    scores["uniform"] = batch_mean(per_example)
+
+    best = PATTERNS[0]
+    for p in PATTERNS[1:]:
+        if scores[p] > scores[best]:
+            best = p
+    score = scores[best]
+    if not score >= THRESHOLD:
+        label = "no clear pattern"
+    elif best == "offset":
+        label = "offset -%d" % best_d
+    elif best == "position":
+        label = "position-%d" % best_j
+    else:
+        label = best
+    return label, score, scores, best_d, best_j
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write("usage: headpatterns_ref.py FILE.json\n")
+        return 2
+    if argv[1] == "-":
+        data = json.load(sys.stdin)
+    else:
+        with open(argv[1]) as f:
+            data = json.load(f)
+    causal = bool(data["causal"])
+    tokens = data["tokens"]
+    att = data["attention"]
+    N = len(att)
+    L = len(att[0])
+    H = len(att[0][0])
+    T = len(tokens[0])
+    out = []
+    for l in range(L):
+        for h in range(H):
+            A = [[[f32(float(x)) for x in att[n][l][h][i]] for i in range(T)]
+                 for n in range(N)]
+            label, score, scores, d, j = score_head(A, causal, T, tokens)
+            out.append({"name": "L%dH%d" % (l, h), "layer": l, "head": h,
+                        "label": label, "score": score, "scores": scores,
+                        "offset_d": d, "position_j": j})
+    json.dump(out, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
