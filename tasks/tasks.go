@@ -299,3 +299,12 @@ func mode(counts []int) (int, bool) {
 	}
 	return best, unique
 }
+
+// TokenLabel is how pictures and tables show token id: letters A..Z for the
+// first 26 ids, numbers after.
+func TokenLabel(id int) string {
+	if id >= 0 && id < 26 {
+		return string(rune('A' + id))
+	}
+	return fmt.Sprint(id)
+}

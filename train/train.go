@@ -97,55 +97,89 @@ type Result struct {
 	MsPerStep    float64 `json:"ms_per_step"`
 }
 
-// Run trains a model. progress, if not nil, is called every reportEvery
-// steps and at the end.
-func Run(c Config, be kernels.Backend, reportEvery int, progress func(Progress)) (*Model, Result, error) {
+// Trainer owns a model being trained and steps it one batch at a time.
+type Trainer struct {
+	Model *Model
+	Step  int // steps taken
+
+	net    *graph.Net
+	solver *G.AdamSolver
+	grads  []G.ValueGrad
+	stream *tasks.Stream
+	batch  *tasks.Batch
+}
+
+// NewTrainer initialises a model from c.Seed, ready to train.
+func NewTrainer(c Config, be kernels.Backend) (*Trainer, error) {
 	if err := c.Validate(); err != nil {
-		return nil, Result{}, err
+		return nil, err
 	}
 	t, _ := tasks.New(c.Task)
 	m := &Model{Train: c, Shape: c.Model(t), Task: t, Weights: graph.InitWeights(c.Model(t), c.Seed)}
 	net, err := graph.Build(m.Shape, m.Weights, be, c.Batch, true)
 	if err != nil {
+		return nil, err
+	}
+	stream := tasks.NewStream(t, c.Seed, tasks.Train)
+	return &Trainer{Model: m, net: net, solver: G.NewAdamSolver(G.WithLearnRate(c.LR)),
+		grads: G.NodesToValueGrads(net.Params()), stream: stream, batch: stream.Next(c.Batch)}, nil
+}
+
+// TrainStep draws the next batch, runs forward and backward and takes one
+// Adam step. It returns the batch's loss, and an error when the loss is not
+// finite (the run diverged).
+func (tr *Trainer) TrainStep() (float64, error) {
+	tr.Step++
+	tr.stream.Fill(tr.batch)
+	if err := tr.net.SetInputs(tr.batch.Tokens, tr.batch.Targets); err != nil {
+		return 0, err
+	}
+	if err := tr.net.Run(); err != nil {
+		return 0, fmt.Errorf("step %d: %w", tr.Step, err)
+	}
+	loss := float64(tr.net.Loss())
+	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		return loss, fmt.Errorf("training diverged at step %d: loss is %v", tr.Step, loss)
+	}
+	if err := tr.solver.Step(tr.grads); err != nil {
+		return loss, fmt.Errorf("step %d: adam: %w", tr.Step, err)
+	}
+	tr.net.Reset()
+	return loss, nil
+}
+
+// Close releases the training graph.
+func (tr *Trainer) Close() error { return tr.net.Close() }
+
+// Run trains a model for c.Steps steps. progress, if not nil, is called
+// every reportEvery steps and at the end.
+func Run(c Config, be kernels.Backend, reportEvery int, progress func(Progress)) (*Model, Result, error) {
+	tr, err := NewTrainer(c, be)
+	if err != nil {
 		return nil, Result{}, err
 	}
-	defer net.Close()
+	defer tr.Close()
+	m := tr.Model
 	eval, err := NewEvaluator(m, be)
 	if err != nil {
 		return nil, Result{}, err
 	}
 	defer eval.Close()
-	quick := tasks.NewStream(t, c.Seed, tasks.HeldOut).Next(evalChunk)
+	quick := tasks.NewStream(m.Task, c.Seed, tasks.HeldOut).Next(evalChunk)
 
-	solver := G.NewAdamSolver(G.WithLearnRate(c.LR))
-	grads := G.NodesToValueGrads(net.Params())
-	stream := tasks.NewStream(t, c.Seed, tasks.Train)
-	batch := stream.Next(c.Batch)
 	start := time.Now()
 	var loss float64
-	for step := 1; step <= c.Steps; step++ {
-		stream.Fill(batch)
-		if err := net.SetInputs(batch.Tokens, batch.Targets); err != nil {
+	for tr.Step < c.Steps {
+		if loss, err = tr.TrainStep(); err != nil {
 			return nil, Result{}, err
 		}
-		if err := net.Run(); err != nil {
-			return nil, Result{}, fmt.Errorf("step %d: %w", step, err)
-		}
-		loss = float64(net.Loss())
-		if math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return nil, Result{}, fmt.Errorf("training diverged at step %d: loss is %v", step, loss)
-		}
-		if err := solver.Step(grads); err != nil {
-			return nil, Result{}, fmt.Errorf("step %d: adam: %w", step, err)
-		}
-		net.Reset()
-		if progress != nil && reportEvery > 0 && (step%reportEvery == 0 || step == c.Steps) {
+		if progress != nil && reportEvery > 0 && (tr.Step%reportEvery == 0 || tr.Step == c.Steps) {
 			acc, _, err := eval.Accuracy(quick, nil)
 			if err != nil {
 				return nil, Result{}, err
 			}
-			progress(Progress{Step: step, Steps: c.Steps, Loss: loss, Accuracy: acc,
-				StepsPerSec: float64(step) / time.Since(start).Seconds()})
+			progress(Progress{Step: tr.Step, Steps: c.Steps, Loss: loss, Accuracy: acc,
+				StepsPerSec: float64(tr.Step) / time.Since(start).Seconds()})
 		}
 	}
 	secs := time.Since(start).Seconds()
@@ -153,7 +187,7 @@ func Run(c Config, be kernels.Backend, reportEvery int, progress func(Progress))
 	if err != nil {
 		return nil, Result{}, err
 	}
-	res := Result{Params: m.Weights.Count(), Accuracy: acc, Chance: t.Chance(), Loss: heldLoss,
+	res := Result{Params: m.Weights.Count(), Accuracy: acc, Chance: m.Task.Chance(), Loss: heldLoss,
 		TrainLoss: loss, TrainSeconds: secs}
 	if c.Steps > 0 {
 		res.MsPerStep = 1000 * secs / float64(c.Steps)

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"image"
 	"image/png"
-	"os"
-	"path/filepath"
+	"io"
+
+	"headlab/internal/atomicfile"
 )
 
 // WriteHeatmapsPNG draws g with DrawHeatmaps and writes it to path as PNG.
@@ -29,40 +30,10 @@ func WriteArcsPNG(path string, g Grid) error {
 	return writePNG(path, img)
 }
 
-// writePNG encodes img into a temporary file next to path and renames it
-// over path; on any failure the temporary file is removed.
-func writePNG(path string, img image.Image) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
+// writePNG encodes img to path through atomicfile.
+func writePNG(path string, img image.Image) error {
+	if err := atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, img) }); err != nil {
+		return fmt.Errorf("viz: %v", err)
 	}
-	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("viz: write %s: %v", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-			err = fmt.Errorf("viz: write %s: %v", path, err)
-		}
-	}()
-	if err = png.Encode(f, img); err != nil {
-		return err
-	}
-	// Flush to disk before the rename so a crash cannot leave an empty
-	// file under the final name.
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	// CreateTemp makes the file 0600; a picture should be readable like
-	// any file os.Create would make.
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return nil
 }

@@ -26,6 +26,10 @@ type env struct {
 	stdout, stderr io.Writer
 }
 
+// commands holds every subcommand's constructor; each command's file adds
+// its own in init, so adding a command touches no other file.
+var commands []func(*env) *cobra.Command
+
 func rootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "headlab",
@@ -37,7 +41,9 @@ func rootCmd(e *env) *cobra.Command {
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(trainCmd(e))
+	for _, c := range commands {
+		root.AddCommand(c(e))
+	}
 	return root
 }
 

@@ -24,17 +24,17 @@ func TestBadInputExits2WithOneLine(t *testing.T) {
 	os.MkdirAll(corrupt, 0o755)
 	os.WriteFile(filepath.Join(corrupt, "config.json"), []byte(`{"format":1`), 0o644)
 	cases := map[string][]string{
-		"heads do not divide":  {"train", "--heads", "3", "--d-model", "32"},
-		"unknown task":         {"train", "--task", "sorting"},
-		"zero layers":          {"train", "--layers", "0"},
-		"negative d-model":     {"train", "--d-model", "-8"},
-		"zero batch":           {"train", "--batch", "0"},
-		"negative steps":       {"train", "--steps", "-5"},
-		"unknown flag":         {"train", "--bogus"},
-		"unknown backend":      {"train", "--backend", "tpu"},
-		"not a number":         {"train", "--steps", "many"},
-		"unknown command":      {"fly"},
-		"save over a file":     {"train", "--steps", "1", "--save", filepath.Join(dir, "file", "x")},
+		"heads do not divide": {"train", "--heads", "3", "--d-model", "32"},
+		"unknown task":        {"train", "--task", "sorting"},
+		"zero layers":         {"train", "--layers", "0"},
+		"negative d-model":    {"train", "--d-model", "-8"},
+		"zero batch":          {"train", "--batch", "0"},
+		"negative steps":      {"train", "--steps", "-5"},
+		"unknown flag":        {"train", "--bogus"},
+		"unknown backend":     {"train", "--backend", "tpu"},
+		"not a number":        {"train", "--steps", "many"},
+		"unknown command":     {"fly"},
+		"save over a file":    {"train", "--steps", "1", "--save", filepath.Join(dir, "file", "x")},
 	}
 	os.WriteFile(filepath.Join(dir, "file"), []byte("x"), 0o644)
 	for name, args := range cases {
@@ -107,5 +107,74 @@ func TestVersion(t *testing.T) {
 	code, out, _ := headlab(t, "--version")
 	if code != 0 || !strings.Contains(out, version) {
 		t.Fatalf("--version: exit %d, %q", code, out)
+	}
+}
+
+func TestHeadsDumpScoreRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	if code, _, errs := headlab(t, "train", "--steps", "150", "--quiet", "--save", run, "--json"); code != 0 {
+		t.Fatalf("train: %s", errs)
+	}
+	dump := filepath.Join(dir, "att.json")
+	png := filepath.Join(dir, "heads.png")
+	code, out, errs := headlab(t, "heads", "--run", run, "--json", "--dump-attention", dump, "--png", png)
+	if code != 0 {
+		t.Fatalf("heads: %s", errs)
+	}
+	var heads struct {
+		Accuracy float64 `json:"accuracy"`
+		Heads    []struct {
+			Name, Label     string
+			Score           float64
+			Scores          map[string]float64
+			AblatedAccuracy *float64 `json:"ablated_accuracy"`
+			OffsetD         *int     `json:"offset_d"`
+			PositionJ       *int     `json:"position_j"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &heads); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = headlab(t, "score", "--attention", dump, "--json")
+	if code != 0 {
+		t.Fatalf("score: %s", errs)
+	}
+	var scored struct {
+		Heads []struct {
+			Name, Label string
+			Scores      map[string]float64
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &scored); err != nil {
+		t.Fatal(err)
+	}
+	if len(heads.Heads) != 4 || len(scored.Heads) != 4 {
+		t.Fatalf("%d and %d heads", len(heads.Heads), len(scored.Heads))
+	}
+	for i, h := range heads.Heads {
+		s := scored.Heads[i]
+		if h.Name != s.Name || h.Label != s.Label || len(h.Scores) != 8 {
+			t.Fatalf("head %d: %s %q vs %s %q", i, h.Name, h.Label, s.Name, s.Label)
+		}
+		if h.AblatedAccuracy == nil || h.OffsetD == nil || h.PositionJ == nil {
+			t.Fatalf("head %s lacks ablated_accuracy, offset_d or position_j", h.Name)
+		}
+		for k, v := range h.Scores {
+			if v != s.Scores[k] {
+				t.Fatalf("%s %s: heads %v, score %v", h.Name, k, v, s.Scores[k])
+			}
+		}
+	}
+	if fi, err := os.Stat(png); err != nil || fi.Size() == 0 {
+		t.Fatalf("no PNG: %v", err)
+	}
+	// Bad ablation lists and attention files exit 2.
+	if code, _, _ := headlab(t, "heads", "--run", run, "--ablate", "L9H9"); code != 2 {
+		t.Errorf("--ablate L9H9: exit %d", code)
+	}
+	os.WriteFile(dump, []byte(`{"causal": true, "tokens": [[1,2]], "attention": [[[[[1,0],[0.5,0.6]]]]]}`), 0o644)
+	if code, _, errs := headlab(t, "score", "--attention", dump); code != 2 || strings.Count(errs, "\n") != 1 {
+		t.Errorf("bad attention file: exit %d, %q", code, errs)
 	}
 }

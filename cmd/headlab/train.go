@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"headlab/inspect"
 	"headlab/train"
 )
 
@@ -46,6 +47,8 @@ func (f *trainFlags) config(cmd *cobra.Command) (train.Config, error) {
 	return c, nil
 }
 
+func init() { commands = append(commands, trainCmd) }
+
 func trainCmd(e *env) *cobra.Command {
 	var (
 		tf     trainFlags
@@ -54,6 +57,7 @@ func trainCmd(e *env) *cobra.Command {
 		asJSON bool
 		quiet  bool
 		every  int
+		pics   pictureFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "train",
@@ -67,7 +71,7 @@ func trainCmd(e *env) *cobra.Command {
 			if every <= 0 {
 				return usagef("--progress-every must be positive, got %d", every)
 			}
-			be, closeBackend, err := bf.open()
+			be, closeBackend, err := bf.open(e.stderr)
 			if err != nil {
 				return err
 			}
@@ -89,11 +93,20 @@ func trainCmd(e *env) *cobra.Command {
 				}
 				fmt.Fprintf(e.stderr, "saved checkpoint to %s\n", save)
 			}
-			report := trainReport{Config: configReport{Config: c, Backend: be.Name()}, Result: res}
+			heads, att, err := inspect.Analyze(m, be, nil)
+			if err != nil {
+				return err
+			}
+			if err := pics.write(att, scoresOf(heads)); err != nil {
+				return err
+			}
+			report := trainReport{Config: configReport{Config: c, Backend: be.Name()}, Result: res, Heads: heads.Heads}
 			if asJSON {
 				return writeJSON(e.stdout, report)
 			}
 			printTrainReport(e.stdout, m, report)
+			fmt.Fprintln(e.stdout)
+			printHeads(e.stdout, heads)
 			return nil
 		},
 	}
@@ -103,6 +116,7 @@ func trainCmd(e *env) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress on stderr")
 	cmd.Flags().IntVar(&every, "progress-every", 250, "steps between progress lines")
+	pics.register(cmd)
 	return cmd
 }
 
@@ -114,6 +128,7 @@ type configReport struct {
 type trainReport struct {
 	Config configReport `json:"config"`
 	train.Result
+	Heads []inspect.Head `json:"heads"`
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -1,0 +1,151 @@
+// Package inspect reads the heads of a trained model: it captures the
+// attention patterns on held-out examples, scores and labels every head
+// (analysis, after docs/head-patterns.md) and measures what switching heads
+// off does to held-out accuracy.
+package inspect
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"headlab/analysis"
+	"headlab/graph"
+	"headlab/kernels"
+	"headlab/tasks"
+	"headlab/train"
+)
+
+// ScoredExamples is the size of the held-out batch heads are scored on: the
+// first ScoredExamples of the held-out set.
+const ScoredExamples = 256
+
+// Capture runs b through the model and returns every head's attention on
+// every example, with the heads in off switched off.
+func Capture(e *train.Evaluator, m *train.Model, b *tasks.Batch, off [][]bool) (*analysis.Attention, error) {
+	c := m.Shape
+	a := &analysis.Attention{Causal: c.Causal, N: b.N, L: c.Layers, H: c.Heads, T: c.SeqLen,
+		Tokens: append([]int(nil), b.Tokens...)}
+	a.Probs = make([]float32, b.N*c.Layers*c.Heads*c.SeqLen*c.SeqLen)
+	head := c.SeqLen * c.SeqLen // one head's matrix
+	err := e.Forward(b, off, func(net *graph.Net, first, n int) error {
+		for l := 0; l < c.Layers; l++ {
+			p := net.Probs(l) // [chunk, H, T, T]
+			for i := 0; i < n; i++ {
+				for h := 0; h < c.Heads; h++ {
+					src := p[(i*c.Heads+h)*head : (i*c.Heads+h+1)*head]
+					dst := (((first+i)*c.Layers+l)*c.Heads + h) * head
+					copy(a.Probs[dst:dst+head], src)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Head is one head's verdict and the held-out accuracy with it switched
+// off (on top of any heads the report was asked to switch off).
+type Head struct {
+	analysis.HeadScore
+	AblatedAccuracy float64 `json:"ablated_accuracy"`
+}
+
+// Report is what headlab prints about a model's heads.
+type Report struct {
+	// Accuracy is the held-out accuracy with the heads in Ablated off (all
+	// on when Ablated is empty).
+	Accuracy float64  `json:"accuracy"`
+	Ablated  []string `json:"ablated"`
+	Heads    []Head   `json:"heads"`
+}
+
+// Analyze scores every head of m on the first ScoredExamples held-out
+// examples and measures, for every head, held-out accuracy with that head
+// switched off, all with the heads in off switched off as well. It returns
+// the attention it scored too.
+func Analyze(m *train.Model, be kernels.Backend, off [][]bool) (*Report, *analysis.Attention, error) {
+	e, err := train.NewEvaluator(m, be)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer e.Close()
+	held := train.HeldOut(m)
+	scored := &tasks.Batch{N: ScoredExamples, T: held.T, Tokens: held.Tokens[:ScoredExamples*held.T],
+		Targets: held.Targets[:ScoredExamples*held.T]}
+	att, err := Capture(e, m, scored, off)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &Report{Ablated: HeadNames(off)}
+	if r.Accuracy, _, err = e.Accuracy(held, off); err != nil {
+		return nil, nil, err
+	}
+	for _, s := range analysis.ScoreAll(att) {
+		one := withHead(off, m.Shape, s.Layer, s.Head)
+		acc, _, err := e.Accuracy(held, one)
+		if err != nil {
+			return nil, nil, err
+		}
+		r.Heads = append(r.Heads, Head{HeadScore: s, AblatedAccuracy: acc})
+	}
+	return r, att, nil
+}
+
+// withHead returns a copy of off with head (l, h) switched off too.
+func withHead(off [][]bool, c graph.Config, l, h int) [][]bool {
+	out := make([][]bool, c.Layers)
+	for i := range out {
+		out[i] = make([]bool, c.Heads)
+		if i < len(off) {
+			copy(out[i], off[i])
+		}
+	}
+	out[l][h] = true
+	return out
+}
+
+var headName = regexp.MustCompile(`^L(\d+)H(\d+)$`)
+
+// ParseHeads reads a comma-separated list of heads such as "L0H0,L1H1"
+// into an ablation mask for a model of the given shape.
+func ParseHeads(list string, c graph.Config) ([][]bool, error) {
+	off := make([][]bool, c.Layers)
+	for i := range off {
+		off[i] = make([]bool, c.Heads)
+	}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		m := headName.FindStringSubmatch(strings.ToUpper(name))
+		if m == nil {
+			return nil, fmt.Errorf("head %q: want names like L0H1", name)
+		}
+		l, _ := strconv.Atoi(m[1])
+		h, _ := strconv.Atoi(m[2])
+		if l >= c.Layers || h >= c.Heads {
+			return nil, fmt.Errorf("head %s does not exist: the model has %d layers of %d heads", name, c.Layers, c.Heads)
+		}
+		off[l][h] = true
+	}
+	return off, nil
+}
+
+// HeadNames lists the heads switched off in off, as "L0H1".
+func HeadNames(off [][]bool) []string {
+	names := []string{}
+	for l, row := range off {
+		for h, o := range row {
+			if o {
+				names = append(names, fmt.Sprintf("L%dH%d", l, h))
+			}
+		}
+	}
+	return names
+}

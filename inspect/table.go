@@ -1,0 +1,48 @@
+package inspect
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"headlab/analysis"
+)
+
+// WriteAblationTable prints the head table as Markdown: one row for the
+// model as evaluated, then one per head with that head switched off.
+func WriteAblationTable(w io.Writer, r *Report) {
+	intact := "none"
+	if len(r.Ablated) > 0 {
+		intact = "none beyond " + strings.Join(r.Ablated, ",")
+	}
+	fmt.Fprintln(w, "| Head switched off | Label | Held-out accuracy |")
+	fmt.Fprintln(w, "|---|---|---|")
+	fmt.Fprintf(w, "| %s | | %.1f%% |\n", intact, 100*r.Accuracy)
+	for _, h := range r.Heads {
+		fmt.Fprintf(w, "| %s | %s | %.1f%% |\n", h.Name, h.Title(), 100*h.AblatedAccuracy)
+	}
+}
+
+// WriteScoreTable prints every head's eight pattern scores as Markdown.
+func WriteScoreTable(w io.Writer, heads []analysis.HeadScore) {
+	fmt.Fprint(w, "| Head | Label |")
+	for _, p := range analysis.Patterns {
+		fmt.Fprintf(w, " %s |", p)
+	}
+	fmt.Fprint(w, "\n|---|---|")
+	fmt.Fprintln(w, strings.Repeat("---|", len(analysis.Patterns)))
+	for _, h := range heads {
+		fmt.Fprintf(w, "| %s | %s |", h.Name, h.Title())
+		for _, p := range analysis.Patterns {
+			extra := ""
+			switch {
+			case p == "offset" && h.OffsetD > 0:
+				extra = fmt.Sprintf(" (d=%d)", h.OffsetD)
+			case p == "position" && h.PositionJ > 0:
+				extra = fmt.Sprintf(" (j=%d)", h.PositionJ)
+			}
+			fmt.Fprintf(w, " %.3f%s |", h.Scores[p], extra)
+		}
+		fmt.Fprintln(w)
+	}
+}
