@@ -5,7 +5,6 @@ package train
 import (
 	"fmt"
 	"math"
-	"time"
 
 	G "gorgonia.org/gorgonia"
 
@@ -150,50 +149,6 @@ func (tr *Trainer) TrainStep() (float64, error) {
 
 // Close releases the training graph.
 func (tr *Trainer) Close() error { return tr.net.Close() }
-
-// Run trains a model for c.Steps steps. progress, if not nil, is called
-// every reportEvery steps and at the end.
-func Run(c Config, be kernels.Backend, reportEvery int, progress func(Progress)) (*Model, Result, error) {
-	tr, err := NewTrainer(c, be)
-	if err != nil {
-		return nil, Result{}, err
-	}
-	defer tr.Close()
-	m := tr.Model
-	eval, err := NewEvaluator(m, be)
-	if err != nil {
-		return nil, Result{}, err
-	}
-	defer eval.Close()
-	quick := tasks.NewStream(m.Task, c.Seed, tasks.HeldOut).Next(evalChunk)
-
-	start := time.Now()
-	var loss float64
-	for tr.Step < c.Steps {
-		if loss, err = tr.TrainStep(); err != nil {
-			return nil, Result{}, err
-		}
-		if progress != nil && reportEvery > 0 && (tr.Step%reportEvery == 0 || tr.Step == c.Steps) {
-			acc, _, err := eval.Accuracy(quick, nil)
-			if err != nil {
-				return nil, Result{}, err
-			}
-			progress(Progress{Step: tr.Step, Steps: c.Steps, Loss: loss, Accuracy: acc,
-				StepsPerSec: float64(tr.Step) / time.Since(start).Seconds()})
-		}
-	}
-	secs := time.Since(start).Seconds()
-	acc, heldLoss, err := eval.Accuracy(HeldOut(m), nil)
-	if err != nil {
-		return nil, Result{}, err
-	}
-	res := Result{Params: m.Weights.Count(), Accuracy: acc, Chance: m.Task.Chance(), Loss: heldLoss,
-		TrainLoss: loss, TrainSeconds: secs}
-	if c.Steps > 0 {
-		res.MsPerStep = 1000 * secs / float64(c.Steps)
-	}
-	return m, res, nil
-}
 
 // HeldOut is the fixed held-out set of a model's task and seed.
 func HeldOut(m *Model) *tasks.Batch {
