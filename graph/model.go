@@ -241,10 +241,12 @@ func Build(c Config, w *Weights, be kernels.Backend, batch int, train bool) (*Ne
 	n.SetAblation(nil)
 
 	if train {
-		if _, err := G.Grad(n.loss, n.params...); err != nil {
+		// The gates' gradients say how much each head matters (pruning).
+		wrt := append(append([]*G.Node(nil), n.params...), n.gates...)
+		if _, err := G.Grad(n.loss, wrt...); err != nil {
 			return nil, fmt.Errorf("graph: gradients: %w", err)
 		}
-		n.vm = G.NewTapeMachine(n.g, G.BindDualValues(n.params...))
+		n.vm = G.NewTapeMachine(n.g, G.BindDualValues(wrt...))
 	} else {
 		n.vm = G.NewTapeMachine(n.g)
 	}
@@ -328,6 +330,25 @@ func (n *Net) Logits() []float32 { return n.logits.Value().Data().([]float32) }
 // Probs are the last run's attention probabilities of layer l,
 // [Batch, Heads, SeqLen, SeqLen].
 func (n *Net) Probs(l int) []float32 { return n.probs[l].Value().Data().([]float32) }
+
+// GateGrads returns, after a training Run, d loss / d gate for every head:
+// the gradient of a gate that scales the whole head's output (Michel et
+// al. 2019), [layer][head].
+func (n *Net) GateGrads() ([][]float64, error) {
+	dh := n.Config.HeadDim()
+	out := make([][]float64, len(n.gates))
+	for l, g := range n.gates {
+		gv, err := g.Grad()
+		if err != nil {
+			return nil, fmt.Errorf("graph: gate gradient: %w", err)
+		}
+		out[l] = make([]float64, n.Config.Heads)
+		for j, v := range gv.Data().([]float32) {
+			out[l][j/dh] += float64(v)
+		}
+	}
+	return out, nil
+}
 
 // Params are the parameter nodes, in Weights order, for an optimiser.
 func (n *Net) Params() []*G.Node { return n.params }

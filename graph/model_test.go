@@ -169,3 +169,53 @@ func TestAblationZeroesHeadOutput(t *testing.T) {
 		t.Fatal("ablating every head changed nothing")
 	}
 }
+
+// TestGateGradients checks d loss / d gate of every head against finite
+// differences of a gate scaling that head's whole output.
+func TestGateGradients(t *testing.T) {
+	c := smallConfig(true, true)
+	w := InitWeights(c, 11)
+	net, err := Build(c, w, cpu.New(), 2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, tgt := randomBatch(c, 2, 12)
+	if err := net.SetInputs(tok, tgt); err != nil {
+		t.Fatal(err)
+	}
+	if err := net.Run(); err != nil {
+		t.Fatal(err)
+	}
+	grads, err := net.GateGrads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	net.Reset()
+	setGate := func(l, h int, v float32) {
+		g := net.gateT[l].Data().([]float32)
+		for j := h * c.HeadDim(); j < (h+1)*c.HeadDim(); j++ {
+			g[j] = v
+		}
+	}
+	loss := func() float64 {
+		if err := net.Run(); err != nil {
+			t.Fatal(err)
+		}
+		defer net.Reset()
+		return float64(net.Loss())
+	}
+	const eps = 1e-2
+	for l := 0; l < c.Layers; l++ {
+		for h := 0; h < c.Heads; h++ {
+			setGate(l, h, 1+eps)
+			up := loss()
+			setGate(l, h, 1-eps)
+			down := loss()
+			setGate(l, h, 1)
+			fd := (up - down) / (2 * eps)
+			if math.Abs(fd-grads[l][h]) > 2e-3+3e-2*math.Abs(fd) {
+				t.Errorf("gate L%dH%d: symbolic %.6f, finite difference %.6f", l, h, grads[l][h], fd)
+			}
+		}
+	}
+}

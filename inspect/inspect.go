@@ -75,9 +75,7 @@ func Analyze(m *train.Model, be kernels.Backend, off [][]bool) (*Report, *analys
 	}
 	defer e.Close()
 	held := train.HeldOut(m)
-	scored := &tasks.Batch{N: ScoredExamples, T: held.T, Tokens: held.Tokens[:ScoredExamples*held.T],
-		Targets: held.Targets[:ScoredExamples*held.T]}
-	att, err := Capture(e, m, scored, off)
+	att, err := Capture(e, m, firstExamples(held, ScoredExamples), off)
 	if err != nil {
 		return nil, nil, err
 	}

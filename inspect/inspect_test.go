@@ -101,3 +101,61 @@ func TestAnalyze(t *testing.T) {
 		}
 	}
 }
+
+func TestPruneOrder(t *testing.T) {
+	imp := []HeadImportance{{Name: "L0H0", Importance: 0.5}, {Name: "L0H1", Importance: 0.1},
+		{Name: "L1H0", Importance: 0.9}, {Name: "L1H1", Importance: 0.1}}
+	got := PruneOrder(imp)
+	want := []string{"L0H1", "L1H1", "L0H0", "L1H0"}
+	for i, h := range got {
+		if h.Name != want[i] {
+			t.Fatalf("order %v, want %v", got, want)
+		}
+	}
+	if imp[0].Name != "L0H0" {
+		t.Fatal("PruneOrder sorted its input in place")
+	}
+}
+
+func TestPruneAndHistory(t *testing.T) {
+	c := train.Defaults("induction")
+	c.Steps = 200
+	rec := NewRecorder(cpu.New())
+	defer rec.Close()
+	m, res, err := train.Run(c, cpu.New(), 0, nil, rec.Hook(50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []int{0, 50, 100, 150, 200}
+	if len(rec.History) != len(steps) {
+		t.Fatalf("%d records, want %d", len(rec.History), len(steps))
+	}
+	for k, s := range rec.History {
+		if s.Step != steps[k] || len(s.Heads) != 4 || (k == 0) != (s.Loss == nil) {
+			t.Fatalf("record %d: step %d, %d heads, loss %v", k, s.Step, len(s.Heads), s.Loss)
+		}
+	}
+	if last := rec.History[len(rec.History)-1]; last.Accuracy != res.Accuracy {
+		t.Fatalf("last record accuracy %v, final %v", last.Accuracy, res.Accuracy)
+	}
+	if rec.History[0].Accuracy > 0.5 || res.Accuracy < 0.8 {
+		t.Fatalf("accuracy %v at step 0, %v at the end", rec.History[0].Accuracy, res.Accuracy)
+	}
+
+	r, err := Prune(m, cpu.New(), 16, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Steps) != 5 || r.Steps[0].Accuracy != res.Accuracy || r.Steps[0].RandomAccuracy != res.Accuracy {
+		t.Fatalf("steps %+v, intact %v", r.Steps, res.Accuracy)
+	}
+	// All heads off is the same set whatever the order.
+	if r.Steps[4].Accuracy != r.Steps[4].RandomAccuracy || r.Steps[4].Accuracy > 0.5 {
+		t.Fatalf("all heads off: %+v", r.Steps[4])
+	}
+	for k := 1; k < len(r.Importance); k++ {
+		if r.Importance[k].Importance < r.Importance[k-1].Importance {
+			t.Fatalf("importance not increasing: %+v", r.Importance)
+		}
+	}
+}

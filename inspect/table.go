@@ -46,3 +46,15 @@ func WriteScoreTable(w io.Writer, heads []analysis.HeadScore) {
 		fmt.Fprintln(w)
 	}
 }
+
+// WriteCompositionTable prints every cross-layer pair's Q-, K- and
+// V-composition beside the random baseline, as Markdown.
+func WriteCompositionTable(w io.Writer, r CompositionReport) {
+	fmt.Fprintln(w, "| Earlier head | Later head | Q-composition | K-composition | V-composition |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, c := range r.Pairs {
+		fmt.Fprintf(w, "| %s | %s | %.3f | %.3f | %.3f |\n", c.From, c.To, c.Q, c.K, c.V)
+	}
+	b := r.Baseline
+	fmt.Fprintf(w, "| random | random | %.3f | %.3f | %.3f |\n", b.Q, b.K, b.V)
+}

@@ -44,6 +44,9 @@ var registry = map[string]Task{
 	"copy":      Copy{N: 8, V: 16},
 	"reverse":   Reverse{N: 8, V: 6},
 	"majority":  Majority{N: 15, V: 3},
+	// induction over 24 tokens, of which the last 8 never appear in
+	// training or held-out data: the Unseen split is made only of them.
+	"induction-unseen": Induction{N: 8, V: 24, Unseen: 8},
 }
 
 // Names lists the known tasks, sorted.
@@ -90,17 +93,42 @@ type Split uint64
 const (
 	Train   Split = 1
 	HeldOut Split = 2
+	// Unseen draws from the vocabulary a task held back from the other
+	// splits; only tasks that implement UnseenTask have it.
+	Unseen Split = 3
 )
+
+// UnseenTask is a task that holds part of its vocabulary back from
+// training, to test whether a model copies by content.
+type UnseenTask interface {
+	Task
+	// HeldBack is how many token ids the task holds back (0: none).
+	HeldBack() int
+	// SampleUnseen writes one example made only of held-back tokens.
+	SampleUnseen(rng *rand.Rand, tokens, targets []int)
+}
+
+// HasUnseen reports whether t holds back part of its vocabulary.
+func HasUnseen(t Task) bool {
+	u, ok := t.(UnseenTask)
+	return ok && u.HeldBack() > 0
+}
 
 // Stream yields batches of one task from one seeded random stream.
 type Stream struct {
-	task Task
-	rng  *rand.Rand
+	task   Task
+	rng    *rand.Rand
+	sample func(rng *rand.Rand, tokens, targets []int)
 }
 
-// NewStream returns the stream of task examples for seed and split.
+// NewStream returns the stream of task examples for seed and split. The
+// Unseen split of a task without held-back tokens is its HeldOut split.
 func NewStream(t Task, seed uint64, split Split) *Stream {
-	return &Stream{task: t, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15^uint64(split)))}
+	s := &Stream{task: t, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15^uint64(split))), sample: t.Sample}
+	if split == Unseen && HasUnseen(t) {
+		s.sample = t.(UnseenTask).SampleUnseen
+	}
+	return s
 }
 
 // Next returns a fresh batch of n examples.
@@ -115,7 +143,7 @@ func (s *Stream) Next(n int) *Batch {
 // Fill overwrites b with b.N fresh examples, reusing its slices.
 func (s *Stream) Fill(b *Batch) {
 	for i := 0; i < b.N; i++ {
-		s.task.Sample(s.rng, b.Tokens[i*b.T:(i+1)*b.T], b.Targets[i*b.T:(i+1)*b.T])
+		s.sample(s.rng, b.Tokens[i*b.T:(i+1)*b.T], b.Targets[i*b.T:(i+1)*b.T])
 	}
 }
 
@@ -132,10 +160,18 @@ func noTargets(t []int) {
 // from a query to its answer's position vary, so no fixed position or offset
 // gives the answer. Chance is 1/(N-1): guessing among the other tokens of
 // the context.
-type Induction struct{ N, V int }
+//
+// With Unseen > 0 the last Unseen ids of the vocabulary never appear in the
+// Train and HeldOut splits; SampleUnseen draws sequences only from them.
+type Induction struct{ N, V, Unseen int }
 
 // Name implements Task.
-func (Induction) Name() string { return "induction" }
+func (t Induction) Name() string {
+	if t.Unseen > 0 {
+		return "induction-unseen"
+	}
+	return "induction"
+}
 
 // Vocab implements Task.
 func (t Induction) Vocab() int { return t.V }
@@ -151,12 +187,33 @@ func (Induction) DefaultSteps() int { return 2500 }
 
 // Describe implements Task.
 func (t Induction) Describe() string {
-	return fmt.Sprintf("%d distinct tokens of %d, then the same rotated; answer at each second-half position: the token after its earlier copy", t.N, t.V)
+	d := fmt.Sprintf("%d distinct tokens of %d, then the same rotated; answer at each second-half position: the token after its earlier copy", t.N, t.V-t.Unseen)
+	if t.Unseen > 0 {
+		d += fmt.Sprintf("; %d more tokens are never shown in training", t.Unseen)
+	}
+	return d
 }
 
 // Sample implements Task.
 func (t Induction) Sample(rng *rand.Rand, tokens, targets []int) {
-	perm := rng.Perm(t.V)[:t.N]
+	t.sample(rng, 0, t.V-t.Unseen, tokens, targets)
+}
+
+// HeldBack implements UnseenTask.
+func (t Induction) HeldBack() int { return t.Unseen }
+
+// SampleUnseen implements UnseenTask. It panics when the task holds back
+// fewer than N tokens, which the registry never does.
+func (t Induction) SampleUnseen(rng *rand.Rand, tokens, targets []int) {
+	t.sample(rng, t.V-t.Unseen, t.V, tokens, targets)
+}
+
+// sample draws the N distinct tokens from ids lo..hi-1.
+func (t Induction) sample(rng *rand.Rand, lo, hi int, tokens, targets []int) {
+	perm := rng.Perm(hi - lo)[:t.N]
+	for i := range perm {
+		perm[i] += lo
+	}
 	r := rng.IntN(t.N)
 	noTargets(targets)
 	for i := 0; i < t.N; i++ {

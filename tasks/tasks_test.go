@@ -143,3 +143,38 @@ func TestUnknownTask(t *testing.T) {
 		t.Fatal("unknown task accepted")
 	}
 }
+
+func TestInductionUnseen(t *testing.T) {
+	task, err := New("induction-unseen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !HasUnseen(task) {
+		t.Fatal("induction-unseen holds nothing back")
+	}
+	if plain, _ := New("induction"); HasUnseen(plain) {
+		t.Fatal("plain induction claims held-back tokens")
+	}
+	held := task.(UnseenTask).HeldBack()
+	lo := task.Vocab() - held
+	for _, split := range []Split{Train, HeldOut} {
+		b := NewStream(task, 1, split).Next(300)
+		for _, x := range b.Tokens {
+			if x >= lo {
+				t.Fatalf("split %d shows held-back token %d", split, x)
+			}
+		}
+	}
+	b := NewStream(task, 1, Unseen).Next(100)
+	for e := 0; e < b.N; e++ {
+		tok, tgt := b.Tokens[e*b.T:(e+1)*b.T], b.Targets[e*b.T:(e+1)*b.T]
+		for i, x := range tok {
+			if x < lo {
+				t.Fatalf("unseen example uses seen token %d", x)
+			}
+			if tgt[i] != NoTarget && tgt[i] < lo {
+				t.Fatalf("unseen example has seen target %d", tgt[i])
+			}
+		}
+	}
+}

@@ -32,11 +32,18 @@ type configFile struct {
 	Result *Result      `json:"result,omitempty"`
 }
 
+// File is an extra file saved with a checkpoint, such as a history.
+type File struct {
+	Name string
+	Data []byte
+}
+
 // Save writes m (and its result, if any) to dir as config.json plus
-// model.safetensors. Everything is written to a temporary directory beside
-// dir and renamed into place, so an interrupted save leaves no half
-// checkpoint; an existing checkpoint in dir is replaced whole.
-func Save(dir string, m *Model, res *Result) error {
+// model.safetensors, and any extra files. Everything is written to a
+// temporary directory beside dir and renamed into place, so an interrupted
+// save leaves no half checkpoint; an existing checkpoint in dir is
+// replaced whole.
+func Save(dir string, m *Model, res *Result, extra ...File) error {
 	cfg, err := json.MarshalIndent(configFile{Format: checkpointFormat, Train: m.Train, Model: m.Shape, Result: res}, "", "  ")
 	if err != nil {
 		return err
@@ -64,8 +71,9 @@ func Save(dir string, m *Model, res *Result) error {
 		return fmt.Errorf("save: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	for name, data := range map[string][]byte{ConfigFile: append(cfg, '\n'), WeightsFile: weights} {
-		if err := writeSynced(filepath.Join(tmp, name), data); err != nil {
+	files := append([]File{{ConfigFile, append(cfg, '\n')}, {WeightsFile, weights}}, extra...)
+	for _, f := range files {
+		if err := writeSynced(filepath.Join(tmp, f.Name), f.Data); err != nil {
 			return fmt.Errorf("save: %w", err)
 		}
 	}

@@ -1,15 +1,24 @@
 package train
 
 import (
+	"math"
 	"time"
 
 	"headlab/kernels"
 	"headlab/tasks"
 )
 
+// Hook is called before the first step and after every Every-th step (and
+// the last) with the model as trained so far and the last batch loss (NaN
+// before the first step). An error stops training.
+type Hook struct {
+	Every int
+	Fn    func(step int, m *Model, loss float64) error
+}
+
 // Run trains a model for c.Steps steps. progress, if not nil, is called
-// every reportEvery steps and at the end.
-func Run(c Config, be kernels.Backend, reportEvery int, progress func(Progress)) (*Model, Result, error) {
+// every reportEvery steps and at the end; hooks as Hook says.
+func Run(c Config, be kernels.Backend, reportEvery int, progress func(Progress), hooks ...Hook) (*Model, Result, error) {
 	tr, err := NewTrainer(c, be)
 	if err != nil {
 		return nil, Result{}, err
@@ -23,10 +32,26 @@ func Run(c Config, be kernels.Backend, reportEvery int, progress func(Progress))
 	defer eval.Close()
 	quick := tasks.NewStream(m.Task, c.Seed, tasks.HeldOut).Next(evalChunk)
 
+	runHooks := func(loss float64) error {
+		for _, h := range hooks {
+			if h.Every > 0 && (tr.Step%h.Every == 0 || tr.Step == c.Steps) {
+				if err := h.Fn(tr.Step, m, loss); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := runHooks(math.NaN()); err != nil {
+		return nil, Result{}, err
+	}
 	start := time.Now()
 	var loss float64
 	for tr.Step < c.Steps {
 		if loss, err = tr.TrainStep(); err != nil {
+			return nil, Result{}, err
+		}
+		if err := runHooks(loss); err != nil {
 			return nil, Result{}, err
 		}
 		if progress != nil && reportEvery > 0 && (tr.Step%reportEvery == 0 || tr.Step == c.Steps) {
@@ -45,9 +70,16 @@ func Run(c Config, be kernels.Backend, reportEvery int, progress func(Progress))
 	}
 	res := Result{Params: m.Weights.Count(), Accuracy: acc, Chance: m.Task.Chance(), Loss: heldLoss,
 		TrainLoss: loss, TrainSeconds: secs}
+	if tasks.HasUnseen(m.Task) {
+		unseen := tasks.NewStream(m.Task, c.Seed, tasks.Unseen).Next(HeldOutExamples)
+		acc, _, err := eval.Accuracy(unseen, nil)
+		if err != nil {
+			return nil, Result{}, err
+		}
+		res.UnseenAccuracy = &acc
+	}
 	if c.Steps > 0 {
 		res.MsPerStep = 1000 * secs / float64(c.Steps)
 	}
 	return m, res, nil
 }
-

@@ -94,6 +94,9 @@ type Result struct {
 	TrainLoss    float64 `json:"train_loss"`
 	TrainSeconds float64 `json:"train_seconds"`
 	MsPerStep    float64 `json:"ms_per_step"`
+	// UnseenAccuracy is held-out accuracy on sequences made only of
+	// vocabulary that training never showed, for tasks that hold some back.
+	UnseenAccuracy *float64 `json:"unseen_accuracy,omitempty"`
 }
 
 // Trainer owns a model being trained and steps it one batch at a time.

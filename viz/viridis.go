@@ -30,7 +30,7 @@ func Viridis(x float64) color.RGBA {
 	return color.RGBA{ch(0), ch(1), ch(2), 255}
 }
 
-// palette gives the arc view one distinct colour per head (Tableau 10,
+// palette gives each head its own colour in the arc view and the curves (Tableau 10,
 // readable on white, distinguishable for most colour-blind readers).
 var palette = []color.RGBA{
 	{0x1f, 0x77, 0xb4, 255}, {0xff, 0x7f, 0x0e, 255}, {0x2c, 0xa0, 0x2c, 255},

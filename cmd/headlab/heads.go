@@ -63,7 +63,7 @@ func grid(att *analysis.Attention, heads []analysis.HeadScore, n int) viz.Grid {
 func headsCmd(e *env) *cobra.Command {
 	var (
 		runDir, ablate, dump string
-		asJSON               bool
+		asJSON, composition  bool
 		pics                 pictureFlags
 		bf                   backendFlag
 	)
@@ -103,15 +103,28 @@ and prints held-out accuracy with each head switched off.`,
 			if err := pics.write(att, scoresOf(rep)); err != nil {
 				return err
 			}
+			var comp *inspect.CompositionReport
+			if composition {
+				c := inspect.Composition(m)
+				comp = &c
+			}
 			if asJSON {
-				return writeJSON(e.stdout, rep)
+				return writeJSON(e.stdout, struct {
+					*inspect.Report
+					Composition *inspect.CompositionReport `json:"composition,omitempty"`
+				}{rep, comp})
 			}
 			printHeads(e.stdout, rep)
+			if comp != nil {
+				fmt.Fprintln(e.stdout)
+				inspect.WriteCompositionTable(e.stdout, *comp)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")
 	cmd.Flags().StringVar(&ablate, "ablate", "", "heads to switch off, e.g. L0H0,L1H1")
+	cmd.Flags().BoolVar(&composition, "composition", false, "also print Q-, K- and V-composition of every cross-layer pair of heads (Elhage et al. 2021) beside a random baseline")
 	cmd.Flags().StringVar(&dump, "dump-attention", "", "write the scored batch's attention as JSON (the format score reads)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
 	pics.register(cmd)

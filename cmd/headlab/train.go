@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"headlab/analysis"
 	"headlab/inspect"
 	"headlab/train"
 )
@@ -58,6 +59,8 @@ func trainCmd(e *env) *cobra.Command {
 		quiet  bool
 		every  int
 		pics   pictureFlags
+
+		recordEvery int
 	)
 	cmd := &cobra.Command{
 		Use:   "train",
@@ -83,12 +86,29 @@ func trainCmd(e *env) *cobra.Command {
 						p.Step, p.Steps, p.Loss, p.Accuracy, p.StepsPerSec)
 				}
 			}
-			m, res, err := train.Run(c, be, every, progress)
+			if recordEvery < 0 {
+				return usagef("--record-every must be >= 0, got %d", recordEvery)
+			}
+			var hooks []train.Hook
+			rec := inspect.NewRecorder(be)
+			defer rec.Close()
+			if recordEvery > 0 {
+				hooks = append(hooks, rec.Hook(recordEvery))
+			}
+			m, res, err := train.Run(c, be, every, progress, hooks...)
 			if err != nil {
 				return err
 			}
+			var extra []train.File
+			if rec.History != nil {
+				data, err := json.MarshalIndent(rec.History, "", " ")
+				if err != nil {
+					return err
+				}
+				extra = append(extra, train.File{Name: inspect.HistoryFile, Data: data})
+			}
 			if save != "" {
-				if err := train.Save(save, m, &res); err != nil {
+				if err := train.Save(save, m, &res, extra...); err != nil {
 					return err
 				}
 				fmt.Fprintf(e.stderr, "saved checkpoint to %s\n", save)
@@ -100,13 +120,26 @@ func trainCmd(e *env) *cobra.Command {
 			if err := pics.write(att, scoresOf(heads)); err != nil {
 				return err
 			}
-			report := trainReport{Config: configReport{Config: c, Backend: be.Name()}, Result: res, Heads: heads.Heads}
+			report := trainReport{Config: configReport{Config: c, Backend: be.Name()}, Result: res, Heads: heads.Heads, History: rec.History}
+			if rec.History != nil {
+				p := rec.History.Phase()
+				report.Phase = &p
+			}
+			if res.UnseenAccuracy != nil {
+				if report.UnseenHeads, err = inspect.UnseenScores(m, be); err != nil {
+					return err
+				}
+			}
 			if asJSON {
 				return writeJSON(e.stdout, report)
 			}
 			printTrainReport(e.stdout, m, report)
 			fmt.Fprintln(e.stdout)
 			printHeads(e.stdout, heads)
+			if report.Phase != nil {
+				fmt.Fprintln(e.stdout)
+				printPhase(e.stdout, *report.Phase)
+			}
 			return nil
 		},
 	}
@@ -116,6 +149,7 @@ func trainCmd(e *env) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress on stderr")
 	cmd.Flags().IntVar(&every, "progress-every", 250, "steps between progress lines")
+	cmd.Flags().IntVar(&recordEvery, "record-every", 0, "every K steps record loss, accuracy and every head's scores (JSON history, history.json in the checkpoint)")
 	pics.register(cmd)
 	return cmd
 }
@@ -129,6 +163,10 @@ type trainReport struct {
 	Config configReport `json:"config"`
 	train.Result
 	Heads []inspect.Head `json:"heads"`
+	// UnseenHeads scores the heads on sequences of never-trained tokens.
+	UnseenHeads []analysis.HeadScore `json:"unseen_heads,omitempty"`
+	History     inspect.History      `json:"history,omitempty"`
+	Phase       *analysis.Phase      `json:"phase_change,omitempty"`
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -144,5 +182,22 @@ func printTrainReport(w io.Writer, m *train.Model, r trainReport) {
 	fmt.Fprintf(w, "parameters  %d\n", r.Params)
 	fmt.Fprintf(w, "accuracy    %.4f on %d held-out examples (chance %.4f)\n", r.Accuracy, train.HeldOutExamples, r.Chance)
 	fmt.Fprintf(w, "loss        %.4f held-out, %.4f last training batch\n", r.Loss, r.TrainLoss)
+	if r.UnseenAccuracy != nil {
+		fmt.Fprintf(w, "unseen      %.4f on %d held-out examples made only of tokens training never showed\n", *r.UnseenAccuracy, train.HeldOutExamples)
+		fmt.Fprint(w, "            heads on those sequences:")
+		for _, h := range r.UnseenHeads {
+			fmt.Fprintf(w, " %s %s;", h.Name, h.Title())
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "time        %.1f s for %d steps (%.2f ms/step, backend %s)\n", r.TrainSeconds, r.Config.Steps, r.MsPerStep, r.Config.Backend)
+}
+
+func printPhase(w io.Writer, p analysis.Phase) {
+	together := "together"
+	if !p.Together {
+		together = "apart"
+	}
+	fmt.Fprintf(w, "phase change: induction score rises fastest over steps %d-%d (+%.2f), accuracy over steps %d-%d (+%.2f): %s\n",
+		p.InductionFrom, p.InductionTo, p.InductionRise, p.AccuracyFrom, p.AccuracyTo, p.AccuracyRise, together)
 }

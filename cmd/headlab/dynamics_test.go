@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestDynamicsCompositionPrune(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	code, out, errs := headlab(t, "train", "--steps", "100", "--record-every", "50", "--quiet", "--json", "--save", run)
+	if code != 0 {
+		t.Fatalf("train: %s", errs)
+	}
+	var tr struct {
+		History []struct{ Step int }
+		Phase   map[string]any `json:"phase_change"`
+	}
+	if err := json.Unmarshal([]byte(out), &tr); err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.History) != 3 || tr.History[2].Step != 100 || tr.Phase == nil {
+		t.Fatalf("history %+v, phase %v", tr.History, tr.Phase)
+	}
+	png := filepath.Join(dir, "curves.png")
+	if code, _, errs := headlab(t, "curves", "--run", run, "--png", png); code != 0 {
+		t.Fatalf("curves: %s", errs)
+	}
+	if fi, err := os.Stat(png); err != nil || fi.Size() == 0 {
+		t.Fatalf("curves PNG: %v", err)
+	}
+
+	code, out, errs = headlab(t, "heads", "--run", run, "--composition", "--json")
+	if code != 0 {
+		t.Fatalf("heads --composition: %s", errs)
+	}
+	var comp struct {
+		Composition struct {
+			Pairs    []struct{ From, To string }
+			Baseline struct{ Q, K, V float64 }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &comp); err != nil {
+		t.Fatal(err)
+	}
+	if len(comp.Composition.Pairs) != 4 || comp.Composition.Baseline.K <= 0 {
+		t.Fatalf("composition %+v", comp.Composition)
+	}
+
+	code, out, errs = headlab(t, "prune", "--run", run, "--json", "--examples", "8", "--random-orders", "2", "--png", filepath.Join(dir, "prune.png"))
+	if code != 0 {
+		t.Fatalf("prune: %s", errs)
+	}
+	var pr struct{ Steps []struct{ Removed int } }
+	if err := json.Unmarshal([]byte(out), &pr); err != nil || len(pr.Steps) != 5 {
+		t.Fatalf("prune: %v %s", err, out)
+	}
+
+	// A checkpoint without a history, and bad prune flags, exit 2.
+	plain := filepath.Join(dir, "plain")
+	if code, _, _ := headlab(t, "train", "--steps", "1", "--quiet", "--save", plain); code != 0 {
+		t.Fatal("train")
+	}
+	if code, _, _ := headlab(t, "curves", "--run", plain); code != 2 {
+		t.Errorf("curves without history: exit %d", code)
+	}
+	if code, _, _ := headlab(t, "prune", "--run", plain, "--examples", "0"); code != 2 {
+		t.Errorf("prune --examples 0: exit %d", code)
+	}
+}
