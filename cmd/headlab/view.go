@@ -1,0 +1,142 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"headlab/backend/gl"
+	"headlab/train"
+	"headlab/viz/window"
+)
+
+func init() { commands = append(commands, viewCmd) }
+
+// modelFlags are the trainFlags that define a model; --run takes the
+// model from the checkpoint instead, so they cannot go with it.
+var modelFlags = []string{"task", "seed", "steps", "batch", "lr", "layers", "heads", "d-model", "d-ff", "no-positions", "no-causal"}
+
+func viewCmd(e *env) *cobra.Command {
+	var (
+		tf         trainFlags
+		bf         backendFlag
+		runDir     string
+		screenshot string
+		after      int
+	)
+	cmd := &cobra.Command{
+		Use:   "view",
+		Short: "Train in a window and watch every head's attention form; click ⊘ to switch a head off",
+		Long: `view opens a window, trains a model and redraws every head's attention on
+one held-out example as training proceeds (rows: query, columns: key), each
+panel titled with the head's current label and score. Click ⊘ on a panel to
+switch that head off for evaluation and watch the held-out accuracy.
+
+Keys: space run/pause, r reset, n/p next/previous example, Esc quit.
+Training pauses after --after-steps (default: --steps, the task's plateau);
+space trains on. --run DIR shows a saved checkpoint without training.
+--screenshot FILE.png draws one frame once training has paused (or the
+checkpoint is evaluated), writes it and exits. Needs a display (DISPLAY);
+use xvfb-run on a machine without one.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if after < 0 {
+				return usagef("--after-steps must be >= 0, got %d", after)
+			}
+			opts := window.Options{}
+			if runDir != "" {
+				for _, name := range modelFlags {
+					if cmd.Flags().Changed(name) {
+						return usagef("--%s cannot be used with --run: the checkpoint defines the model", name)
+					}
+				}
+				if cmd.Flags().Changed("after-steps") {
+					return usagef("--after-steps cannot be used with --run: a checkpoint is shown without training")
+				}
+				m, _, err := train.Load(runDir)
+				if err != nil {
+					return usageError{err}
+				}
+				opts.Model, opts.Source = m, runDir
+			} else {
+				c, err := tf.config(cmd)
+				if err != nil {
+					return err
+				}
+				opts.Config, opts.Steps = c, c.Steps
+				if cmd.Flags().Changed("after-steps") {
+					opts.Steps = after
+				}
+			}
+
+			// GLFW without an X server only complains through a callback:
+			// say it plainly before trying.
+			if os.Getenv("DISPLAY") == "" {
+				return usagef("view: no display: DISPLAY is not set (run it on a desktop, or under xvfb-run)")
+			}
+			be, closeBackend, err := bf.open(e.stderr)
+			if err != nil {
+				return err
+			}
+			defer closeBackend()
+			display, ok := be.(*gl.Backend)
+			if !ok {
+				// CPU kernels: the window still needs a GL thread of its own.
+				if display, err = gl.New(gl.Options{}); err != nil {
+					return usageError{fmt.Errorf("view: %w", err)}
+				}
+				defer display.Close()
+			}
+			opts.Kernels, opts.Display = be, display
+			v, err := window.Open(opts)
+			if err != nil {
+				return err
+			}
+			defer v.Close()
+			// Ctrl-C in the terminal closes the window as Esc does.
+			sig := make(chan os.Signal, 1)
+			signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+			defer func() { signal.Stop(sig); close(sig) }()
+			go func() {
+				if _, ok := <-sig; ok {
+					v.Quit()
+				}
+			}()
+
+			if screenshot != "" {
+				if err := v.WaitIdle(0); errors.Is(err, window.ErrClosed) {
+					return errors.New("view: the window was closed before the screenshot")
+				} else if err != nil {
+					return err
+				}
+				if err := v.WriteScreenshot(screenshot); err != nil {
+					return fmt.Errorf("view: writing the screenshot: %w", err)
+				}
+				s, st := v.Status(), v.Stats()
+				rate := ""
+				if st.Steps > 0 {
+					rate = fmt.Sprintf(", %.0f steps/s with %d refreshes of %.0f ms", float64(st.Steps)/st.Seconds,
+						st.Refreshes, 1000*st.RefreshSeconds/float64(st.Refreshes))
+				}
+				fmt.Fprintf(e.stderr, "wrote %s: step %d, held-out accuracy %.3f%s\n", screenshot, s.Step, s.Accuracy, rate)
+				return nil
+			}
+			err = v.Run()
+			st := v.Stats()
+			fmt.Fprintf(e.stderr, "view: %d frames in %.1f s (%.0f fps, %.1f ms each), %d steps (%.0f steps/s), %d refreshes (%.0f ms each), backend %s\n",
+				st.Frames, st.Seconds, float64(st.Frames)/st.Seconds, 1000*st.FrameSeconds/float64(max(st.Frames, 1)), st.Steps, float64(st.Steps)/st.Seconds,
+				st.Refreshes, 1000*st.RefreshSeconds/float64(max(st.Refreshes, 1)), be.Name())
+			return err
+		},
+	}
+	tf.register(cmd)
+	bf.register(cmd)
+	cmd.Flags().StringVar(&runDir, "run", "", "show the checkpoint in this directory without training")
+	cmd.Flags().StringVar(&screenshot, "screenshot", "", "draw one frame to this PNG file and exit")
+	cmd.Flags().IntVar(&after, "after-steps", 0, "pause training after this many steps (default: --steps)")
+	return cmd
+}

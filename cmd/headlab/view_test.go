@@ -1,0 +1,195 @@
+package main
+
+import (
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"headlab/backend/cpu"
+	"headlab/backend/gl"
+	"headlab/inspect"
+	"headlab/tasks"
+	"headlab/train"
+	"headlab/viz"
+	"headlab/viz/window"
+)
+
+var (
+	glOnce   sync.Once
+	glReason string
+)
+
+// needWindow skips a viewer test when no OpenGL 4.3 context can be made,
+// except in CI, where the viewer tests must run.
+func needWindow(t *testing.T) {
+	t.Helper()
+	glOnce.Do(func() {
+		b, err := gl.New(gl.Options{})
+		if err != nil {
+			glReason = err.Error()
+			return
+		}
+		b.Close()
+	})
+	if glReason == "" {
+		return
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("CI is set and no OpenGL 4.3 context: %s", glReason)
+	}
+	t.Skip("no OpenGL 4.3 context: " + glReason)
+}
+
+func TestViewBadInput(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string][]string{
+		"negative after-steps": {"view", "--after-steps", "-1"},
+		"run with a task":      {"view", "--run", dir, "--task", "copy"},
+		"run with after-steps": {"view", "--run", dir, "--after-steps", "5"},
+		"missing checkpoint":   {"view", "--run", filepath.Join(dir, "nothing")},
+		"unknown task":         {"view", "--task", "sorting"},
+		"bad heads":            {"view", "--heads", "3"},
+		"unknown backend":      {"view", "--backend", "tpu"},
+	}
+	for name, args := range cases {
+		code, out, errs := headlab(t, args...)
+		if code != 2 || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.HasPrefix(errs, "headlab: ") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 2 and one line", name, code, out, errs)
+		}
+	}
+}
+
+func TestViewNoDisplay(t *testing.T) {
+	t.Setenv("DISPLAY", "")
+	code, out, errs := headlab(t, "view", "--after-steps", "1", "--screenshot", filepath.Join(t.TempDir(), "v.png"))
+	if code != 2 || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "no display") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and one line about the display", code, out, errs)
+	}
+}
+
+func readPNG(t *testing.T, path string) *image.RGBA {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rgba, ok := img.(*image.RGBA)
+	if !ok {
+		rgba = image.NewRGBA(img.Bounds())
+		for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+			for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+				rgba.Set(x, y, img.At(x, y))
+			}
+		}
+	}
+	return rgba
+}
+
+func centre(img *image.RGBA, r image.Rectangle) color.RGBA {
+	c := r.Min.Add(r.Max).Div(2)
+	return img.RGBAAt(c.X, c.Y)
+}
+
+// TestViewScreenshot trains briefly and checks the picture: 2 x 2 panels
+// (Xvfb has one framebuffer pixel per logical pixel), masked cells black,
+// visible ones coloured, titles drawn.
+func TestViewScreenshot(t *testing.T) {
+	needWindow(t)
+	shot := filepath.Join(t.TempDir(), "v.png")
+	code, _, errs := headlab(t, "view", "--task", "induction", "--after-steps", "40", "--screenshot", shot)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "step 40") {
+		t.Errorf("stderr %q does not report step 40", errs)
+	}
+	img := readPNG(t, shot)
+	lay := window.NewLayout(2, 2, 16, 1, img.Rect.Size())
+	for l := 0; l < 2; l++ {
+		for h := 0; h < 2; h++ {
+			for i := 0; i < 16; i++ {
+				for j := 0; j < 16; j++ {
+					c := centre(img, lay.CellRect(l, h, i, j))
+					black := c.R == 0 && c.G == 0 && c.B == 0
+					if black != (j > i) {
+						t.Fatalf("L%dH%d cell (%d,%d) is %v: masked cells must be black, visible ones coloured", l, h, i, j, c)
+					}
+				}
+			}
+			text := 0
+			tr := lay.Title(l, h)
+			for y := tr.Min.Y; y < tr.Max.Y; y++ {
+				for x := tr.Min.X; x < tr.Max.X; x++ {
+					if c := img.RGBAAt(x, y); c.R > 200 && c.G > 200 && c.B > 200 {
+						text++
+					}
+				}
+			}
+			if text < 40 {
+				t.Errorf("L%dH%d: %d text pixels in the title band", l, h, text)
+			}
+		}
+	}
+}
+
+// TestViewRun saves a small model, views it with --run, and checks that
+// the panels show that model's attention on the first held-out example.
+func TestViewRun(t *testing.T) {
+	needWindow(t)
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, _, errs := headlab(t, "train", "--task", "induction", "--steps", "60", "--quiet", "--save", dir); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errs)
+	}
+	shot := filepath.Join(t.TempDir(), "v.png")
+	code, _, errs := headlab(t, "view", "--run", dir, "--screenshot", shot)
+	if code != 0 {
+		t.Fatalf("view: exit %d: %s", code, errs)
+	}
+	m, _, err := train.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := train.NewEvaluator(m, cpu.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ev.Close()
+	first := tasks.NewStream(m.Task, m.Train.Seed, tasks.HeldOut).Next(1)
+	att, err := inspect.Capture(ev, m, first, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := readPNG(t, shot)
+	c := m.Shape
+	lay := window.NewLayout(c.Layers, c.Heads, c.SeqLen, 1, img.Rect.Size())
+	bad := 0
+	for l := 0; l < c.Layers; l++ {
+		for h := 0; h < c.Heads; h++ {
+			for i := 0; i < c.SeqLen; i++ {
+				for j := 0; j <= i; j++ {
+					got := centre(img, lay.CellRect(l, h, i, j))
+					want := viz.Viridis(float64(att.At(0, l, h, i, j)))
+					d := max(absDiff(got.R, want.R), absDiff(got.G, want.G), absDiff(got.B, want.B))
+					if d > 3 {
+						if bad < 5 {
+							t.Errorf("L%dH%d cell (%d,%d): %v, want %v (weight %.3f)", l, h, i, j, got, want, att.At(0, l, h, i, j))
+						}
+						bad++
+					}
+				}
+			}
+		}
+	}
+}
+
+func absDiff(a, b uint8) int { return max(int(a)-int(b), int(b)-int(a)) }

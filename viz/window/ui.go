@@ -1,0 +1,607 @@
+package window
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"strings"
+
+	"github.com/go-gl/glfw/v3.3/glfw"
+
+	"headlab/tasks"
+	"headlab/train"
+	"headlab/viz"
+)
+
+// composed is one frame, built under Viewer.mu and drawn without it: UI
+// quads under the heatmaps, the heatmap instances, and overlays (hover
+// outline, tooltip) above them.
+type composed struct {
+	under, over batch
+	heat        []instance
+	snap        *snapshot
+}
+
+// widget is a clickable button. act runs with Viewer.mu held.
+type widget struct {
+	r        image.Rectangle
+	label    string
+	on       bool // a toggle that is on, or a head switched off
+	disabled bool
+	off      bool // a panel's ⊘ button
+	act      func()
+}
+
+// Sidebar geometry.
+const (
+	sbX      = margin
+	sbW      = sidebarW - 2*margin
+	buttonH  = 20
+	curveH   = 44
+	pickerW  = 22
+	pickerX  = sbX + 92 // where a picker's [<] starts
+	rowPitch = 24
+)
+
+// sidebar rows, top to bottom.
+const (
+	yTitle   = margin
+	yConfig  = yTitle + 18
+	yButtons = yConfig + 22
+	yStep    = yButtons + buttonH + 12
+	yLoss    = yStep + 20
+	yLossC   = yLoss + 16
+	yAcc     = yLossC + curveH + 10
+	yAccC    = yAcc + 16
+	yOff     = yAccC + curveH + 10
+	yModel   = yOff + 28
+	yPickers = yModel + 20
+	yHover   = yPickers + 5*rowPitch + 10
+	yKeys    = yHover + 48
+	yNote    = yKeys + 40
+)
+
+func (v *Viewer) layoutLocked() Layout {
+	st := &v.st
+	chars := 1
+	if t, err := tasks.New(st.cfg.Task); err == nil {
+		chars = tokenChars(t)
+	}
+	return NewLayout(st.shape.Layers, st.shape.Heads, st.shape.SeqLen, chars, st.m.size())
+}
+
+// changedLocked tells the worker (and WaitIdle) that there is work.
+func (v *Viewer) changedLocked() {
+	v.st.changes++
+	v.st.idle = false
+	v.st.dirty = true
+	v.poke()
+}
+
+func (v *Viewer) togglePauseLocked() {
+	st := &v.st
+	if !st.training || st.err != nil {
+		return
+	}
+	st.running = !st.running
+	if st.running && st.stop >= 0 && st.step >= st.stop {
+		st.stop = -1 // past the stop: train on until paused
+	}
+	v.changedLocked()
+}
+
+// resetLocked restarts training from scratch with configuration c.
+func (v *Viewer) resetLocked(c train.Config) {
+	st := &v.st
+	if !st.training {
+		return
+	}
+	st.dirty = true
+	if err := c.Validate(); err != nil {
+		st.note = err.Error()
+		return
+	}
+	st.note = ""
+	st.resetTo = &c
+	st.running, st.stop, st.example = true, max(v.opts.Steps, -1), 0
+	v.changedLocked()
+}
+
+func (v *Viewer) nextExampleLocked(d int) {
+	st := &v.st
+	n := capturedN
+	if st.snap != nil {
+		n = st.snap.n
+	}
+	st.example = ((st.example+d)%n + n) % n
+	st.dirty = true
+}
+
+func (v *Viewer) toggleHeadLocked(l, h int) {
+	st := &v.st
+	if l >= len(st.off) || h >= len(st.off[l]) {
+		return
+	}
+	st.off[l][h] = !st.off[l][h]
+	st.offVer++
+	v.changedLocked()
+}
+
+// keyLocked handles a key press: space pauses, r resets, n and p step
+// through the examples, Esc quits.
+func (v *Viewer) keyLocked(key glfw.Key, _ glfw.ModifierKey, repeat bool) {
+	v.st.urgent = true
+	switch {
+	case key == glfw.KeyEscape:
+		v.st.quit = true
+		v.changedLocked()
+	case key == glfw.KeySpace && !repeat:
+		v.togglePauseLocked()
+	case key == glfw.KeyR && !repeat:
+		v.resetLocked(v.st.cfg)
+	case key == glfw.KeyN:
+		v.nextExampleLocked(1)
+	case key == glfw.KeyP:
+		v.nextExampleLocked(-1)
+	}
+}
+
+// clickLocked presses the widget under p (logical pixels), if any.
+func (v *Viewer) clickLocked(p image.Point) {
+	v.st.urgent = true
+	for _, w := range v.widgetsLocked(v.layoutLocked()) {
+		if p.In(w.r) && !w.disabled {
+			w.act()
+			return
+		}
+	}
+}
+
+// headDivisors are the head counts a picker offers: divisors of d-model.
+func headDivisors(d int) []int {
+	var out []int
+	for h := 1; h <= min(d, 16); h++ {
+		if d%h == 0 {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// widgetsLocked lists every button for the current state and layout; the
+// same list is drawn and hit-tested, so a click always lands on what is
+// on screen.
+func (v *Viewer) widgetsLocked(lay Layout) []widget {
+	st := &v.st
+	fixed := !st.training
+	bw := (sbW - 12) / 3
+	row := func(k int) int { return yPickers + k*rowPitch }
+	pause := "pause"
+	if !st.running {
+		pause = "run"
+	}
+	c := st.cfg
+	ws := []widget{
+		{r: image.Rect(sbX, yButtons, sbX+bw, yButtons+buttonH), label: pause, disabled: fixed || st.err != nil,
+			on: st.running, act: v.togglePauseLocked},
+		{r: image.Rect(sbX+bw+6, yButtons, sbX+2*bw+6, yButtons+buttonH), label: "reset", disabled: fixed,
+			act: func() { v.resetLocked(st.cfg) }},
+		{r: image.Rect(sbX+2*bw+12, yButtons, sbX+3*bw+12, yButtons+buttonH), label: "next ex",
+			act: func() { v.nextExampleLocked(1) }},
+	}
+	stepper := func(k int, prev, next func(*train.Config)) {
+		y := row(k)
+		for i, f := range []func(*train.Config){prev, next} {
+			x := pickerX
+			label := "<"
+			if i == 1 {
+				x, label = sbX+sbW-pickerW, ">"
+			}
+			ws = append(ws, widget{r: image.Rect(x, y, x+pickerW, y+buttonH), label: label, disabled: fixed,
+				act: func() { n := st.cfg; f(&n); v.resetLocked(n) }})
+		}
+	}
+	names := tasks.Names()
+	ti := 0
+	for i, n := range names {
+		if n == c.Task {
+			ti = i
+		}
+	}
+	stepper(0, func(n *train.Config) { n.Task = names[(ti+len(names)-1)%len(names)] },
+		func(n *train.Config) { n.Task = names[(ti+1)%len(names)] })
+	stepper(1, func(n *train.Config) { n.Layers = max(1, n.Layers-1) }, func(n *train.Config) { n.Layers = min(6, n.Layers+1) })
+	divs := headDivisors(c.DModel)
+	hi := 0
+	for i, d := range divs {
+		if d == c.Heads {
+			hi = i
+		}
+	}
+	stepper(2, func(n *train.Config) { n.Heads = divs[max(0, hi-1)] }, func(n *train.Config) { n.Heads = divs[min(len(divs)-1, hi+1)] })
+	toggle := func(k int, on bool, f func(*train.Config)) {
+		y := row(k)
+		label := "off"
+		if on {
+			label = "on"
+		}
+		ws = append(ws, widget{r: image.Rect(pickerX, y, sbX+sbW, y+buttonH), label: label, on: on, disabled: fixed,
+			act: func() { n := st.cfg; f(&n); v.resetLocked(n) }})
+	}
+	toggle(3, c.Positions, func(n *train.Config) { n.Positions = !n.Positions })
+	toggle(4, c.Causal, func(n *train.Config) { n.Causal = !n.Causal })
+
+	for l := 0; l < lay.L; l++ {
+		for h := 0; h < lay.H; h++ {
+			on := l < len(st.off) && h < len(st.off[l]) && st.off[l][h]
+			ws = append(ws, widget{r: lay.OffButton(l, h), off: true, on: on,
+				act: func() { v.toggleHeadLocked(l, h) }})
+		}
+	}
+	return ws
+}
+
+// composeLocked builds the frame for the current state.
+func (v *Viewer) composeLocked() *composed {
+	st := &v.st
+	f := &composed{snap: st.snap}
+	s := float32(st.m.ppu)
+	f.under.s, f.over.s = s, s
+	lay := v.layoutLocked()
+	if sn := st.snap; sn != nil && (sn.l != lay.L || sn.h != lay.H || sn.t != lay.T) {
+		f.snap = nil // from the previous model; the new one is on its way
+	}
+	v.drawSidebar(&f.under)
+	v.drawHeader(&f.under, lay, f.snap)
+	v.drawPanels(f, lay)
+	drawLegend(&f.under, lay.Legend())
+	for _, w := range v.widgetsLocked(lay) {
+		drawWidget(&f.under, w)
+	}
+	v.drawHover(f, lay)
+	return f
+}
+
+func drawWidget(b *batch, w widget) {
+	if w.off { // ⊘: red when the head is switched off
+		bg, fg := colButton, colMuted
+		if w.on {
+			bg, fg = colOff, colText
+		}
+		b.fill(w.r, bg)
+		b.offSprite(w.r.Min.X+(w.r.Dx()-offSpriteW)/2, w.r.Min.Y+(w.r.Dy()-offSpriteW)/2, fg)
+		return
+	}
+	bg, fg := colButton, colText
+	if w.on {
+		bg = colButtonOn
+	}
+	if w.disabled {
+		bg, fg = colBackground, colFaint
+	}
+	b.fill(w.r, bg)
+	b.stroke(w.r, colFrame)
+	b.text(w.r.Min.X+(w.r.Dx()-textW(w.label))/2, w.r.Min.Y+(w.r.Dy()-lineH)/2, w.label, fg)
+}
+
+// drawSidebar draws the controls' labels, the numbers and the curves.
+func (v *Viewer) drawSidebar(b *batch) {
+	st := &v.st
+	c := st.cfg
+	b.text(sbX, yTitle, "headlab view", colText)
+	if st.fps > 0 {
+		b.textRight(sbX+sbW, yTitle, fmt.Sprintf("%.0f fps", st.fps), colFaint)
+	}
+	b.text(sbX, yConfig, fit(fmt.Sprintf("%s %c %dL x %dH %c seed %d", c.Task, runeMidDot, st.shape.Layers, st.shape.Heads, runeMidDot, c.Seed), sbW), colMuted)
+
+	chance := 0.0
+	if t, err := tasks.New(c.Task); err == nil {
+		chance = t.Chance()
+	}
+	if st.training {
+		stepText := fmt.Sprintf("step %d", st.step)
+		if st.stop >= 0 {
+			stepText += fmt.Sprintf(" / %d", st.stop)
+		}
+		b.text(sbX, yStep, stepText, colText)
+		if st.running {
+			b.textRight(sbX+sbW, yStep, fmt.Sprintf("%.0f steps/s", st.stepsPerSec), colMuted)
+		} else {
+			b.textRight(sbX+sbW, yStep, "paused", colMuted)
+		}
+	} else {
+		b.text(sbX, yStep, fit("checkpoint "+v.opts.Source, sbW), colText)
+	}
+
+	maxStep := max(st.step, st.stop, 1)
+	if st.training {
+		b.text(sbX, yLoss, fmt.Sprintf("loss %.4f", st.loss), colLoss)
+		b.textRight(sbX+sbW, yLoss, "log scale", colFaint)
+	} else {
+		b.text(sbX, yLoss, fmt.Sprintf("trained %d steps", c.Steps), colMuted)
+	}
+	lossBox := image.Rect(sbX, yLossC, sbX+sbW, yLossC+curveH)
+	b.fill(lossBox, colCurveBg)
+	if len(st.lossHist) > 0 {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, p := range st.lossHist {
+			if p.v > 0 {
+				lo, hi = min(lo, math.Log10(p.v)), max(hi, math.Log10(p.v))
+			}
+		}
+		if hi-lo < 0.5 {
+			lo = hi - 0.5
+		}
+		drawCurve(b, lossBox, st.lossHist, maxStep, lo, hi, func(x float64) float64 { return math.Log10(max(x, 1e-12)) }, colLoss)
+	}
+
+	acc := "held-out acc -"
+	if sn := st.snap; sn != nil {
+		acc = fmt.Sprintf("held-out acc %.1f%%", 100*sn.acc)
+	}
+	b.text(sbX, yAcc, acc, colAcc)
+	b.textRight(sbX+sbW, yAcc, fmt.Sprintf("chance %.0f%%", 100*chance), colFaint)
+	accBox := image.Rect(sbX, yAccC, sbX+sbW, yAccC+curveH)
+	b.fill(accBox, colCurveBg)
+	cy := float32(accBox.Max.Y-1) - float32(chance)*float32(curveH-2)
+	for x := accBox.Min.X; x < accBox.Max.X; x += 6 { // dashed chance line
+		b.fillF(float32(x), cy, float32(min(x+3, accBox.Max.X)), cy+1, colFaint)
+	}
+	if len(st.accHist) > 0 {
+		drawCurve(b, accBox, st.accHist, maxStep, 0, 1, func(x float64) float64 { return x }, colAcc)
+	} else if sn := st.snap; sn != nil && !st.training {
+		y := float32(accBox.Max.Y-1) - float32(sn.acc)*float32(curveH-2)
+		b.fillF(float32(accBox.Min.X), y-1, float32(accBox.Max.X), y+1, colAcc)
+	}
+
+	offText := "click " + string(runeOff) + " to switch a head off"
+	offCol := colFaint
+	if names := headNames(st.off); len(names) > 0 {
+		offText, offCol = "switched off: "+strings.Join(names, ","), colOff
+	}
+	v.textWithOff(b, sbX, yOff, fit(offText, sbW), offCol)
+
+	b.text(sbX, yModel, "model (a change restarts training)", colMuted)
+	labels := []string{"task", "layers", "heads", "positions", "causal mask"}
+	values := []string{c.Task, fmt.Sprint(st.shape.Layers), fmt.Sprint(st.shape.Heads)}
+	for k, l := range labels {
+		y := yPickers + k*rowPitch
+		b.text(sbX, y+(buttonH-lineH)/2, l, colText)
+		if k < len(values) {
+			mid := (pickerX + pickerW + sbX + sbW - pickerW) / 2
+			b.text(mid-textW(values[k])/2, y+(buttonH-lineH)/2, values[k], colText)
+		}
+	}
+
+	b.text(sbX, yKeys, fmt.Sprintf("space run/pause %c r reset", runeMidDot), colFaint)
+	b.text(sbX, yKeys+16, fmt.Sprintf("n/p next/prev example %c esc quit", runeMidDot), colFaint)
+	note, noteCol := st.note, colMuted
+	if st.err != nil {
+		note, noteCol = "error: "+st.err.Error(), colError
+	}
+	for k, line := range wrap(note, sbW/glyphW) {
+		if k == 4 {
+			break
+		}
+		b.text(sbX, yNote+k*16, line, noteCol)
+	}
+}
+
+// textWithOff draws s, with the ⊘ rune drawn as the sprite.
+func (v *Viewer) textWithOff(b *batch, x, y int, s string, c color.RGBA) {
+	for _, r := range s {
+		if r == runeOff {
+			b.offSprite(x-2, y, c)
+			x += offSpriteW - 1
+			continue
+		}
+		x += b.text(x, y, string(r), c)
+	}
+}
+
+// wrap breaks s into lines of at most n characters, at spaces if it can.
+func wrap(s string, n int) []string {
+	var out []string
+	for len(s) > 0 {
+		rs := []rune(s)
+		if len(rs) <= n {
+			return append(out, s)
+		}
+		cut := n
+		if i := strings.LastIndex(string(rs[:n]), " "); i > n/2 {
+			cut = len([]rune(string(rs[:n])[:i]))
+		}
+		out = append(out, strings.TrimSpace(string(rs[:cut])))
+		s = strings.TrimSpace(string(rs[cut:]))
+	}
+	return out
+}
+
+// drawCurve plots pts (step, value) in r, x from step 0 to maxStep, y from
+// lo (bottom) to hi (top) after tf; samples in one pixel column are
+// averaged and neighbouring columns joined.
+func drawCurve(b *batch, r image.Rectangle, pts []point, maxStep int, lo, hi float64, tf func(float64) float64, col color.RGBA) {
+	w := r.Dx()
+	sum := make([]float64, w)
+	cnt := make([]int, w)
+	for _, p := range pts {
+		c := int(float64(p.step) / float64(maxStep) * float64(w-1))
+		if c < 0 || c >= w || math.IsNaN(p.v) || math.IsInf(p.v, 0) {
+			continue
+		}
+		sum[c] += tf(p.v)
+		cnt[c]++
+	}
+	h := float64(r.Dy() - 3)
+	mapY := func(x float64) float64 {
+		t := (x - lo) / (hi - lo)
+		return float64(r.Max.Y-2) - math.Min(math.Max(t, 0), 1)*h
+	}
+	px, py := -1, 0.0
+	for c := 0; c < w; c++ {
+		if cnt[c] == 0 {
+			continue
+		}
+		y := mapY(sum[c] / float64(cnt[c]))
+		if px < 0 {
+			px, py = c-1, y
+		}
+		for x := px + 1; x <= c; x++ {
+			t0 := float64(x-1-px) / float64(c-px)
+			t1 := float64(x-px) / float64(c-px)
+			y0, y1 := py+t0*(y-py), py+t1*(y-py)
+			b.fillF(float32(r.Min.X+x), float32(min(y0, y1)-0.75), float32(r.Min.X+x+1), float32(max(y0, y1)+0.75), col)
+		}
+		px, py = c, y
+	}
+}
+
+// drawHeader draws the example's tokens and how to read the panels.
+func (v *Viewer) drawHeader(b *batch, lay Layout, sn *snapshot) {
+	st := &v.st
+	x := lay.origin.X
+	w := lay.Size.X - x - margin
+	line := "waiting for the first evaluation..."
+	if sn != nil {
+		e := st.example % sn.n
+		toks := make([]string, sn.t)
+		for i := range toks {
+			toks[i] = tasks.TokenLabel(sn.tokens[e*sn.t+i])
+		}
+		line = fmt.Sprintf("held-out example %d of %d:  %s", e+1, sn.n, strings.Join(toks, " "))
+	}
+	b.text(x, margin, fit(line, w), colText)
+	axes := "rows: query   columns: key   black: masked (key after query)"
+	if !st.shape.Causal {
+		axes = "rows: query   columns: key   (no causal mask)"
+	}
+	b.text(x, margin+16, fit(axes, w), colMuted)
+}
+
+// drawPanels draws every head's frame, title, token labels and heatmap
+// instance.
+func (v *Viewer) drawPanels(f *composed, lay Layout) {
+	st := &v.st
+	b := &f.under
+	sn := f.snap
+	s := b.s
+	hl, hh, hi, hj, hovering := lay.CellAt(st.cursor)
+	hovering = hovering && st.cursorIn && sn != nil
+	for l := 0; l < lay.L; l++ {
+		for h := 0; h < lay.H; h++ {
+			p := lay.Panel(l, h)
+			off := l < len(st.off) && h < len(st.off[l]) && st.off[l][h]
+			b.stroke(p, colFrame)
+			tr := lay.Title(l, h)
+			tw := tr.Dx() - offSize - 6
+			name := fmt.Sprintf("L%d H%d", l, h)
+			label := ""
+			if sn != nil {
+				label = sn.scores[l*lay.H+h].Title()
+			}
+			col := colText
+			if off {
+				col, name = colMuted, name+" (off)"
+			}
+			ty := tr.Min.Y + 3
+			switch {
+			case label == "":
+				b.text(tr.Min.X, ty, fit(name, tw), col)
+			case lay.TwoLine:
+				b.text(tr.Min.X, ty, fit(name, tw), col)
+				b.text(tr.Min.X, ty+14, fit(label, tr.Dx()), col)
+			default:
+				b.text(tr.Min.X, ty, fit(fmt.Sprintf("%s %c %s", name, runeMidDot, label), tw), col)
+			}
+			if sn == nil {
+				b.fill(p, colCurveBg)
+				continue
+			}
+			e := st.example % sn.n
+			dim := float32(1)
+			if off {
+				dim = 0.4
+			}
+			sh := texShape{l: sn.l, n: sn.n, h: sn.h, t: sn.t}
+			f.heat = append(f.heat, instance{float32(p.Min.X) * s, float32(p.Min.Y) * s, float32(p.Max.X) * s, float32(p.Max.Y) * s,
+				float32(sh.slice(l, e, h)), dim})
+
+			toks := sn.tokens[e*sn.t : (e+1)*sn.t]
+			here := hovering && hl == l && hh == h
+			rowStep := lay.stepLabels(lineH)
+			for i := 0; i < lay.T; i += rowStep {
+				c := colMuted
+				if here && i == hi {
+					c = colText
+				}
+				b.textRight(p.Min.X-4, p.Min.Y+i*lay.Cell+(lay.Cell-lineH)/2, tasks.TokenLabel(toks[i]), c)
+			}
+			colStep := lay.stepLabels(lay.labelW - 4)
+			for j := 0; j < lay.T; j += colStep {
+				c := colMuted
+				if here && j == hj {
+					c = colText
+				}
+				t := tasks.TokenLabel(toks[j])
+				b.text(p.Min.X+j*lay.Cell+(lay.Cell-textW(t))/2, p.Max.Y+3, t, c)
+			}
+		}
+	}
+}
+
+// drawLegend draws the colour bar with ticks at 0, 0.5 and 1.
+func drawLegend(b *batch, r image.Rectangle) {
+	b.text(r.Min.X-10, r.Min.Y-17, "weight", colMuted)
+	n := r.Dy() - 1
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		c := viz.Viridis(1 - float64(y-r.Min.Y)/float64(n))
+		b.fill(image.Rect(r.Min.X, y, r.Max.X, y+1), c)
+	}
+	b.stroke(r, colFrame)
+	for _, t := range []struct {
+		v    float64
+		text string
+	}{{1, "1"}, {0.5, "0.5"}, {0, "0"}} {
+		y := r.Min.Y + int(math.Round((1-t.v)*float64(n)))
+		b.fill(image.Rect(r.Max.X+1, y, r.Max.X+5, y+1), colFrame)
+		b.text(r.Max.X+8, y-lineH/2, t.text, colMuted)
+	}
+}
+
+// drawHover outlines the cell under the cursor and shows its query, key
+// and weight in a tooltip and in the sidebar.
+func (v *Viewer) drawHover(f *composed, lay Layout) {
+	st := &v.st
+	sn := f.snap
+	l, h, i, j, ok := lay.CellAt(st.cursor)
+	b := &f.under
+	if !ok || !st.cursorIn || sn == nil {
+		b.text(sbX, yHover, "hover a cell: query, key, weight", colFaint)
+		return
+	}
+	e := st.example % sn.n
+	toks := sn.tokens[e*sn.t : (e+1)*sn.t]
+	w := sn.probs[(((e*sn.l+l)*sn.h+h)*sn.t+i)*sn.t+j]
+	masked := sn.causal && j > i
+	weight := fmt.Sprintf("%.3f", w)
+	if masked {
+		weight = "masked"
+	}
+	q := fmt.Sprintf("query %d %s", i, tasks.TokenLabel(toks[i]))
+	k := fmt.Sprintf("key %d %s", j, tasks.TokenLabel(toks[j]))
+	b.text(sbX, yHover, fmt.Sprintf("L%d H%d  %s", l, h, q), colText)
+	b.text(sbX, yHover+16, fmt.Sprintf("%s  weight %s", k, weight), colText)
+
+	o := &f.over
+	o.stroke(lay.CellRect(l, h, i, j), colHover)
+	tip := fmt.Sprintf("L%dH%d  %s -> %s  %s", l, h, q, k, weight)
+	tw := textW(tip) + 10
+	x, y := st.cursor.X+14, st.cursor.Y+16
+	x = max(0, min(x, lay.Size.X-tw-2))
+	y = max(0, min(y, lay.Size.Y-lineH-8))
+	r := image.Rect(x, y, x+tw, y+lineH+6)
+	o.fill(r, colTip)
+	o.stroke(r, colFrame)
+	o.text(x+5, y+3, tip, colText)
+}

@@ -1,0 +1,477 @@
+// Package window is headlab's native viewer: a GLFW window that trains a
+// model (or shows a saved one) and redraws every head's attention on one
+// held-out example as training proceeds, with each head's label and score,
+// loss and accuracy curves, and a ⊘ button per head that switches the head
+// off for evaluation.
+//
+// All GL work runs on the GL thread of a backend/gl Backend (through Call),
+// in the context of that Backend's window, which the viewer shows and
+// resizes. With GL kernels on the same Backend, the attention of every
+// captured example goes from the compute buffer (ProbsBuffer) into the
+// heatmap textures inside the GPU; with CPU kernels it is uploaded once per
+// refresh. Training runs on a goroutine of its own and hands results to the
+// renderer under a mutex; the renderer's frames and the kernels interleave
+// on the GL thread, so frames keep coming while the model trains.
+//
+// See docs/viewer.md.
+package window
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"math"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/go-gl/glfw/v3.3/glfw"
+
+	"headlab/analysis"
+	"headlab/backend/gl"
+	"headlab/graph"
+	"headlab/kernels"
+	"headlab/tasks"
+	"headlab/train"
+)
+
+// Options says what to show and where.
+type Options struct {
+	// Config is the model to train; ignored when Model is set.
+	Config train.Config
+	// Model is a saved model to show without training (see train.Load).
+	Model *train.Model
+	// Source names where Model came from, e.g. the checkpoint directory.
+	Source string
+	// Steps is where training pauses (space trains on); 0 shows the
+	// untrained model, a negative Steps trains without pausing.
+	Steps int
+	// Kernels runs training and evaluation; nil means Display. When it is
+	// Display itself, the heatmap textures are filled on the GPU.
+	Kernels kernels.Backend
+	// Display owns the GL thread, the context and the window. The Viewer
+	// borrows it: Close hides the window but leaves the Backend open.
+	Display *gl.Backend
+	// Size is the initial window size in logical pixels; zero picks
+	// PreferredSize, within the screen.
+	Size image.Point
+}
+
+// Viewer is an open viewer window with its training goroutine.
+type Viewer struct {
+	opts    Options
+	display *gl.Backend
+	gpuFill bool // the heatmap textures are filled from ProbsBuffer
+	slices  int  // GL_MAX_ARRAY_TEXTURE_LAYERS
+
+	// GL thread only.
+	win *glfw.Window
+	g   *gpu
+
+	mu   sync.Mutex
+	st   state
+	wake chan struct{} // a change for the worker; capacity 1
+
+	w         *worker
+	closeOnce sync.Once
+
+	// Frame statistics, for Stats.
+	start     time.Time
+	frames    int
+	frameTime time.Duration
+}
+
+// ErrClosed is returned by Run and WaitIdle when the user closed the
+// window (or pressed Esc).
+var ErrClosed = errors.New("window closed")
+
+// refreshEvery is how often, while training, the held-out example is
+// recaptured and the heads rescored: often enough to watch stripes form,
+// rarely enough to cost a few percent of the training steps.
+const refreshEvery = 250 * time.Millisecond
+
+// frameEvery paces the render loop (about 60 frames a second at most; a
+// frame is only drawn when something on screen changed).
+const frameEvery = time.Second / 60
+
+// dataFrameEvery paces frames that only show new training numbers.
+const dataFrameEvery = 30 * time.Millisecond
+
+// Open shows the window, builds the model (or the evaluator of opts.Model)
+// and starts training. Close releases it.
+func Open(opts Options) (*Viewer, error) {
+	if opts.Display == nil {
+		return nil, errors.New("window: Options.Display is nil")
+	}
+	if opts.Kernels == nil {
+		opts.Kernels = opts.Display
+	}
+	cfg := opts.Config
+	if opts.Model != nil {
+		cfg = opts.Model.Train
+	} else if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	v := &Viewer{opts: opts, display: opts.Display, wake: make(chan struct{}, 1)}
+	v.gpuFill = opts.Kernels == kernels.Backend(opts.Display)
+	t, err := tasks.New(cfg.Task)
+	if err != nil {
+		return nil, err
+	}
+	shape := cfg.Model(t)
+	if opts.Model != nil {
+		shape = opts.Model.Shape
+	}
+	var glErr error
+	if err := v.display.Call(func() { glErr = v.initGL(shape, tokenChars(t)) }); err != nil {
+		if glErr == nil { // set up, but GL reported an error on the way
+			v.freeGL()
+		}
+		return nil, err
+	}
+	if glErr != nil {
+		return nil, glErr
+	}
+	v.w = newWorker(v)
+	if err := v.w.build(cfg, opts.Model); err != nil {
+		v.freeGL()
+		return nil, err
+	}
+	v.st.running = opts.Model == nil
+	v.st.stop = max(opts.Steps, -1)
+	v.st.example = 0
+	v.st.dirty = true
+	v.start = time.Now()
+	go v.w.loop()
+	return v, nil
+}
+
+// tokenChars is the width, in characters, of task t's longest token label.
+func tokenChars(t tasks.Task) int {
+	n := 1
+	for id := 0; id < t.Vocab(); id++ {
+		n = max(n, len(tasks.TokenLabel(id)))
+	}
+	return n
+}
+
+// Close stops training, frees the viewer's GL objects and hides the
+// window. It does not close Options.Display or Options.Kernels.
+func (v *Viewer) Close() error {
+	v.closeOnce.Do(func() {
+		v.mu.Lock()
+		v.st.quit = true
+		v.mu.Unlock()
+		v.poke()
+		<-v.w.done
+		v.w.closeNets()
+		v.freeGL()
+	})
+	return nil
+}
+
+// Quit asks the viewer to stop as if Esc had been pressed: Run returns
+// nil at its next frame. It is safe from any goroutine (a signal handler).
+func (v *Viewer) Quit() {
+	v.mu.Lock()
+	v.st.quit = true
+	v.st.changes++
+	v.mu.Unlock()
+	v.poke()
+}
+
+// poke wakes the worker after a change to the state it reads.
+func (v *Viewer) poke() {
+	select {
+	case v.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run draws frames and handles input until the window is closed or Esc is
+// pressed; it returns nil then, or the first GL error.
+func (v *Viewer) Run() error {
+	tick := time.NewTicker(frameEvery)
+	defer tick.Stop()
+	for {
+		closed, err := v.Frame()
+		if err != nil {
+			return err
+		}
+		if closed {
+			return nil
+		}
+		<-tick.C
+	}
+}
+
+// Frame handles pending input and draws one frame if anything on screen
+// changed. closed reports that the user asked to quit. Run calls it in a
+// loop; it is exported for callers with a loop of their own.
+func (v *Viewer) Frame() (closed bool, err error) {
+	err = v.display.Call(func() { closed = v.frame(true, nil) })
+	return closed, err
+}
+
+// WaitIdle keeps the window responsive until training has reached its
+// stop (Options.Steps) and the heads shown match the current settings (the
+// last click has been evaluated). It returns ErrClosed if the user closed
+// the window, the training error if training failed, and an error after
+// timeout (0: no limit).
+func (v *Viewer) WaitIdle(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		var closed bool
+		if err := v.display.Call(func() { closed = v.frame(false, nil) }); err != nil {
+			return err
+		}
+		v.mu.Lock()
+		idle := v.st.idle && v.st.snap != nil && v.st.snap.offVer == v.st.offVer
+		err := v.st.err
+		v.mu.Unlock()
+		switch {
+		case err != nil:
+			return err
+		case closed:
+			return ErrClosed
+		case idle:
+			return nil
+		case timeout > 0 && time.Now().After(deadline):
+			return fmt.Errorf("window: not idle after %v", timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Screenshot draws one frame and returns it as the framebuffer holds it
+// (framebuffer pixels, top row first).
+func (v *Viewer) Screenshot() (*image.RGBA, error) {
+	var img *image.RGBA
+	err := v.display.Call(func() {
+		img = image.NewRGBA(image.Rectangle{})
+		v.frame(true, img)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return img, nil
+}
+
+// WriteScreenshot draws one frame and writes it to path as a PNG.
+func (v *Viewer) WriteScreenshot(path string) (err error) {
+	img, err := v.Screenshot()
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return png.Encode(f, img)
+}
+
+// Status is what the viewer currently shows, for tests and reports.
+type Status struct {
+	Step int
+	// Loss is the last training batch's loss.
+	Loss float64
+	// Accuracy is the held-out accuracy of the last refresh, with the
+	// heads in Off switched off.
+	Accuracy float64
+	// Off lists the heads switched off in the last refresh, as "L0H1".
+	Off []string
+	// Titles are the panel titles, layer-major: "L1 H0 · induction 0.81".
+	Titles []string
+	// Example is the index of the held-out example shown.
+	Example int
+	// Tokens are that example's tokens; Probs its attention, [L][H][T][T].
+	Tokens []int
+	Probs  []float32
+	// Running says training is running (not paused or done).
+	Running bool
+	Err     error
+}
+
+// Status reports what the viewer shows now.
+func (v *Viewer) Status() Status {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	st := &v.st
+	s := Status{Step: st.step, Loss: st.loss, Running: st.running, Err: st.err, Example: st.example}
+	if sn := st.snap; sn != nil {
+		s.Accuracy = sn.acc
+		s.Off = headNames(sn.off)
+		s.Titles = make([]string, len(sn.scores))
+		for k, h := range sn.scores {
+			s.Titles[k] = panelTitle(h)
+		}
+		n := st.example % sn.n
+		s.Tokens = append([]int(nil), sn.tokens[n*sn.t:(n+1)*sn.t]...)
+		per := sn.l * sn.h * sn.t * sn.t
+		s.Probs = append([]float32(nil), sn.probs[n*per:(n+1)*per]...)
+	}
+	return s
+}
+
+// Stats counts what the viewer did since Open.
+type Stats struct {
+	Frames    int     // frames drawn
+	Steps     int     // training steps taken
+	Refreshes int     // held-out evaluations (attention, scores, accuracy)
+	Seconds   float64 // since Open
+	// RefreshSeconds is the time spent in refreshes, on the training
+	// goroutine.
+	RefreshSeconds float64
+	// FrameSeconds is the time spent composing and drawing frames, on the
+	// GL thread.
+	FrameSeconds float64
+}
+
+// Stats reports the frames drawn, steps taken and refreshes made since
+// Open, for frame and step rates.
+func (v *Viewer) Stats() Stats {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return Stats{Frames: v.frames, Steps: v.st.stepsTaken, Refreshes: v.st.refreshes,
+		Seconds: time.Since(v.start).Seconds(), RefreshSeconds: v.st.refreshTime.Seconds(),
+		FrameSeconds: v.frameTime.Seconds()}
+}
+
+// Click simulates a left click at window coordinates (x, y), as GLFW
+// reports cursor positions; tests use it to press buttons.
+func (v *Viewer) Click(x, y float64) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.clickLocked(v.st.m.toLogical(x, y))
+}
+
+// OffButton is the centre of head (l, h)'s ⊘ button in window
+// coordinates, for Click.
+func (v *Viewer) OffButton(l, h int) (x, y float64) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	r := v.layoutLocked().OffButton(l, h)
+	return v.st.m.toWindow(float64(r.Min.X+r.Max.X)/2, float64(r.Min.Y+r.Max.Y)/2)
+}
+
+// Layout is the current layout in logical pixels, and Scale the number of
+// framebuffer pixels per logical pixel, so that tests can find panels in
+// a Screenshot.
+func (v *Viewer) Layout() (Layout, int) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.layoutLocked(), v.st.m.ppu
+}
+
+// metrics relate the window's coordinate systems: window (screen)
+// coordinates, framebuffer pixels, and logical pixels (ppu framebuffer
+// pixels each, an integer so the bitmap font stays crisp on HiDPI
+// screens).
+type metrics struct {
+	win, fb image.Point
+	ppu     int
+}
+
+func (m metrics) fbPerWin() float64 {
+	if m.win.X <= 0 {
+		return 1
+	}
+	return float64(m.fb.X) / float64(m.win.X)
+}
+
+// size is the window in logical pixels.
+func (m metrics) size() image.Point { return m.fb.Div(max(m.ppu, 1)) }
+
+func (m metrics) toLogical(x, y float64) image.Point {
+	k := m.fbPerWin() / float64(max(m.ppu, 1))
+	return image.Pt(int(math.Floor(x*k)), int(math.Floor(y*k)))
+}
+
+func (m metrics) toWindow(x, y float64) (float64, float64) {
+	k := float64(max(m.ppu, 1)) / m.fbPerWin()
+	return x * k, y * k
+}
+
+// point is one sample of a curve.
+type point struct {
+	step int
+	v    float64
+}
+
+// snapshot is one refresh: the attention of the captured held-out
+// examples and the heads' scores, as the worker hands it to the renderer.
+type snapshot struct {
+	gen        int // refresh number; textures alternate on its parity
+	step       int
+	l, h, t, n int // layers, heads, sequence length, examples captured
+	causal     bool
+	tokens     []int     // [n][t]
+	probs      []float32 // [n][l][h][t][t], analysis.Attention's order
+	scores     []analysis.HeadScore
+	acc        float64
+	off        [][]bool
+	offVer     int
+	onGPU      bool // textures were filled from ProbsBuffer
+}
+
+// state is everything the worker and the renderer share, under Viewer.mu.
+type state struct {
+	// Set by the UI, read by the worker.
+	running bool
+	stop    int // where training pauses; -1: nowhere
+	off     [][]bool
+	offVer  int
+	resetTo *train.Config
+	quit    bool
+	changes int // counts the UI's changes, so the worker never sleeps on one
+
+	// Set by the worker.
+	cfg         train.Config
+	shape       graph.Config
+	training    bool // a trainer exists (not viewing a checkpoint)
+	step        int
+	stepsTaken  int
+	refreshes   int
+	refreshTime time.Duration
+	loss        float64
+	lossHist    []point
+	accHist     []point
+	stepsPerSec float64
+	snap        *snapshot
+	idle        bool
+	err         error
+	note        string // a one-line message, e.g. a refused picker choice
+
+	// The UI's own.
+	example  int
+	cursor   image.Point // logical
+	cursorIn bool
+	m        metrics
+	dirty    bool // numbers changed: redraw within dataFrameEvery
+	urgent   bool // input changed the picture: redraw at the next frame
+	fps      float64
+}
+
+// headNames lists the heads switched off in off, as "L0H1".
+func headNames(off [][]bool) []string {
+	var names []string
+	for l, row := range off {
+		for h, o := range row {
+			if o {
+				names = append(names, fmt.Sprintf("L%dH%d", l, h))
+			}
+		}
+	}
+	return names
+}
+
+// panelTitle is a head's title: "L1 H0 · induction 0.81".
+func panelTitle(s analysis.HeadScore) string {
+	return fmt.Sprintf("L%d H%d %c %s", s.Layer, s.Head, runeMidDot, s.Title())
+}

@@ -1,0 +1,417 @@
+package window
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	ogl "github.com/go-gl/gl/v4.3-core/gl"
+
+	"headlab/analysis"
+	"headlab/backend/gl"
+	"headlab/graph"
+	"headlab/kernels"
+	"headlab/tasks"
+	"headlab/train"
+)
+
+// heldOutN is the number of held-out examples the accuracy is measured on
+// at each refresh: the first evaluation chunk of the held-out set, the
+// same examples train.Run's progress lines use, so one forward pass (the
+// evaluator's fixed batch) gives both the accuracy and the attention.
+const heldOutN = 250
+
+// capturedN is how many of those examples have their attention kept, for
+// the heads' scores and for "next example": enough for stable scores,
+// cheap to score.
+const capturedN = 64
+
+// maxHistory bounds a curve's samples; older ones are thinned by half.
+const maxHistory = 4000
+
+// worker is the training goroutine: it owns the trainer and the evaluator
+// (which share the model's weights, so it alone may run them), steps the
+// model and refreshes the snapshot the renderer draws.
+type worker struct {
+	v    *Viewer
+	done chan struct{}
+
+	tr    *train.Trainer // nil when viewing a saved model
+	model *train.Model
+	ev    *train.Evaluator
+	cap   *capture // nil unless the textures are filled on the GPU
+	held  *tasks.Batch
+	nc    int // examples captured
+
+	gen         int
+	refStep     int           // step of the last refresh
+	refCost     time.Duration // how long the last refresh took
+	refOffVer   int
+	lastRefresh time.Time
+	rateStep    int // steps/s: steps and time at the last measurement
+	rateAt      time.Time
+}
+
+func newWorker(v *Viewer) *worker {
+	w := &worker{v: v, done: make(chan struct{})}
+	if v.gpuFill {
+		w.cap = &capture{Backend: v.opts.Kernels, gl: v.display}
+	}
+	return w
+}
+
+// build makes a fresh trainer for c (or an evaluator for a saved model m)
+// and clears the curves.
+func (w *worker) build(c train.Config, m *train.Model) error {
+	w.closeNets()
+	if m == nil {
+		tr, err := train.NewTrainer(c, w.v.opts.Kernels)
+		if err != nil {
+			return err
+		}
+		w.tr, m = tr, tr.Model
+	}
+	var evalKernels kernels.Backend = w.v.opts.Kernels
+	if w.cap != nil {
+		evalKernels = w.cap
+	}
+	ev, err := train.NewEvaluator(m, evalKernels)
+	if err != nil {
+		w.closeNets()
+		return err
+	}
+	w.model, w.ev = m, ev
+	w.held = tasks.NewStream(m.Task, m.Train.Seed, tasks.HeldOut).Next(heldOutN)
+	s := m.Shape
+	w.nc = max(1, min(capturedN, w.v.maxSlices()/(s.Layers*s.Heads)))
+	w.refStep, w.lastRefresh = -1, time.Time{}
+	w.rateStep, w.rateAt = 0, time.Now()
+
+	v := w.v
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	st := &v.st
+	st.cfg, st.shape, st.training = m.Train, s, w.tr != nil
+	st.step, st.loss, st.lossHist, st.accHist, st.stepsPerSec = 0, 0, nil, nil, 0
+	if w.tr == nil {
+		st.step = m.Train.Steps
+	}
+	st.snap, st.err = nil, nil
+	// The ablation mask follows the new shape, all heads on.
+	st.off = make([][]bool, s.Layers)
+	for l := range st.off {
+		st.off[l] = make([]bool, s.Heads)
+	}
+	st.offVer++
+	st.dirty = true
+	return nil
+}
+
+// closeNets releases the trainer and the evaluator.
+func (w *worker) closeNets() {
+	if w.tr != nil {
+		w.tr.Close()
+		w.tr = nil
+	}
+	if w.ev != nil {
+		w.ev.Close()
+		w.ev = nil
+	}
+}
+
+// loop trains and refreshes until Close. Between steps it picks up what
+// the UI changed: pause, reset, the heads switched off.
+func (w *worker) loop() {
+	defer close(w.done)
+	v := w.v
+	for {
+		v.mu.Lock()
+		st := &v.st
+		if st.quit {
+			v.mu.Unlock()
+			return
+		}
+		seen := st.changes
+		reset := st.resetTo
+		st.resetTo = nil
+		off := cloneOff(st.off)
+		offVer := st.offVer
+		running := st.running && st.err == nil
+		failed := st.err != nil
+		stop := st.stop
+		v.mu.Unlock()
+
+		if reset != nil {
+			if err := w.build(*reset, nil); err != nil {
+				w.fail(err)
+			}
+			continue
+		}
+		if w.ev == nil || failed { // wait for a reset
+			w.sleep(seen)
+			continue
+		}
+		training := w.tr != nil && running && (stop < 0 || w.tr.Step < stop)
+		if training {
+			loss, err := w.tr.TrainStep()
+			if err != nil {
+				w.fail(err)
+				continue
+			}
+			w.stepped(loss)
+		}
+		step := w.step()
+		// While training, refresh every refreshEvery, but spend at most a
+		// tenth of the time on it when a refresh is slow.
+		every := max(refreshEvery, 9*w.refCost)
+		due := offVer != w.refOffVer || step != w.refStep && (!training || time.Since(w.lastRefresh) >= every)
+		if due {
+			if err := w.refresh(off, offVer); err != nil {
+				w.fail(err)
+			}
+			continue
+		}
+		if !training {
+			w.sleep(seen)
+		}
+	}
+}
+
+// sleep marks the worker idle and waits for a change, unless the UI
+// changed something since the worker read the state (seen).
+func (w *worker) sleep(seen int) {
+	v := w.v
+	v.mu.Lock()
+	st := &v.st
+	if st.changes != seen {
+		v.mu.Unlock()
+		return
+	}
+	if st.training && st.running && st.stop >= 0 && st.step >= st.stop {
+		st.running = false // reached the stop: show it as paused
+		st.dirty = true
+	}
+	st.idle = true
+	v.mu.Unlock()
+	<-v.wake
+	v.mu.Lock()
+	v.st.idle = false
+	v.mu.Unlock()
+}
+
+// fail records err for the UI and pauses training.
+func (w *worker) fail(err error) {
+	v := w.v
+	v.mu.Lock()
+	v.st.err = err
+	v.st.running = false
+	v.st.dirty = true
+	v.mu.Unlock()
+}
+
+func (w *worker) step() int {
+	if w.tr == nil {
+		return w.model.Train.Steps
+	}
+	return w.tr.Step
+}
+
+// stepped publishes one training step's loss.
+func (w *worker) stepped(loss float64) {
+	v := w.v
+	now := time.Now()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	st := &v.st
+	st.step, st.loss = w.tr.Step, loss
+	st.stepsTaken++
+	st.lossHist = appendThinned(st.lossHist, point{w.tr.Step, loss})
+	if dt := now.Sub(w.rateAt); dt >= time.Second {
+		st.stepsPerSec = float64(w.tr.Step-w.rateStep) / dt.Seconds()
+		w.rateStep, w.rateAt = w.tr.Step, now
+	}
+	st.dirty = true
+}
+
+// appendThinned appends p, halving the samples when there are too many.
+func appendThinned(h []point, p point) []point {
+	if len(h) >= maxHistory {
+		k := 0
+		for i := 0; i < len(h); i += 2 {
+			h[k] = h[i]
+			k++
+		}
+		h = h[:k]
+	}
+	return append(h, p)
+}
+
+func cloneOff(off [][]bool) [][]bool {
+	out := make([][]bool, len(off))
+	for l := range off {
+		out[l] = append([]bool(nil), off[l]...)
+	}
+	return out
+}
+
+// refresh runs the held-out examples through the model with the heads in
+// off switched off: the accuracy over all of them, the attention of the
+// first nc (into the next texture on the GPU when the kernels are GL), and
+// the heads' scores on those.
+func (w *worker) refresh(off [][]bool, offVer int) error {
+	start := time.Now()
+	c := w.model.Shape
+	L, H, T, nc := c.Layers, c.Heads, c.SeqLen, w.nc
+	gen := w.gen + 1
+	if w.cap != nil {
+		var tex uint32
+		sh := texShape{l: L, n: nc, h: H, t: T}
+		if err := w.v.display.Call(func() { tex = w.v.g.ensure(gen%2, sh) }); err != nil {
+			return err
+		}
+		w.cap.arm(tex, sh)
+	}
+	probs := make([]float32, nc*L*H*T*T)
+	mat := T * T
+	right, total := 0, 0
+	V := c.Vocab
+	err := w.ev.Forward(w.held, off, func(net *graph.Net, first, n int) error {
+		logits := net.Logits()
+		for r := 0; r < n*T; r++ {
+			want := w.held.Targets[first*T+r]
+			if want < 0 {
+				continue
+			}
+			row := logits[r*V : (r+1)*V]
+			best := 0
+			for j, x := range row {
+				if x > row[best] {
+					best = j
+				}
+			}
+			if best == want {
+				right++
+			}
+			total++
+		}
+		for l := 0; l < L; l++ {
+			p := net.Probs(l) // [chunk][H][T][T]
+			for i := first; i < min(first+n, nc); i++ {
+				src := p[(i-first)*H*mat : (i-first+1)*H*mat]
+				copy(probs[(i*L+l)*H*mat:], src)
+			}
+		}
+		return nil
+	})
+	if w.cap != nil {
+		if cerr := w.cap.disarm(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	att := &analysis.Attention{Causal: c.Causal, N: nc, L: L, H: H, T: T,
+		Tokens: append([]int(nil), w.held.Tokens[:nc*T]...), Probs: probs}
+	scores := analysis.ScoreAll(att)
+	acc := 0.0
+	if total > 0 {
+		acc = float64(right) / float64(total)
+	}
+	w.gen = gen
+	step := w.step()
+	w.refStep, w.refOffVer, w.lastRefresh, w.refCost = step, offVer, time.Now(), time.Since(start)
+
+	v := w.v
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	st := &v.st
+	st.snap = &snapshot{gen: gen, step: step, l: L, h: H, t: T, n: nc, causal: c.Causal,
+		tokens: att.Tokens, probs: probs, scores: scores, acc: acc, off: off, offVer: offVer,
+		onGPU: w.cap != nil}
+	if w.tr != nil {
+		if k := len(st.accHist); k > 0 && st.accHist[k-1].step == step {
+			st.accHist[k-1].v = acc // a click re-evaluated the same step
+		} else {
+			st.accHist = appendThinned(st.accHist, point{step, acc})
+		}
+	}
+	st.refreshes++
+	st.refreshTime += w.refCost
+	st.dirty = true
+	return nil
+}
+
+// capture wraps the GL kernels of the evaluator. While armed, after each
+// layer's Probs it copies the captured examples' attention from the compute
+// buffer into the texture array through a pixel-unpack binding: the copy
+// stays on the GPU. The evaluator's graph calls Probs once per layer, in
+// layer order, so the n-th call after arm is layer n.
+type capture struct {
+	kernels.Backend
+	gl *gl.Backend
+
+	mu    sync.Mutex
+	armed bool
+	next  int
+	tex   uint32
+	shape texShape
+	err   error
+}
+
+func (c *capture) arm(tex uint32, s texShape) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.armed, c.next, c.tex, c.shape, c.err = true, 0, tex, s, nil
+}
+
+// disarm stops capturing and reports a failed copy, or a forward pass
+// that did not run every layer.
+func (c *capture) disarm() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.armed = false
+	if c.err == nil && c.next != c.shape.l {
+		c.err = fmt.Errorf("window: captured %d layers of %d", c.next, c.shape.l)
+	}
+	return c.err
+}
+
+// Probs implements kernels.Backend.
+func (c *capture) Probs(s kernels.Shape, q, k, p []float32) error {
+	if err := c.Backend.Probs(s, q, k, p); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.armed || c.next >= c.shape.l || c.err != nil {
+		return nil
+	}
+	l := c.next
+	c.next++
+	var cerr error
+	err := c.gl.Call(func() { cerr = copyProbs(c.gl, c.tex, c.shape, l) })
+	if err == nil {
+		err = cerr
+	}
+	c.err = err
+	return nil
+}
+
+// copyProbs copies layer l of the first sh.n examples from the backend's
+// Probs buffer ([B][H][T][T], so those examples are one contiguous run)
+// into slices l*n*H ... of texture tex. It runs on the GL thread; Probs
+// has issued the PIXEL_BUFFER barrier this read needs.
+func copyProbs(b *gl.Backend, tex uint32, sh texShape, l int) error {
+	id, s := b.ProbsBuffer()
+	if s.B < sh.n || s.H != sh.h || s.T != sh.t {
+		return fmt.Errorf("window: probs buffer holds %+v, want %d examples of %d heads, T=%d", s, sh.n, sh.h, sh.t)
+	}
+	ogl.BindBuffer(ogl.PIXEL_UNPACK_BUFFER, id)
+	ogl.BindTexture(ogl.TEXTURE_2D_ARRAY, tex)
+	ogl.PixelStorei(ogl.UNPACK_ALIGNMENT, 4)
+	ogl.TexSubImage3D(ogl.TEXTURE_2D_ARRAY, 0, 0, 0, int32(l*sh.n*sh.h), int32(sh.t), int32(sh.t), int32(sh.n*sh.h),
+		ogl.RED, ogl.FLOAT, nil)
+	ogl.BindBuffer(ogl.PIXEL_UNPACK_BUFFER, 0)
+	return nil
+}
