@@ -14,6 +14,7 @@
 package gl
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"log"
@@ -191,7 +192,7 @@ func (b *Backend) makeContext() error {
 	glfwMu.Lock()
 	defer glfwMu.Unlock()
 	if glfwRefs == 0 {
-		if err := glfw.Init(); err != nil {
+		if err := initGLFW(); err != nil {
 			return fmt.Errorf("gl: no display: GLFW cannot start: %v", oneLine(err.Error()))
 		}
 	}
@@ -341,4 +342,27 @@ func (b *Backend) ProbsBuffer() (id uint32, s kernels.Shape) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.bufs[slotProbs].id, b.probsShape
+}
+
+// initGLFW runs glfw.Init. go-gl/glfw logs platform errors through the log
+// package instead of returning them; an X display that cannot be opened is
+// one, and must become this error rather than a stray line on stderr.
+func initGLFW() error {
+	var logged bytes.Buffer
+	out, flags := log.Writer(), log.Flags()
+	log.SetOutput(&logged)
+	log.SetFlags(0)
+	err := glfw.Init()
+	log.SetOutput(out)
+	log.SetFlags(flags)
+	msg := strings.TrimSpace(logged.String())
+	switch {
+	case err != nil:
+		return err
+	case strings.Contains(msg, "open display"):
+		return errors.New(msg)
+	case msg != "":
+		log.Print(msg) // not fatal: pass it on as glfw would have
+	}
+	return nil
 }

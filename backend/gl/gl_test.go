@@ -448,6 +448,20 @@ func TestNewWithoutDisplay(t *testing.T) {
 	}
 }
 
+// TestNewUnreachableDisplay names a display no server answers: one clear
+// error, and nothing else printed (go-gl/glfw logs platform errors).
+func TestNewUnreachableDisplay(t *testing.T) {
+	out := child(t, "TestChildNew", "DISPLAY=:97")
+	if !strings.Contains(out, "child error: gl: no display: GLFW cannot start: PlatformError: X11: Failed to open display :97") {
+		t.Errorf("want a no-display error, got:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "20") && strings.Contains(line, "PlatformError") {
+			t.Errorf("glfw's error leaked to the log: %q", line)
+		}
+	}
+}
+
 // TestNewOldGL asks Mesa to offer only OpenGL 3.3 and wants New to refuse
 // with the version in the message.
 func TestNewOldGL(t *testing.T) {
@@ -465,7 +479,7 @@ func TestNewOldGL(t *testing.T) {
 // TestChildNew is the subprocess side of the tests above.
 func TestChildNew(t *testing.T) {
 	if os.Getenv(childEnv) == "" {
-		t.Skip("subprocess helper")
+		return // only meaningful as the subprocess of the tests above
 	}
 	b, err := New(Options{})
 	if err != nil {
