@@ -72,36 +72,37 @@ func (e *Evaluator) Accuracy(b *tasks.Batch, off [][]bool) (acc, loss float64, e
 	V, T := e.m.Shape.Vocab, b.T
 	right, total := 0, 0
 	err = e.Forward(b, off, func(net *graph.Net, first, n int) error {
-		logits := net.Logits()
-		answers := 0
-		for r := 0; r < n*T; r++ {
-			if b.Targets[first*T+r] >= 0 {
-				answers++
-			}
-		}
-		// The graph's loss is the mean over this chunk's answers.
-		loss += float64(net.Loss()) * float64(answers)
-		for r := 0; r < n*T; r++ {
-			want := b.Targets[first*T+r]
-			if want < 0 {
-				continue
-			}
-			row := logits[r*V : (r+1)*V]
-			best := 0
-			for j, v := range row {
-				if v > row[best] {
-					best = j
-				}
-			}
-			if best == want {
-				right++
-			}
-			total++
-		}
+		r, t := CountCorrect(net.Logits()[:n*T*V], b.Targets[first*T:(first+n)*T], V)
+		right, total = right+r, total+t
+		// The graph's loss is the mean over this chunk's t answers.
+		loss += float64(net.Loss()) * float64(t)
 		return nil
 	})
 	if err != nil || total == 0 {
 		return 0, 0, err
 	}
 	return float64(right) / float64(total), loss / float64(total), nil
+}
+
+// CountCorrect counts the answer positions (targets >= 0) and those where
+// the argmax of the row of logits (V per position) is the target; ties go
+// to the smaller token id.
+func CountCorrect(logits []float32, targets []int, V int) (right, total int) {
+	for r, want := range targets {
+		if want < 0 {
+			continue
+		}
+		row := logits[r*V : (r+1)*V]
+		best := 0
+		for j, v := range row {
+			if v > row[best] {
+				best = j
+			}
+		}
+		if best == want {
+			right++
+		}
+		total++
+	}
+	return right, total
 }

@@ -276,24 +276,8 @@ func (w *worker) refresh(off [][]bool, offVer int) error {
 	right, total := 0, 0
 	V := c.Vocab
 	err := w.ev.Forward(w.held, off, func(net *graph.Net, first, n int) error {
-		logits := net.Logits()
-		for r := 0; r < n*T; r++ {
-			want := w.held.Targets[first*T+r]
-			if want < 0 {
-				continue
-			}
-			row := logits[r*V : (r+1)*V]
-			best := 0
-			for j, x := range row {
-				if x > row[best] {
-					best = j
-				}
-			}
-			if best == want {
-				right++
-			}
-			total++
-		}
+		r, t := train.CountCorrect(net.Logits()[:n*T*V], w.held.Targets[first*T:(first+n)*T], V)
+		right, total = right+r, total+t
 		for l := 0; l < L; l++ {
 			p := net.Probs(l) // [chunk][H][T][T]
 			for i := first; i < min(first+n, nc); i++ {
