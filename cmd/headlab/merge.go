@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"headlab/sweep"
+)
+
+func init() { commands = append(commands, mergeCmd) }
+
+func mergeCmd(e *env) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "merge --db OUT IN...",
+		Short: "Combine sweep databases (one per shard) into one",
+		Long: `Copies every run of the IN databases into OUT (created if missing). A pair
+(configuration, seed) found twice with the same results is kept once; with
+different results the merge is refused with one line naming the pair, and
+OUT is left as it was.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, ins []string) error {
+			if out == "" {
+				return usagef("--db OUT is required")
+			}
+			if len(ins) == 0 {
+				return usagef("name at least one database to merge into %s", out)
+			}
+			for _, in := range ins {
+				// A missing input is a typo, not a conflict: exit 2.
+				if _, err := os.Stat(in); err != nil {
+					return usagef("database %s does not exist", in)
+				}
+			}
+			res, err := sweep.Merge(out, ins)
+			if err != nil {
+				return err
+			}
+			st, err := sweep.OpenExisting(out)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			n, err := st.Count()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "merged %d databases into %s: %d runs added, %d duplicates skipped, %d runs in all\n",
+				len(ins), out, res.Added, res.Duplicates, n)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "db", "", "database to merge into (created if missing)")
+	return cmd
+}

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"headlab/backend/cpu"
+	"headlab/kernels"
+	"headlab/sweep"
+	"headlab/train"
+)
+
+func init() { commands = append(commands, sweepCmd) }
+
+// sweepFlags are the flags that say which pairs a sweep runs and how.
+type sweepFlags struct {
+	tf           trainFlags
+	seeds, grid  string
+	db, shard    string
+	workers      int
+	retry, noBar bool
+}
+
+func sweepCmd(e *env) *cobra.Command {
+	var f sweepFlags
+	cmd := &cobra.Command{
+		Use:   "sweep --seeds 1-64 --db FILE",
+		Short: "Train every (configuration, seed) pair of a grid and store each run in SQLite",
+		Long: `Trains every pair of a grid of configurations and a list of seeds on the CPU
+backend, one run per worker, and stores each run in a SQLite database the
+moment it finishes: accuracy, loss, time, every head's label and scores, and
+single-head and joint ablations (docs/sweeps.md has the schema). Rerunning the
+same command resumes: finished pairs are skipped. Ctrl-C stops new runs and
+waits for those in flight (a second Ctrl-C abandons them).
+
+The train flags set the base configuration; --grid varies it, e.g.
+--grid 'positions=on,off;layers=1,2' (keys: ` + strings.Join(sweep.GridKeys, ", ") + `).
+--shard i/n runs every n-th pair; without it a Kubernetes Indexed Job
+(JOB_COMPLETION_INDEX, JOB_COMPLETIONS) or a Slurm array
+(SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT) picks the shard.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			pairs, shard, err := f.pairs(cmd, e.stderr)
+			if err != nil {
+				return err
+			}
+			if f.db == "" {
+				return usagef("--db FILE is required")
+			}
+			st, err := sweep.Create(f.db)
+			if err != nil {
+				return usageError{err}
+			}
+			sum, err := runSweep(e.stderr, st, pairs, f.workers, f.retry, !f.noBar, nil)
+			if cerr := st.Close(); err == nil && cerr != nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "sweep: %d pairs%s: %d already in %s, %d run now (%d failed)\n",
+				sum.Total, shardNote(shard), sum.Skipped, f.db, sum.Done, sum.Failed)
+			if sum.Interrupted {
+				return fmt.Errorf("interrupted: %d of %d pairs are in %s (%d abandoned in flight); rerun the same command to finish",
+					sum.Skipped+sum.Done, sum.Total, f.db, sum.Abandoned)
+			}
+			return nil
+		},
+	}
+	f.tf.register(cmd)
+	fs := cmd.Flags()
+	// --seeds replaces --seed; hidden rather than removed so that
+	// trainFlags stays one shared definition.
+	_ = fs.MarkHidden("seed")
+	fs.StringVar(&f.seeds, "seeds", "1", "seeds to train, e.g. 1-64 or 1,2,5-8")
+	fs.StringVar(&f.grid, "grid", "", "configurations to cross, e.g. 'positions=on,off;layers=1,2'")
+	fs.StringVar(&f.db, "db", "", "SQLite database to write (created if missing; resumed if not)")
+	fs.StringVar(&f.shard, "shard", "", "run only shard i of n, e.g. 0/4 (default: from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID, else all)")
+	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "runs in flight at once (each computes on one core)")
+	fs.BoolVar(&f.retry, "retry-failed", false, "rerun pairs recorded as failed instead of skipping them")
+	fs.BoolVar(&f.noBar, "quiet", false, "no progress on stderr")
+	return cmd
+}
+
+// pairs resolves the flags into this shard's pairs.
+func (f *sweepFlags) pairs(cmd *cobra.Command, stderr io.Writer) ([]sweep.Pair, sweep.Shard, error) {
+	if cmd.Flags().Changed("seed") {
+		return nil, sweep.Shard{}, usagef("sweep takes --seeds, a list such as 1-64, not --seed")
+	}
+	if f.workers < 1 {
+		return nil, sweep.Shard{}, usagef("--workers must be at least 1, got %d", f.workers)
+	}
+	seeds, err := sweep.ParseSeeds(f.seeds)
+	if err != nil {
+		return nil, sweep.Shard{}, usageError{err}
+	}
+	grid, err := sweep.ParseGrid(f.grid)
+	if err != nil {
+		return nil, sweep.Shard{}, usageError{err}
+	}
+	// The base alone may be invalid when the grid changes what is wrong
+	// with it (--heads 3 with d-model=48,96); Expand checks every result.
+	base, err := f.tf.config(cmd)
+	if err != nil && len(grid) == 0 {
+		return nil, sweep.Shard{}, err
+	}
+	configs, err := sweep.Expand(base, grid, cmd.Flags().Changed("steps"))
+	if err != nil {
+		return nil, sweep.Shard{}, usageError{err}
+	}
+	var shard sweep.Shard
+	found := f.shard != ""
+	if found {
+		shard, err = sweep.ParseShard(f.shard)
+	} else {
+		shard, found, err = sweep.ShardFromEnv(os.Getenv)
+	}
+	if err != nil {
+		return nil, sweep.Shard{}, usageError{err}
+	}
+	all := sweep.Pairs(configs, seeds)
+	pairs := shard.Select(all)
+	if found {
+		fmt.Fprintf(stderr, "sweep: shard %s: %d of %d pairs\n", shard, len(pairs), len(all))
+	}
+	return pairs, shard, nil
+}
+
+// runSweep runs pairs into st with a progress bar on stderr, stopping
+// cleanly on SIGINT or SIGTERM: the first stops new runs, the second
+// abandons those in flight. keep is passed to sweep.Options.
+func runSweep(stderr io.Writer, st *sweep.Store, pairs []sweep.Pair, workers int, retry, bar bool, keep func(*sweep.Outcome)) (sweep.Summary, error) {
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	abort := make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	over := make(chan struct{})
+	defer close(over)
+	go func() {
+		for n := 0; ; {
+			select {
+			case <-over:
+				return
+			case s := <-sigs:
+				n++
+				if n == 1 {
+					fmt.Fprintf(stderr, "\nsweep: %v: starting no new runs, finishing the runs in flight (again to abandon them)\n", s)
+					stop()
+				} else {
+					fmt.Fprintf(stderr, "\nsweep: %v: abandoning the runs in flight\n", s)
+					close(abort)
+					return
+				}
+			}
+		}
+	}()
+	pb := &sweepProgress{w: stderr, tty: writesToTerminal(stderr)}
+	opt := sweep.Options{
+		Workers:     workers,
+		NewBackend:  func() kernels.Backend { return cpu.New() },
+		Abort:       abort,
+		Keep:        keep,
+		RetryFailed: retry,
+	}
+	if bar {
+		opt.Progress = pb.update
+	}
+	sum, err := sweep.Run(ctx, st, pairs, opt)
+	if bar {
+		pb.finish()
+	}
+	return sum, err
+}
+
+// shardNote is " in shard i/n", or "" for the whole sweep.
+func shardNote(s sweep.Shard) string {
+	if s == sweep.All {
+		return ""
+	}
+	return " in shard " + s.String()
+}
+
+// sweepProgress draws sweep progress: redrawn in place on a terminal, one
+// line per finished run otherwise (logs of batch jobs).
+type sweepProgress struct {
+	w     io.Writer
+	tty   bool
+	drawn bool
+}
+
+func (b *sweepProgress) update(p sweep.Progress) {
+	done := p.Skipped + p.Done
+	const width = 24
+	fill := 0
+	if p.Total > 0 {
+		fill = done * width / p.Total
+	}
+	eta := "--"
+	if p.ETA > 0 || done == p.Total {
+		eta = p.ETA.Round(time.Second).String()
+	}
+	line := fmt.Sprintf("[%s%s] %d/%d runs done, %d failed, %d running, %s elapsed, ETA %s",
+		strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, p.Total, p.Failed, p.Running,
+		p.Elapsed.Round(time.Second), eta)
+	if b.tty {
+		fmt.Fprintf(b.w, "\r\033[K%s", line)
+		b.drawn = true
+		return
+	}
+	if p.Last == nil {
+		fmt.Fprintf(b.w, "sweep: %d pairs, %d already done\n", p.Total, p.Skipped)
+		return
+	}
+	r := p.Last
+	what := "accuracy " + fmt.Sprintf("%.1f%%", 100*r.Accuracy)
+	if r.Status != sweep.StatusOK {
+		what = "FAILED: " + r.Error
+	}
+	fmt.Fprintf(b.w, "%s · seed %d %s: %s in %.1f s\n", line, r.Config.Seed, r.Key, what, r.Seconds)
+}
+
+func (b *sweepProgress) finish() {
+	if b.tty && b.drawn {
+		fmt.Fprintln(b.w)
+	}
+}
+
+// writesToTerminal reports whether w is a character device (a terminal).
+func writesToTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// sweepConfigName is a configuration in words, for titles.
+func sweepConfigName(c train.Config) string {
+	return fmt.Sprintf("%s, %d layer%s x %d heads, positions %s, causal %s, %d steps",
+		c.Task, c.Layers, map[bool]string{true: "", false: "s"}[c.Layers == 1], c.Heads,
+		onOffWord(c.Positions), onOffWord(c.Causal), c.Steps)
+}
+
+func onOffWord(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"database/sql"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"headlab/sweep"
+)
+
+// tinySweep is a sweep whose runs take well under a second each.
+var tinySweep = []string{"sweep", "--task", "majority", "--steps", "20", "--d-model", "16", "--d-ff", "16", "--quiet"}
+
+func args(extra ...string) []string { return append(append([]string(nil), tinySweep...), extra...) }
+
+// TestSweepHelperProcess is headlab itself when the test binary is re-run
+// with HEADLAB_HELPER=1, so a test can kill a real sweep process.
+func TestSweepHelperProcess(t *testing.T) {
+	if os.Getenv("HEADLAB_HELPER") != "1" {
+		return
+	}
+	var argv []string
+	for i, a := range os.Args {
+		if a == "--" {
+			argv = os.Args[i+1:]
+		}
+	}
+	os.Exit(run(argv, os.Stdout, os.Stderr))
+}
+
+func readRecords(t *testing.T, path string) []sweep.Record {
+	t.Helper()
+	st, err := sweep.OpenExisting(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Check(); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := st.Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func TestSweepKilledAndResumed(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	sweepArgs := args("--seeds", "1-6", "--workers", "1", "--db", db)
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestSweepHelperProcess$", "--"}, sweepArgs...)...)
+	cmd.Env = append(os.Environ(), "HEADLAB_HELPER=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill -9 as soon as the first run is committed.
+	landed := 0
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if st, err := sweep.OpenExisting(db); err == nil {
+			landed, _ = st.Count()
+			st.Close()
+			if landed > 0 {
+				break
+			}
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if landed == 0 {
+		t.Fatal("no run landed before the deadline")
+	}
+	before := len(readRecords(t, db)) // also runs the integrity check
+	if before < 1 || before >= 6 {
+		t.Logf("%d runs had landed when the sweep was killed (want 1..5 for a mid-run kill)", before)
+	}
+	code, _, errs := headlab(t, sweepArgs...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errs)
+	}
+	recs := readRecords(t, db)
+	seen := map[uint64]int{}
+	for _, r := range recs {
+		seen[r.Config.Seed]++
+		if r.Status != sweep.StatusOK {
+			t.Errorf("seed %d: %s %s", r.Config.Seed, r.Status, r.Error)
+		}
+	}
+	if len(recs) != 6 || len(seen) != 6 {
+		t.Fatalf("%d rows for %d seeds after resuming, want 6 once each: %v", len(recs), len(seen), seen)
+	}
+	// And a third time changes nothing.
+	headlab(t, sweepArgs...)
+	if n := len(readRecords(t, db)); n != 6 {
+		t.Fatalf("%d rows after a second rerun", n)
+	}
+}
+
+// sameRows fails unless a and b hold the same pairs with the same results.
+func sameRows(t *testing.T, a, b []sweep.Record) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("%d rows against %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].ID() != b[i].ID() {
+			t.Fatalf("row %d: %v against %v", i, a[i].ID(), b[i].ID())
+		}
+		if f, x, y := sweep.Differ(&a[i], &b[i]); f != "" {
+			t.Errorf("seed %d of %s: %s %s against %s", a[i].Config.Seed, a[i].Key, f, x, y)
+		}
+	}
+}
+
+func TestSweepShardsMergeToTheUnshardedSweep(t *testing.T) {
+	dir := t.TempDir()
+	db := func(n string) string { return filepath.Join(dir, n) }
+	base := args("--seeds", "1-2", "--grid", "positions=on,off")
+	if code, _, errs := headlab(t, append(base, "--db", db("all.db"), "--workers", "2")...); code != 0 {
+		t.Fatalf("unsharded: exit %d: %s", code, errs)
+	}
+	if code, _, errs := headlab(t, append(base, "--db", db("s0.db"), "--shard", "0/2")...); code != 0 {
+		t.Fatalf("shard 0: exit %d: %s", code, errs)
+	}
+	// Shard 1 takes its slice from a Slurm array's environment.
+	t.Setenv("SLURM_ARRAY_TASK_ID", "2")
+	t.Setenv("SLURM_ARRAY_TASK_MIN", "1")
+	t.Setenv("SLURM_ARRAY_TASK_COUNT", "2")
+	code, _, errs := headlab(t, append(base, "--db", db("s1.db"))...)
+	if code != 0 || !strings.Contains(errs, "shard 1/2: 2 of 4 pairs") {
+		t.Fatalf("shard 1: exit %d: %s", code, errs)
+	}
+	if n := len(readRecords(t, db("s1.db"))); n != 2 {
+		t.Fatalf("shard 1 ran %d pairs, want 2", n)
+	}
+	code, out, errs := headlab(t, "merge", "--db", db("merged.db"), db("s0.db"), db("s1.db"))
+	if code != 0 || !strings.Contains(out, "4 runs added") {
+		t.Fatalf("merge: exit %d: %s %s", code, out, errs)
+	}
+	sameRows(t, readRecords(t, db("all.db")), readRecords(t, db("merged.db")))
+}
+
+func TestMergeRefusesConflictingRows(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.db")
+	if code, _, errs := headlab(t, args("--seeds", "1-2", "--db", a)...); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, errs)
+	}
+	// Identical duplicates merge; the copy's timing differs, its results not.
+	b := filepath.Join(dir, "b.db")
+	if code, _, errs := headlab(t, args("--seeds", "2-3", "--db", b)...); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, errs)
+	}
+	out := filepath.Join(dir, "out.db")
+	code, stdout, errs := headlab(t, "merge", "--db", out, a, b)
+	if code != 0 || !strings.Contains(stdout, "3 runs added, 1 duplicates skipped, 3 runs in all") {
+		t.Fatalf("merge: exit %d: %q %q", code, stdout, errs)
+	}
+	raw, err := sql.Open("sqlite", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec("UPDATE runs SET accuracy = accuracy / 2 WHERE seed = 2"); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	code, _, errs = headlab(t, "merge", "--db", out, b)
+	if code != 1 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "merge refused: seed 2") {
+		t.Fatalf("conflict: exit %d, stderr %q", code, errs)
+	}
+	if code, _, _ := headlab(t, "merge", "--db", out, filepath.Join(dir, "missing.db")); code != 2 {
+		t.Errorf("missing input: exit %d, want 2", code)
+	}
+}
+
+func TestSweepBadInput(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "x.db")
+	for name, a := range map[string][]string{
+		"seed":       args("--seed", "3", "--db", db),
+		"seeds":      args("--seeds", "4-1", "--db", db),
+		"grid key":   args("--grid", "colour=red", "--db", db),
+		"grid value": args("--grid", "heads=3", "--db", db),
+		"shard":      args("--shard", "2/2", "--db", db),
+		"no db":      args(),
+		"workers":    args("--workers", "0", "--db", db),
+		"report db":  {"report", "--db", filepath.Join(filepath.Dir(db), "none.db")},
+		"reproduce":  {"reproduce", "--seeds", "0"},
+	} {
+		code, out, errs := headlab(t, a...)
+		if code != 2 || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", name, code, out, errs)
+		}
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("bad input created the database")
+	}
+}
+
+func TestReportOnAKnownDatabase(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "s.db")
+	if code, _, errs := headlab(t, args("--seeds", "1-3", "--db", db)...); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, errs)
+	}
+	recs := readRecords(t, db)
+	code, out, errs := headlab(t, "report", "--db", db, "--json", "--png", filepath.Join(dir, "png"))
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Runs    int `json:"runs"`
+		Configs []struct {
+			Seeds    int         `json:"seeds"`
+			Accuracy sweep.Stats `json:"accuracy"`
+			Values   []struct {
+				Seed  uint64  `json:"seed"`
+				Value float64 `json:"value"`
+			} `json:"values"`
+			Histogram []sweep.Bin       `json:"histogram"`
+			Modes     sweep.Modes       `json:"modes"`
+			Circuit   sweep.Proportion  `json:"circuit"`
+			Ablations []json.RawMessage `json:"ablations"`
+		} `json:"configs"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if rep.Runs != 3 || len(rep.Configs) != 1 {
+		t.Fatalf("runs %d, configurations %d", rep.Runs, len(rep.Configs))
+	}
+	c := rep.Configs[0]
+	var accs []float64
+	for i, r := range recs {
+		accs = append(accs, r.Accuracy)
+		if c.Values[i].Seed != r.Config.Seed || c.Values[i].Value != r.Accuracy {
+			t.Errorf("value %d: %+v, stored %v", i, c.Values[i], r.Accuracy)
+		}
+	}
+	if want := sweep.Describe(accs); c.Seeds != 3 || c.Accuracy != want {
+		t.Errorf("accuracy %+v, want %+v", c.Accuracy, want)
+	}
+	if lo, hi := sweep.Wilson(c.Circuit.Count, 3); c.Circuit.Of != 3 || c.Circuit.Low != lo || c.Circuit.High != hi {
+		t.Errorf("circuit %+v", c.Circuit)
+	}
+	if len(c.Histogram) != sweep.HistBins || len(c.Ablations) != 3 {
+		t.Errorf("histogram %d bins, %d ablation rows", len(c.Histogram), len(c.Ablations))
+	}
+	pngs, _ := filepath.Glob(filepath.Join(dir, "png", "hist-majority_*.png"))
+	if len(pngs) != 1 {
+		t.Errorf("histogram PNGs: %v", pngs)
+	}
+	code, out, _ = headlab(t, "report", "--db", db)
+	for _, s := range []string{"accuracy    mean", "histogram", "modes", "circuit     0 of 3 seeds", "ablations"} {
+		if code != 0 || !strings.Contains(out, s) {
+			t.Errorf("text report lacks %q:\n%s", s, out)
+		}
+	}
+}
+
+func TestReproduceReducedSetting(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errs := headlab(t, "reproduce", "--out", dir, "--steps-scale", "0.01", "--seeds", "1", "--small-seeds", "1", "--quiet")
+	if code != 0 {
+		t.Fatalf("reproduce: exit %d: %s", code, errs)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "findings.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"# Findings, reproduced", "Reduced setting", "## Where we differ", "## Summary",
+		"## 1. The default induction model's heads", "| none |", "findings/heads-induction-seed1.png",
+		"## 2. Positional embeddings: reverse and majority", "| reverse | off |", "| majority | on |",
+		"## 3. How often the induction circuit forms", "Wilson interval",
+		"## 4. One layer against two on induction", "## 5. Reverse without positions and without the causal mask",
+		"## How this was measured",
+	} {
+		if !strings.Contains(string(md), s) {
+			t.Errorf("findings.md lacks %q", s)
+		}
+	}
+	// Every picture the report links to exists.
+	for _, line := range strings.Split(string(md), "\n") {
+		if i := strings.Index(line, "](findings/"); i >= 0 {
+			name := strings.TrimSuffix(line[i+2:], ")")
+			if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+				t.Errorf("missing picture: %v", err)
+			}
+		}
+	}
+	if n := len(readRecords(t, filepath.Join(dir, "findings", "findings.db"))); n != 7 {
+		t.Errorf("%d runs in the reproduce database, want 7", n)
+	}
+}

@@ -1,0 +1,382 @@
+package sweep
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"headlab/analysis"
+	"headlab/backend/cpu"
+	"headlab/inspect"
+	"headlab/kernels"
+	"headlab/train"
+)
+
+func TestSweepParseSeeds(t *testing.T) {
+	got, err := ParseSeeds("3, 1-2,10-12")
+	if err != nil || !slices.Equal(got, []uint64{3, 1, 2, 10, 11, 12}) {
+		t.Fatalf("ParseSeeds = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "x", "5-1", "1,1", "1-3,2", "1-", "-3", "1,,2"} {
+		if _, err := ParseSeeds(bad); err == nil {
+			t.Errorf("ParseSeeds(%q) accepted", bad)
+		}
+	}
+}
+
+func TestSweepGridAndExpand(t *testing.T) {
+	grid, err := ParseGrid("task=reverse,majority; positions=on,off;d_model=16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := train.Defaults("induction")
+	cs, err := Expand(base, grid, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 4 {
+		t.Fatalf("%d configurations, want 4", len(cs))
+	}
+	// First axis slowest; without --steps each task takes its own default.
+	if cs[0].Task != "reverse" || !cs[0].Positions || cs[1].Positions || cs[2].Task != "majority" || cs[0].DModel != 16 {
+		t.Errorf("order: %+v", cs)
+	}
+	if cs[0].Steps != train.Defaults("reverse").Steps {
+		t.Errorf("steps %d, want reverse's default", cs[0].Steps)
+	}
+	base.Steps = 7
+	if cs, _ = Expand(base, grid, true); cs[0].Steps != 7 {
+		t.Errorf("explicit steps lost: %d", cs[0].Steps)
+	}
+	// Equal configurations collapse.
+	g2, _ := ParseGrid("layers=2,2")
+	if cs, _ := Expand(base, g2, true); len(cs) != 1 {
+		t.Errorf("duplicate configurations kept: %d", len(cs))
+	}
+	for _, bad := range []string{"positions=maybe", "layers=x", "seed=1,2", "colour=red", "layers", "layers=1;layers=2"} {
+		if _, err := ParseGrid(bad); err == nil {
+			t.Errorf("ParseGrid(%q) accepted", bad)
+		}
+	}
+	g3, _ := ParseGrid("heads=3")
+	if _, err := Expand(base, g3, true); err == nil {
+		t.Error("heads=3 with d-model 32 accepted")
+	}
+	if k := Key(train.Defaults("induction")); k != "task=induction layers=2 heads=2 d_model=32 d_ff=64 positions=on causal=on steps=2500 batch=32 lr=0.003" {
+		t.Errorf("Key = %q (the key format is part of the schema)", k)
+	}
+}
+
+func TestSweepShards(t *testing.T) {
+	cs := []train.Config{train.Defaults("majority"), train.Defaults("reverse")}
+	pairs := Pairs(cs, []uint64{1, 2, 3})
+	var union []int
+	for i := range 3 {
+		for _, p := range (Shard{i, 3}).Select(pairs) {
+			union = append(union, p.Index)
+		}
+	}
+	slices.Sort(union)
+	if !slices.Equal(union, []int{0, 1, 2, 3, 4, 5}) {
+		t.Fatalf("shards do not partition the pairs: %v", union)
+	}
+	if s, err := ParseShard("1/4"); err != nil || s != (Shard{1, 4}) {
+		t.Errorf("ParseShard = %v, %v", s, err)
+	}
+	for _, bad := range []string{"4/4", "-1/2", "1", "a/b", "0/0"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) accepted", bad)
+		}
+	}
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	cases := []struct {
+		env   func(string) string
+		want  Shard
+		found bool
+		err   bool
+	}{
+		{env(), All, false, false},
+		{env("JOB_COMPLETION_INDEX", "2", "JOB_COMPLETIONS", "4"), Shard{2, 4}, true, false},
+		{env("JOB_COMPLETION_INDEX", "2"), Shard{}, true, true},
+		{env("JOB_COMPLETION_INDEX", "4", "JOB_COMPLETIONS", "4"), Shard{}, true, true},
+		{env("SLURM_ARRAY_TASK_ID", "3", "SLURM_ARRAY_TASK_COUNT", "8"), Shard{3, 8}, true, false},
+		{env("SLURM_ARRAY_TASK_ID", "8", "SLURM_ARRAY_TASK_COUNT", "8", "SLURM_ARRAY_TASK_MIN", "1"), Shard{7, 8}, true, false},
+		{env("SLURM_ARRAY_TASK_ID", "3"), Shard{}, true, true},
+	}
+	for i, c := range cases {
+		s, found, err := ShardFromEnv(c.env)
+		if (err != nil) != c.err || found != c.found || (!c.err && s != c.want) {
+			t.Errorf("case %d: %v %v %v", i, s, found, err)
+		}
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestSweepStatistics(t *testing.T) {
+	s := Describe([]float64{0.5, 0.1, 0.9, 0.3})
+	if s.N != 4 || !near(s.Mean, 0.45) || !near(s.Median, 0.4) || s.Min != 0.1 || s.Max != 0.9 {
+		t.Errorf("Describe = %+v", s)
+	}
+	if s := Describe([]float64{3, 1, 2}); s.Median != 2 {
+		t.Errorf("odd median %v", s.Median)
+	}
+	// Wilson intervals, from the closed form.
+	for _, c := range []struct {
+		k, n   int
+		lo, hi float64
+	}{{10, 32, 0.17952541633609737, 0.48566678300955407}, {0, 10, 0, 0.2775327998628892}, {4, 4, 0.5101091635454027, 1}} {
+		lo, hi := Wilson(c.k, c.n)
+		if math.Abs(lo-c.lo) > 1e-12 || math.Abs(hi-c.hi) > 1e-12 {
+			t.Errorf("Wilson(%d, %d) = %v, %v; want %v, %v", c.k, c.n, lo, hi, c.lo, c.hi)
+		}
+	}
+	// The published reverse-without-positions values split 3 / 5.
+	m := SplitModes([]float64{0.91, 0.42, 0.94, 0.91, 0.93, 0.87, 0.43, 0.45})
+	if !m.Split || m.Low.N != 3 || m.High.N != 5 || !near(m.Cut, 0.66) || !near(m.Low.Mean, 1.3/3) {
+		t.Errorf("SplitModes = %+v %+v %+v", m, m.Low, m.High)
+	}
+	if m := SplitModes([]float64{0.97, 0.99, 1, 0.98}); m.Split {
+		t.Error("a tight cluster split")
+	}
+	if m := SplitModes([]float64{0.2, 0.5, 0.8}); m.Split {
+		t.Error("evenly spread values split")
+	}
+	if m := SplitModes([]float64{0.3, 0.99, 1, 0.98}); !m.Split || m.Low.N != 1 {
+		t.Errorf("a lone outlier is not its own mode: %+v", m)
+	}
+	h := Histogram([]float64{0, 0.95, 1, 0.999, 0.5, 0.0499})
+	if h[0].Count != 2 || h[19].Count != 3 || h[10].Count != 1 || len(h) != HistBins {
+		t.Errorf("Histogram = %v", h)
+	}
+}
+
+// fakeRecord is a run with heads of the given labels ("L0H0 previous-token"
+// ...) and the given joint-ablation accuracies.
+func fakeRecord(key string, seed uint64, acc float64, labels []string, indOff, prevOff float64) Record {
+	c := train.Defaults("induction")
+	c.Seed = seed
+	r := Record{Key: key, Config: c, Status: StatusOK, Accuracy: acc, Chance: 1.0 / 7, Params: 100, Seconds: 1, FinishedAt: "2026-01-01T00:00:00Z"}
+	r.Ablation.Intact = acc
+	r.Ablation.Induction.Heads, r.Ablation.PreviousToken.Heads = []string{}, []string{}
+	for i, l := range labels {
+		h := inspect.Head{HeadScore: analysis.HeadScore{Name: "L" + string(rune('0'+i/2)) + "H" + string(rune('0'+i%2)),
+			Layer: i / 2, Head: i % 2, Label: l, Score: 0.9, Scores: map[string]float64{l: 0.9}}, AblatedAccuracy: acc - 0.01}
+		r.Heads = append(r.Heads, h)
+		r.Ablation.Single = append(r.Ablation.Single, Single{h.Name, l, h.AblatedAccuracy})
+		switch l {
+		case LabelInduction:
+			r.Ablation.Induction.Heads = append(r.Ablation.Induction.Heads, h.Name)
+			r.Ablation.Induction.Accuracy = &indOff
+		case LabelPreviousToken:
+			r.Ablation.PreviousToken.Heads = append(r.Ablation.PreviousToken.Heads, h.Name)
+			r.Ablation.PreviousToken.Accuracy = &prevOff
+		}
+	}
+	r.Circuit = FormsCircuit(r.Heads, r.Ablation)
+	return r
+}
+
+// knownRecords: four seeds of one configuration, two forming the circuit
+// (seed 3 only by the joint ablations: each single head costs a point), one
+// with the halves in the wrong order, one whose induction heads are not
+// load-bearing; and one failed run.
+func knownRecords() []Record {
+	circuit := []string{"previous-token", "uniform", "induction", "induction"}
+	recs := []Record{
+		fakeRecord("k", 1, 0.99, circuit, 0.20, 0.25),
+		fakeRecord("k", 2, 0.30, []string{"induction", "uniform", "previous-token", "uniform"}, 0.10, 0.10),
+		fakeRecord("k", 3, 0.98, circuit, 0.30, 0.50),
+		fakeRecord("k", 4, 0.97, circuit, 0.90, 0.10),
+	}
+	failed := Record{Key: "k", Config: train.Defaults("induction"), Status: StatusFailed, Error: "training diverged at step 7: loss is NaN", FinishedAt: "x"}
+	failed.Config.Seed = 5
+	return append(recs, failed)
+}
+
+func TestSweepStoreAndReportOnKnownDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "k.db")
+	st, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range knownRecords() {
+		if err := st.Put(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dup := knownRecords()[0]
+	if err := st.Put(&dup); err == nil {
+		t.Error("a pair stored twice")
+	}
+	st.Close()
+	st, err = OpenExisting(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Check(); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := st.Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range knownRecords() {
+		if f, a, b := Differ(&want, &recs[i]); f != "" {
+			t.Errorf("seed %d does not round-trip: %s %s vs %s", i+1, f, a, b)
+		}
+	}
+	reps := Summarize(recs)
+	if len(reps) != 1 {
+		t.Fatalf("%d configurations", len(reps))
+	}
+	r := reps[0]
+	if r.Seeds != 4 || len(r.Failed) != 1 || !strings.Contains(r.Failed[0].Error, "NaN") {
+		t.Errorf("seeds %d failed %v", r.Seeds, r.Failed)
+	}
+	if !near(r.Accuracy.Mean, 0.81) || !near(r.Accuracy.Median, 0.975) || r.Accuracy.Min != 0.30 || r.Accuracy.Max != 0.99 {
+		t.Errorf("accuracy %+v", r.Accuracy)
+	}
+	if !r.Modes.Split || r.Modes.Low.N != 1 || r.Modes.High.N != 3 {
+		t.Errorf("modes %+v", r.Modes)
+	}
+	lo, hi := Wilson(2, 4)
+	if r.Circuit.Count != 2 || r.Circuit.Of != 4 || r.Circuit.Low != lo || r.Circuit.High != hi {
+		t.Errorf("circuit %+v", r.Circuit)
+	}
+	want := []bool{true, false, true, false}
+	for i, a := range r.Ablations {
+		if a.Circuit != want[i] {
+			t.Errorf("seed %d: circuit %v", a.Seed, a.Circuit)
+		}
+	}
+	// Single-head ablations hide seed 3's circuit; the joint ones show it.
+	if a := r.Ablations[2]; *a.InductionSingle != 0.97 || *a.InductionJoint != 0.30 {
+		t.Errorf("seed 3 ablations: single %v joint %v", *a.InductionSingle, *a.InductionJoint)
+	}
+	var text strings.Builder
+	WriteText(&text, reps)
+	for _, s := range []string{"median 97.5%", "2 of 4 seeds", "two modes: 1 seed", "NaN", "95-100%"} {
+		if !strings.Contains(text.String(), s) {
+			t.Errorf("text report lacks %q:\n%s", s, text.String())
+		}
+	}
+}
+
+func TestMergeRefusesConflicts(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, recs ...Record) string {
+		p := filepath.Join(dir, name)
+		st, err := Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		for _, r := range recs {
+			if err := st.Put(&r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	k := knownRecords()
+	a := write("a.db", k[0], k[1])
+	again := k[1]
+	again.Seconds, again.FinishedAt = 99, "later" // timing may differ
+	b := write("b.db", again, k[2])
+	res, err := Merge(filepath.Join(dir, "out.db"), []string{a, b})
+	if err != nil || res.Added != 3 || res.Duplicates != 1 {
+		t.Fatalf("Merge = %+v, %v", res, err)
+	}
+	bad := k[2]
+	bad.Accuracy = 0.5
+	c := write("c.db", k[3], bad)
+	_, err = Merge(filepath.Join(dir, "out.db"), []string{c})
+	if err == nil || !strings.Contains(err.Error(), "seed 3") || !strings.Contains(err.Error(), "accuracy") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("conflict not refused in one line: %v", err)
+	}
+	st, _ := OpenExisting(filepath.Join(dir, "out.db"))
+	defer st.Close()
+	if n, _ := st.Count(); n != 3 {
+		t.Errorf("a refused merge wrote rows: %d", n)
+	}
+}
+
+// tiny is a configuration that trains in a fraction of a second.
+func tiny(task string, steps int) train.Config {
+	c := train.Defaults(task)
+	c.Steps, c.DModel, c.DFF, c.Layers = steps, 16, 16, 2
+	return c
+}
+
+func TestSweepRunOneMatchesTrainRun(t *testing.T) {
+	c := tiny("induction", 20)
+	c.Seed = 3
+	o, err := RunOne(Pair{Key: Key(c), Config: c}, cpu.New(), nil)
+	if err != nil || o.Record.Status != StatusOK {
+		t.Fatalf("RunOne: %v %+v", err, o.Record)
+	}
+	_, res, err := train.Run(c, cpu.New(), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := o.Record
+	if r.Accuracy != res.Accuracy || r.Loss != res.Loss || r.TrainLoss != res.TrainLoss || r.Params != res.Params {
+		t.Errorf("sweep run %v/%v/%v differs from train.Run %v/%v/%v", r.Accuracy, r.Loss, r.TrainLoss, res.Accuracy, res.Loss, res.TrainLoss)
+	}
+	if len(r.Heads) != 4 || len(r.Ablation.Single) != 4 || r.Ablation.Intact != r.Accuracy {
+		t.Errorf("heads %d, singles %d", len(r.Heads), len(r.Ablation.Single))
+	}
+}
+
+func TestSweepRunStoresFailuresAndResumes(t *testing.T) {
+	st, err := Create(filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	pairs := Pairs([]train.Config{tiny("majority", 5)}, []uint64{1, 2})
+	// A run whose training errors (here a shape NewTrainer rejects; a
+	// diverged loss takes the same path) is stored as failed.
+	broken := pairs[0].Config
+	broken.Heads = 3
+	pairs = append(pairs, Pair{Index: 2, Key: Key(broken), Config: broken})
+	opt := Options{Workers: 2, NewBackend: func() kernels.Backend { return cpu.New() }}
+	var calls int
+	opt.Progress = func(Progress) { calls++ }
+	sum, err := Run(context.Background(), st, pairs, opt)
+	if err != nil || sum.Done != 3 || sum.Failed != 1 || sum.Interrupted || calls != 4 {
+		t.Fatalf("Run = %+v, %v (%d progress calls)", sum, err, calls)
+	}
+	sum, err = Run(context.Background(), st, pairs, opt)
+	if err != nil || sum.Done != 0 || sum.Skipped != 3 {
+		t.Fatalf("rerun = %+v, %v", sum, err)
+	}
+	opt.RetryFailed = true
+	if sum, err = Run(context.Background(), st, pairs, opt); err != nil || sum.Done != 1 || sum.Failed != 1 {
+		t.Fatalf("retry = %+v, %v", sum, err)
+	}
+	if n, _ := st.Count(); n != 3 {
+		t.Errorf("%d rows, want 3", n)
+	}
+	// A cancelled context starts nothing.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	more := Pairs([]train.Config{tiny("majority", 5)}, []uint64{7})
+	if sum, _ = Run(ctx, st, more, opt); sum.Done != 0 || !sum.Interrupted {
+		t.Errorf("cancelled Run = %+v", sum)
+	}
+}
