@@ -52,7 +52,8 @@ func readRecords(t *testing.T, path string) []sweep.Record {
 
 func TestSweepKilledAndResumed(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "s.db")
-	sweepArgs := args("--seeds", "1-6", "--workers", "1", "--db", db)
+	// Runs long enough (a few hundred ms each) that the kill lands mid-sweep.
+	sweepArgs := args("--seeds", "1-6", "--workers", "1", "--db", db, "--steps", "400")
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestSweepHelperProcess$", "--"}, sweepArgs...)...)
 	cmd.Env = append(os.Environ(), "HEADLAB_HELPER=1")
 	if err := cmd.Start(); err != nil {
@@ -78,7 +79,7 @@ func TestSweepKilledAndResumed(t *testing.T) {
 	}
 	before := len(readRecords(t, db)) // also runs the integrity check
 	if before < 1 || before >= 6 {
-		t.Logf("%d runs had landed when the sweep was killed (want 1..5 for a mid-run kill)", before)
+		t.Fatalf("%d runs had landed when the sweep was killed, want 1..5 for a mid-run kill", before)
 	}
 	code, _, errs := headlab(t, sweepArgs...)
 	if code != 0 {
