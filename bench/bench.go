@@ -151,6 +151,9 @@ type StepResult struct {
 	StepsPerSec   float64 `json:"steps_per_s"`
 	AllocsPerStep float64 `json:"allocs_per_step"`
 	BytesPerStep  float64 `json:"bytes_per_step"`
+	// MFLOP is StepFlops of the step; GFLOPs the rate it was done at.
+	MFLOP  float64 `json:"mflop_per_step"`
+	GFLOPs float64 `json:"gflop_per_s"`
 }
 
 // TrainSteps times steps training steps (forward, backward, Adam) of the
@@ -178,8 +181,10 @@ func TrainSteps(be kernels.Backend, batch, steps int) (StepResult, error) {
 	}
 	secs := time.Since(start).Seconds()
 	runtime.ReadMemStats(&after)
+	flops := StepFlops(tr.Model.Shape, batch)
 	return StepResult{Backend: be.Name(), Batch: batch, MsPerStep: 1000 * secs / float64(steps),
 		StepsPerSec:   float64(steps) / secs,
 		AllocsPerStep: float64(after.Mallocs-before.Mallocs) / float64(steps),
-		BytesPerStep:  float64(after.TotalAlloc-before.TotalAlloc) / float64(steps)}, nil
+		BytesPerStep:  float64(after.TotalAlloc-before.TotalAlloc) / float64(steps),
+		MFLOP:         flops / 1e6, GFLOPs: flops * float64(steps) / secs / 1e9}, nil
 }

@@ -8,10 +8,20 @@ import (
 	"headlab/train"
 )
 
+// liveHeapMB is the live heap after a full collection.
+func liveHeapMB() float64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return float64(ms.HeapAlloc) / (1 << 20)
+}
+
 // BenchmarkTrainStep times one training step (forward, backward, Adam) of
-// the default induction model at batch 32 and 64 on the CPU backend.
-// Run with -benchmem for allocations per step; heap-MB is the live heap
-// after the run, which must stay flat as steps grow.
+// the default induction model at batch 32 and 64 on the CPU backend. Run
+// with -benchmem for allocations per step. Metrics: GFLOP/s (StepFlops per
+// second); heap-MB, the live heap after the run; heap-growth-KB, how much
+// the live heap grew between the warm-up and the end (flat: about 0 for
+// any -benchtime); rss-MB, the process's peak resident memory so far.
 func BenchmarkTrainStep(b *testing.B) {
 	for _, batch := range []int{32, 64} {
 		b.Run(map[int]string{32: "batch32", 64: "batch64"}[batch], func(b *testing.B) {
@@ -27,6 +37,7 @@ func BenchmarkTrainStep(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			before := liveHeapMB()
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
@@ -35,10 +46,38 @@ func BenchmarkTrainStep(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			var ms runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&ms)
-			b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MB")
+			b.ReportMetric(StepFlops(tr.Model.Shape, batch)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			after := liveHeapMB()
+			b.ReportMetric(after, "heap-MB")
+			b.ReportMetric((after-before)*1024, "heap-growth-KB")
+			_, peak := ResidentMB()
+			b.ReportMetric(peak, "rss-MB")
 		})
+	}
+}
+
+// BenchmarkSweep is sweep throughput: one trainer per core (GOMAXPROCS),
+// all stepping at once, for a fixed window; steps/s is the total.
+func BenchmarkSweep(b *testing.B) {
+	workers := runtime.GOMAXPROCS(0)
+	for b.Loop() {
+		r, err := SweepThroughput(workers, 32, 2e9)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(r, "steps/s")
+	}
+}
+
+func TestStepFlops(t *testing.T) {
+	c := train.Defaults("induction")
+	tr, err := train.NewTrainer(c, cpu.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	// 120.6 MFLOP at batch 64 (the issue estimated about 116).
+	if got := StepFlops(tr.Model.Shape, 64) / 1e6; got < 120 || got > 121 {
+		t.Fatalf("StepFlops at batch 64 = %.1f MFLOP", got)
 	}
 }

@@ -240,16 +240,22 @@ func Build(c Config, w *Weights, be kernels.Backend, batch int, train bool) (*Ne
 	n.loss = SoftmaxCrossEntropy(n.logits, n.targets)
 	n.SetAblation(nil)
 
+	// The executor (exec.go) runs what these outputs need.
+	outputs := append(G.Nodes{n.loss, n.logits}, n.probs...)
 	if train {
 		// The gates' gradients say how much each head matters (pruning).
 		wrt := append(append([]*G.Node(nil), n.params...), n.gates...)
-		if _, err := G.Grad(n.loss, wrt...); err != nil {
+		grads, err := G.Grad(n.loss, wrt...)
+		if err != nil {
 			return nil, fmt.Errorf("graph: gradients: %w", err)
 		}
-		n.vm = G.NewTapeMachine(n.g, G.BindDualValues(wrt...))
-	} else {
-		n.vm = G.NewTapeMachine(n.g)
+		outputs = append(outputs, grads...)
 	}
+	vm, err := compile(n.g, outputs)
+	if err != nil {
+		return nil, err
+	}
+	n.vm = vm
 	return n, nil
 }
 
@@ -315,10 +321,12 @@ func (n *Net) SetAblation(off [][]bool) {
 }
 
 // Run executes the graph once (forward, and backward when built to train).
-// Reset frees the last run's values: call it after reading them.
+// Values read from the Net (Loss, Logits, Probs, gradients) are overwritten
+// by the next Run: copy what must outlive it.
 func (n *Net) Run() error { return n.vm.RunAll() }
 
-// Reset prepares the machine for the next Run.
+// Reset prepares the machine for the next Run (kept for callers written
+// against Gorgonia's TapeMachine; the executor needs no reset).
 func (n *Net) Reset() { n.vm.Reset() }
 
 // Loss is the last run's loss.

@@ -25,6 +25,53 @@ type op struct {
 	// grad returns one gradient node per input (nil where diff is false).
 	grad func(in G.Nodes, out, dOut *G.Node) (G.Nodes, error)
 	diff []bool
+
+	// The output lives as long as the op: every run overwrites the same
+	// tensor (or scalar), so a step allocates nothing. in is Do's scratch.
+	val    *tensor.Dense
+	scalar *G.F32
+	buf    []float32
+	in     [][]float32
+}
+
+// setBuffer makes buf (of the output's size) the op's output storage:
+// the executor's memory plan shares buffers between ops whose values are
+// never alive at the same time.
+func (o *op) setBuffer(buf []float32) {
+	o.buf = buf
+	if o.out.IsScalar() {
+		o.scalar = G.NewF32(0)
+		return
+	}
+	o.val = tensor.New(tensor.WithShape(o.out.Clone()...), tensor.WithBacking(buf))
+}
+
+// output returns the op's persistent output value and its float32 data,
+// allocating them on first use unless the executor gave a buffer.
+func (o *op) output() (G.Value, []float32) {
+	if o.buf == nil {
+		if o.out.IsScalar() {
+			o.scalar, o.buf = G.NewF32(0), make([]float32, 1)
+		} else {
+			o.val = tensor.New(tensor.WithShape(o.out.Clone()...), tensor.Of(tensor.Float32))
+			o.buf = o.val.Data().([]float32)
+		}
+	}
+	if o.scalar != nil {
+		return o.scalar, o.buf
+	}
+	return o.val, o.buf
+}
+
+// run computes the op into its persistent output.
+func (o *op) run(in [][]float32) error {
+	if err := o.fwd(o.buf, in); err != nil {
+		return fmt.Errorf("%s: %w", o.name, err)
+	}
+	if o.scalar != nil {
+		*o.scalar = G.F32(o.buf[0])
+	}
+	return nil
 }
 
 func (o *op) Arity() int { return len(o.inDims) }
@@ -66,30 +113,26 @@ func floats(v G.Value) ([]float32, error) {
 	return nil, fmt.Errorf("graph: want float32 values, got %T", v)
 }
 
+// Do runs the op for Gorgonia's own machines (the tests' TapeMachine);
+// Net runs ops through its executor instead. Both write the same
+// persistent output.
 func (o *op) Do(vals ...G.Value) (G.Value, error) {
 	if len(vals) != len(o.inDims) {
 		return nil, fmt.Errorf("%s: %d inputs, want %d", o.name, len(vals), len(o.inDims))
 	}
-	in := make([][]float32, len(vals))
+	o.in = o.in[:0]
 	for i, v := range vals {
 		f, err := floats(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s: input %d: %w", o.name, i, err)
 		}
-		in[i] = f
+		o.in = append(o.in, f)
 	}
-	if o.out.IsScalar() {
-		out := make([]float32, 1)
-		if err := o.fwd(out, in); err != nil {
-			return nil, err
-		}
-		return G.NewF32(out[0]), nil
-	}
-	t := tensor.New(tensor.WithShape(o.out.Clone()...), tensor.Of(tensor.Float32))
-	if err := o.fwd(t.Data().([]float32), in); err != nil {
+	v, _ := o.output()
+	if err := o.run(o.in); err != nil {
 		return nil, err
 	}
-	return t, nil
+	return v, nil
 }
 
 func (o *op) ReturnsPtr() bool      { return false }

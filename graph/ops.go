@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/gonum"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"headlab/backend/cpu/simd"
 )
 
 // The fused ops of the model. Each forward sits beside its gradient ops;
@@ -18,19 +18,11 @@ import (
 // LayerNormEps is the epsilon added to the variance in every LayerNorm.
 const LayerNormEps = 1e-5
 
-var sgemm gonum.Implementation
-
-// matmul computes c = op(a) op(b) with op a transpose where asked;
-// op(a) is m x k, op(b) is k x n, all row-major.
-func matmul(tA, tB bool, m, n, k int, a, b, c []float32) {
-	ta, tb, lda, ldb := blas.NoTrans, blas.NoTrans, k, n
-	if tA {
-		ta, lda = blas.Trans, m
-	}
-	if tB {
-		tb, ldb = blas.Trans, k
-	}
-	sgemm.Sgemm(ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, n)
+// matmul computes c = op(a) op(b) (+ bias on every row, when not nil)
+// with op a transpose where asked; op(a) is m x k, op(b) is k x n, all
+// row-major. Summation order: docs/model.md, "Matrix products".
+func matmul(tA, tB bool, m, n, k int, a, b, c, bias []float32, s *simd.Scratch) {
+	simd.Sgemm(tA, tB, m, n, k, a, b, c, bias, s)
 }
 
 func shapeOf(n *G.Node) (rows, cols int) {
@@ -53,37 +45,39 @@ func matmulOp(a, b *G.Node, tA, tB bool) *G.Node {
 	if tB {
 		n = br
 	}
+	var s simd.Scratch
 	return apply(&op{
 		name:   fmt.Sprintf("matmul(%v,%v)", tA, tB),
 		inDims: []int{2, 2},
 		out:    tensor.Shape{m, n},
 		fwd: func(out []float32, in [][]float32) error {
-			matmul(tA, tB, m, n, k, in[0], in[1], out)
+			matmul(tA, tB, m, n, k, in[0], in[1], out, nil, &s)
 			return nil
 		},
 	}, a, b)
 }
 
-// colSum sums the rows of y [N, D] into [D].
+// colSum sums the rows of y [N, D] into [D], in row order. It is the
+// product ones[1, N] y, and 1*v + acc rounds exactly as v + acc does.
 func colSum(y *G.Node) *G.Node {
-	_, d := shapeOf(y)
+	rows, d := shapeOf(y)
+	ones := make([]float32, rows)
+	for i := range ones {
+		ones[i] = 1
+	}
 	return apply(&op{
 		name:   "colsum",
 		inDims: []int{2},
 		out:    tensor.Shape{d},
 		fwd: func(out []float32, in [][]float32) error {
-			clear(out)
-			for r := 0; r < len(in[0]); r += d {
-				for j, v := range in[0][r : r+d] {
-					out[j] += v
-				}
-			}
+			matmul(false, false, 1, d, rows, ones, in[0], out, nil, nil)
 			return nil
 		},
 	}, y)
 }
 
-// Linear is x W + b for x [N, I], W [I, O], b [O]; b may be nil.
+// Linear is x W + b for x [N, I], W [I, O], b [O]; b may be nil. Each
+// output element starts at its bias and adds the products in order of i.
 func Linear(x, w, b *G.Node) *G.Node {
 	n, k := shapeOf(x)
 	_, m := shapeOf(w)
@@ -97,14 +91,11 @@ func Linear(x, w, b *G.Node) *G.Node {
 		inDims: dims,
 		out:    tensor.Shape{n, m},
 		fwd: func(out []float32, in [][]float32) error {
-			matmul(false, false, n, m, k, in[0], in[1], out)
+			var bias []float32
 			if len(in) == 3 {
-				for r := 0; r < len(out); r += m {
-					for j, v := range in[2] {
-						out[r+j] += v
-					}
-				}
+				bias = in[2]
 			}
+			matmul(false, false, n, m, k, in[0], in[1], out, bias, nil)
 			return nil
 		},
 		diff: []bool{true, true, true}[:len(in)],
@@ -118,134 +109,195 @@ func Linear(x, w, b *G.Node) *G.Node {
 	}, in...)
 }
 
-// lnStats returns the mean and 1/sqrt(var+eps) of one row.
-func lnStats(row []float32) (mean, inv float32) {
-	var s float32
-	for _, v := range row {
-		s += v
+// sum4 adds x in four interleaved partial sums (element j goes to sum
+// j mod 4), combined as (s0+s1)+(s2+s3): a fixed order, and four
+// independent chains instead of one long one.
+func sum4(x []float32) float32 {
+	var s0, s1, s2, s3 float32
+	j := 0
+	for ; j+4 <= len(x); j += 4 {
+		s0 += x[j]
+		s1 += x[j+1]
+		s2 += x[j+2]
+		s3 += x[j+3]
 	}
-	mean = s / float32(len(row))
-	var q float32
-	for _, v := range row {
-		q += (v - mean) * (v - mean)
+	for ; j < len(x); j++ {
+		s0 += x[j]
 	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// lnStats returns the mean and 1/sqrt(var+eps) of one row; dev receives
+// x - mean. Both sums use sum4's order.
+func lnStats(row, dev []float32) (mean, inv float32) {
+	mean = sum4(row) / float32(len(row))
+	dev = dev[:len(row)]
+	for j, v := range row {
+		dev[j] = v - mean
+	}
+	var s0, s1, s2, s3 float32
+	j := 0
+	for ; j+4 <= len(dev); j += 4 {
+		s0 += dev[j] * dev[j]
+		s1 += dev[j+1] * dev[j+1]
+		s2 += dev[j+2] * dev[j+2]
+		s3 += dev[j+3] * dev[j+3]
+	}
+	for ; j < len(dev); j++ {
+		s0 += dev[j] * dev[j]
+	}
+	q := (s0 + s1) + (s2 + s3)
 	return mean, float32(1 / math.Sqrt(float64(q/float32(len(row))+LayerNormEps)))
 }
 
 // LayerNorm normalises each row of x [N, D] to zero mean and unit variance
 // (biased variance, eps inside the root), then scales by gamma and adds beta.
+// The forward keeps the normalised rows xh and each row's 1/sqrt(var+eps)
+// for its gradient ops, which would otherwise compute them again.
 func LayerNorm(x, gamma, beta *G.Node) *G.Node {
 	n, d := shapeOf(x)
+	// xh and inv are filled by the forward and read by the gradient ops; a
+	// graph without gradients keeps one row of xh and no inv.
+	var xh, inv []float32
+	hasGrad := false
 	return apply(&op{
 		name:   "layernorm",
 		inDims: []int{2, 1, 1},
 		out:    tensor.Shape{n, d},
 		fwd: func(out []float32, in [][]float32) error {
-			x, g, b := in[0], in[1], in[2]
-			for r := 0; r < len(x); r += d {
-				mean, inv := lnStats(x[r : r+d])
-				for j := 0; j < d; j++ {
-					out[r+j] = (x[r+j]-mean)*inv*g[j] + b[j]
+			if xh == nil {
+				if hasGrad {
+					xh, inv = make([]float32, n*d), make([]float32, n)
+				} else {
+					xh = make([]float32, d)
+				}
+			}
+			x, g, b := in[0], in[1][:d], in[2][:d]
+			for r := 0; r < n; r++ {
+				hr := xh[:d]
+				if hasGrad {
+					hr = xh[r*d : r*d+d]
+				}
+				_, iv := lnStats(x[r*d:r*d+d], hr)
+				if hasGrad {
+					inv[r] = iv
+				}
+				or := out[r*d : r*d+d]
+				for j := range hr {
+					hr[j] *= iv
+					or[j] = hr[j]*g[j] + b[j]
 				}
 			}
 			return nil
 		},
 		diff: []bool{true, true, true},
-		grad: func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
-			return G.Nodes{lnGradX(in[0], in[1], dy), lnGradGamma(in[0], dy), colSum(dy)}, nil
+		grad: func(in G.Nodes, y, dy *G.Node) (G.Nodes, error) {
+			hasGrad = true
+			// y is an input of the gradient ops only to order them after
+			// the forward that fills xh and inv.
+			gx := apply(&op{
+				name:   "layernorm_grad_x",
+				inDims: []int{2, 1, 2},
+				out:    tensor.Shape{n, d},
+				fwd: func(out []float32, in [][]float32) error {
+					lnGradX(out, in[1][:d], in[2], xh, inv, d)
+					return nil
+				},
+			}, y, in[1], dy)
+			gg := apply(&op{
+				name:   "layernorm_grad_gamma",
+				inDims: []int{2, 2},
+				out:    tensor.Shape{d},
+				fwd: func(out []float32, in [][]float32) error {
+					clear(out)
+					dy := in[1]
+					for r := 0; r < len(dy); r += d {
+						dr, hr := dy[r:r+d], xh[r:r+d]
+						for j := range out {
+							out[j] += dr[j] * hr[j]
+						}
+					}
+					return nil
+				},
+			}, y, dy)
+			return G.Nodes{gx, gg, colSum(dy)}, nil
 		},
 	}, x, gamma, beta)
 }
 
 // lnGradX: with xh the normalised row and g = dy*gamma,
 // dx = inv * (g - mean(g) - xh*mean(g*xh)).
-func lnGradX(x, gamma, dy *G.Node) *G.Node {
-	n, d := shapeOf(x)
-	return apply(&op{
-		name:   "layernorm_grad_x",
-		inDims: []int{2, 1, 2},
-		out:    tensor.Shape{n, d},
-		fwd: func(out []float32, in [][]float32) error {
-			x, gm, dy := in[0], in[1], in[2]
-			for r := 0; r < len(x); r += d {
-				mean, inv := lnStats(x[r : r+d])
-				var mg, mgx float32
-				for j := 0; j < d; j++ {
-					g := dy[r+j] * gm[j]
-					mg += g
-					mgx += g * (x[r+j] - mean) * inv
-				}
-				mg /= float32(d)
-				mgx /= float32(d)
-				for j := 0; j < d; j++ {
-					xh := (x[r+j] - mean) * inv
-					out[r+j] = inv * (dy[r+j]*gm[j] - mg - xh*mgx)
-				}
-			}
-			return nil
-		},
-	}, x, gamma, dy)
+func lnGradX(out, gm, dy, xh, inv []float32, d int) {
+	gm = gm[:d]
+	for r := 0; r < len(out)/d; r++ {
+		dr, hr, or := dy[r*d:r*d+d], xh[r*d:r*d+d], out[r*d:r*d+d]
+		// or holds g = dy*gamma until the last loop; sums in sum4's order.
+		var m0, m1, m2, m3, x0, x1, x2, x3 float32
+		j := 0
+		for ; j+4 <= d; j += 4 {
+			g0, g1, g2, g3 := dr[j]*gm[j], dr[j+1]*gm[j+1], dr[j+2]*gm[j+2], dr[j+3]*gm[j+3]
+			or[j], or[j+1], or[j+2], or[j+3] = g0, g1, g2, g3
+			m0, m1, m2, m3 = m0+g0, m1+g1, m2+g2, m3+g3
+			x0, x1, x2, x3 = x0+g0*hr[j], x1+g1*hr[j+1], x2+g2*hr[j+2], x3+g3*hr[j+3]
+		}
+		for ; j < d; j++ {
+			g := dr[j] * gm[j]
+			or[j] = g
+			m0 += g
+			x0 += g * hr[j]
+		}
+		mg := ((m0 + m1) + (m2 + m3)) / float32(d)
+		mgx := ((x0 + x1) + (x2 + x3)) / float32(d)
+		iv := inv[r]
+		for j := range or {
+			or[j] = iv * (or[j] - mg - hr[j]*mgx)
+		}
+	}
 }
 
-// lnGradGamma: dgamma = sum over rows of dy * xh.
-func lnGradGamma(x, dy *G.Node) *G.Node {
-	_, d := shapeOf(x)
-	return apply(&op{
-		name:   "layernorm_grad_gamma",
-		inDims: []int{2, 2},
-		out:    tensor.Shape{d},
-		fwd: func(out []float32, in [][]float32) error {
-			x, dy := in[0], in[1]
-			clear(out)
-			for r := 0; r < len(x); r += d {
-				mean, inv := lnStats(x[r : r+d])
-				for j := 0; j < d; j++ {
-					out[j] += dy[r+j] * (x[r+j] - mean) * inv
-				}
-			}
-			return nil
-		},
-	}, x, dy)
-}
-
-// gelu is the exact GELU, x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2)),
-// computed in float64 and rounded to float32.
-func gelu(x float32) float32 {
-	v := float64(x)
-	return float32(0.5 * v * (1 + math.Erf(v/math.Sqrt2)))
-}
-
-// geluDeriv is Phi(x) + x phi(x).
-func geluDeriv(x float32) float32 {
-	v := float64(x)
-	return float32(0.5*(1+math.Erf(v/math.Sqrt2)) + v*math.Exp(-0.5*v*v)/math.Sqrt(2*math.Pi))
-}
-
-// GELU applies the exact GELU elementwise.
+// GELU applies the exact GELU, x Phi(x), elementwise (simd.GELU: Phi to
+// within 2.4e-7; docs/model.md). The forward also computes the derivative
+// Phi(x) + x phi(x) into a buffer the gradient op reads: the backward
+// multiplies instead of evaluating the normal CDF again.
 func GELU(x *G.Node) *G.Node {
+	// deriv is filled by the forward and read by gelu_grad; a graph without
+	// gradients only needs a small scratch for it.
+	var deriv []float32
+	hasGrad := false
 	return apply(&op{
 		name:   "gelu",
 		inDims: []int{2},
 		out:    x.Shape().Clone(),
 		fwd: func(out []float32, in [][]float32) error {
-			for i, v := range in[0] {
-				out[i] = gelu(v)
+			if !hasGrad {
+				if deriv == nil {
+					deriv = make([]float32, 1024)
+				}
+				for i := 0; i < len(out); i += len(deriv) {
+					j := min(i+len(deriv), len(out))
+					simd.GELU(in[0][i:j], out[i:j], deriv)
+				}
+				return nil
 			}
+			if len(deriv) != len(out) {
+				deriv = make([]float32, len(out))
+			}
+			simd.GELU(in[0], out, deriv)
 			return nil
 		},
 		diff: []bool{true},
-		grad: func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
+		grad: func(in G.Nodes, y, dy *G.Node) (G.Nodes, error) {
+			hasGrad = true
+			// y is an input only to order this op after the forward.
 			return G.Nodes{apply(&op{
 				name:   "gelu_grad",
 				inDims: []int{2, 2},
 				out:    in[0].Shape().Clone(),
 				fwd: func(out []float32, in [][]float32) error {
-					for i, v := range in[0] {
-						out[i] = in[1][i] * geluDeriv(v)
-					}
+					simd.Mul(out, in[1], deriv)
 					return nil
 				},
-			}, in[0], dy)}, nil
+			}, y, dy)}, nil
 		},
 	}, x)
 }
@@ -259,9 +311,11 @@ func ColScale(x, g *G.Node) *G.Node {
 		inDims: []int{2, 1},
 		out:    tensor.Shape{n, d},
 		fwd: func(out []float32, in [][]float32) error {
+			x, g := in[0][:len(out)], in[1][:d]
 			for r := 0; r < len(out); r += d {
-				for j := 0; j < d; j++ {
-					out[r+j] = in[0][r+j] * in[1][j]
+				xr, or := x[r:r+d], out[r:r+d]
+				for j, v := range g {
+					or[j] = xr[j] * v
 				}
 			}
 			return nil
@@ -274,9 +328,11 @@ func ColScale(x, g *G.Node) *G.Node {
 				out:    tensor.Shape{d},
 				fwd: func(out []float32, in [][]float32) error {
 					clear(out)
-					for r := 0; r < len(in[0]); r += d {
-						for j := 0; j < d; j++ {
-							out[j] += in[0][r+j] * in[1][r+j]
+					dy, x := in[0], in[1][:len(in[0])]
+					for r := 0; r < len(dy); r += d {
+						dr, xr := dy[r:r+d], x[r:r+d]
+						for j := range out {
+							out[j] += dr[j] * xr[j]
 						}
 					}
 					return nil
@@ -290,14 +346,22 @@ func ColScale(x, g *G.Node) *G.Node {
 // SoftmaxCrossEntropy is -sum(Y * log softmax(logits)) over rows, for
 // logits [N, V] and weights Y [N, V]. Y holds 1/count at each answer row's
 // target and 0 elsewhere, so the loss is the mean over answer positions.
-// Fused because Gorgonia's last-axis softmax is unstable in float32.
+// Fused because Gorgonia's last-axis softmax is unstable in float32. The
+// forward keeps each answer row's softmax for the gradient, which is then
+// up * (softmax * sum(Y row) - Y).
 func SoftmaxCrossEntropy(logits, y *G.Node) *G.Node {
-	_, v := shapeOf(logits)
+	n, v := shapeOf(logits)
+	var probs []float32 // filled by the forward for rows with weight
+	es := make([]float64, v)
+	hasGrad := false
 	return apply(&op{
 		name:   "softmax_xent",
 		inDims: []int{2, 2},
 		out:    tensor.ScalarShape(),
 		fwd: func(out []float32, in [][]float32) error {
+			if hasGrad && probs == nil {
+				probs = make([]float32, n*v)
+			}
 			var loss float64
 			for r := 0; r < len(in[0]); r += v {
 				row, w := in[0][r:r+v], in[1][r:r+v]
@@ -308,10 +372,25 @@ func SoftmaxCrossEntropy(logits, y *G.Node) *G.Node {
 				if ws == 0 {
 					continue
 				}
-				lse := logSumExp(row)
+				m := row[0]
+				for _, x := range row[1:] {
+					m = max(m, x)
+				}
+				var sum float64
+				for j, x := range row {
+					es[j] = math.Exp(float64(x - m))
+					sum += es[j]
+				}
+				lse := m + float32(math.Log(sum))
 				for j, x := range w {
 					if x != 0 {
 						loss -= float64(x) * float64(row[j]-lse)
+					}
+				}
+				if hasGrad {
+					pr := probs[r : r+v]
+					for j, e := range es {
+						pr[j] = float32(e / sum)
 					}
 				}
 			}
@@ -319,15 +398,17 @@ func SoftmaxCrossEntropy(logits, y *G.Node) *G.Node {
 			return nil
 		},
 		diff: []bool{true, false},
-		grad: func(in G.Nodes, _, dl *G.Node) (G.Nodes, error) {
+		grad: func(in G.Nodes, loss, dl *G.Node) (G.Nodes, error) {
+			hasGrad = true
+			// loss is an input only to order this op after the forward.
 			g := apply(&op{
 				name:   "softmax_xent_grad",
-				inDims: []int{2, 2, 0},
+				inDims: []int{2, 0, 0},
 				out:    in[0].Shape().Clone(),
 				fwd: func(out []float32, in [][]float32) error {
 					up := in[2][0]
 					for r := 0; r < len(in[0]); r += v {
-						row, w, o := in[0][r:r+v], in[1][r:r+v], out[r:r+v]
+						w, o := in[0][r:r+v], out[r:r+v]
 						var ws float32
 						for _, x := range w {
 							ws += x
@@ -336,27 +417,14 @@ func SoftmaxCrossEntropy(logits, y *G.Node) *G.Node {
 							clear(o)
 							continue
 						}
-						lse := logSumExp(row)
-						for j := range row {
-							o[j] = up * (float32(math.Exp(float64(row[j]-lse)))*ws - w[j])
+						for j, p := range probs[r : r+v] {
+							o[j] = up * (p*ws - w[j])
 						}
 					}
 					return nil
 				},
-			}, in[0], in[1], dl)
+			}, in[1], loss, dl)
 			return G.Nodes{g, nil}, nil
 		},
 	}, logits, y)
-}
-
-func logSumExp(row []float32) float32 {
-	m := row[0]
-	for _, x := range row[1:] {
-		m = max(m, x)
-	}
-	var s float64
-	for _, x := range row {
-		s += math.Exp(float64(x - m))
-	}
-	return m + float32(math.Log(s))
 }

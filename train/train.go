@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 
-	G "gorgonia.org/gorgonia"
-
 	"headlab/graph"
 	"headlab/kernels"
 	"headlab/tasks"
@@ -104,11 +102,12 @@ type Trainer struct {
 	Model *Model
 	Step  int // steps taken
 
-	net    *graph.Net
-	solver *G.AdamSolver
-	grads  []G.ValueGrad
-	stream *tasks.Stream
-	batch  *tasks.Batch
+	net     *graph.Net
+	opt     *adam
+	weights [][]float32 // the parameters' storage, in Params order
+	grads   [][]float32 // the net's gradient buffers, the same order
+	stream  *tasks.Stream
+	batch   *tasks.Batch
 }
 
 // NewTrainer initialises a model from c.Seed, ready to train.
@@ -122,9 +121,19 @@ func NewTrainer(c Config, be kernels.Backend) (*Trainer, error) {
 	if err != nil {
 		return nil, err
 	}
+	grads, err := net.Grads()
+	if err != nil {
+		return nil, err
+	}
+	var weights [][]float32
+	var sizes []int
+	for _, n := range net.Params() {
+		p := m.Weights.Get(n.Name())
+		weights, sizes = append(weights, p.Data), append(sizes, len(p.Data))
+	}
 	stream := tasks.NewStream(t, c.Seed, tasks.Train)
-	return &Trainer{Model: m, net: net, solver: G.NewAdamSolver(G.WithLearnRate(c.LR)),
-		grads: G.NodesToValueGrads(net.Params()), stream: stream, batch: stream.Next(c.Batch)}, nil
+	return &Trainer{Model: m, net: net, opt: newAdam(c.LR, sizes), weights: weights, grads: grads,
+		stream: stream, batch: stream.Next(c.Batch)}, nil
 }
 
 // TrainStep draws the next batch, runs forward and backward and takes one
@@ -143,9 +152,7 @@ func (tr *Trainer) TrainStep() (float64, error) {
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return loss, fmt.Errorf("training diverged at step %d: loss is %v", tr.Step, loss)
 	}
-	if err := tr.solver.Step(tr.grads); err != nil {
-		return loss, fmt.Errorf("step %d: adam: %w", tr.Step, err)
-	}
+	tr.opt.step(tr.weights, tr.grads)
 	tr.net.Reset()
 	return loss, nil
 }

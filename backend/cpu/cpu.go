@@ -1,15 +1,21 @@
-// Package cpu is the pure-Go attention backend: plain loops, serial and
-// deterministic, the reference every other backend is checked against.
+// Package cpu is the pure-Go attention backend, serial and deterministic,
+// the reference every other backend is checked against. Each kernel is a
+// few small matrix products per (sequence, head) on simd.Gemm, with the
+// softmax and its gradient as plain loops between them; the plain-loop
+// originals live on in reference_test.go, which the kernels must match.
 package cpu
 
 import (
 	"fmt"
 	"math"
+	"sync"
 
+	"headlab/backend/cpu/simd"
 	"headlab/kernels"
 )
 
-// Backend implements kernels.Backend on the CPU.
+// Backend implements kernels.Backend on the CPU. It holds no state and is
+// safe for concurrent use.
 type Backend struct{}
 
 // New returns the CPU backend.
@@ -30,20 +36,6 @@ func check(s kernels.Shape, lens ...[2]int) error {
 	return nil
 }
 
-// row returns the offset of (b, t, h) in a [B, T, H, Dh] slice.
-func row(s kernels.Shape, b, t, h int) int { return ((b*s.T+t)*s.H + h) * s.Dh }
-
-// prow returns the offset of row i of head (b, h) in a [B, H, T, T] slice.
-func prow(s kernels.Shape, b, h, i int) int { return ((b*s.H+h)*s.T + i) * s.T }
-
-func dot(a, b []float32) float32 {
-	var sum float32
-	for i := range a {
-		sum += a[i] * b[i]
-	}
-	return sum
-}
-
 // keys returns how many keys query i sees: masked keys are a suffix.
 func keys(s kernels.Shape, i int) int {
 	if s.Causal {
@@ -52,177 +44,170 @@ func keys(s kernels.Shape, i int) int {
 	return s.T
 }
 
-// Probs implements kernels.Backend.
+// scratch holds per-call temporaries; pooled so a step allocates nothing.
+var scratch = sync.Pool{New: func() any { return new([]float32) }}
+
+func getScratch(n int) (*[]float32, []float32) {
+	p := scratch.Get().(*[]float32)
+	if cap(*p) < n {
+		*p = make([]float32, n)
+	}
+	return p, (*p)[:n]
+}
+
+// heads calls f for every (sequence, head) with the offset of its [T, Dh]
+// block in Q/K/V-shaped slices (row stride H*Dh) and of its [T, T] block
+// in P-shaped ones.
+func heads(s kernels.Shape, f func(off, poff int)) {
+	for b := 0; b < s.B; b++ {
+		for h := 0; h < s.H; h++ {
+			f((b*s.T*s.H+h)*s.Dh, (b*s.H+h)*s.T*s.T)
+		}
+	}
+}
+
+// transpose writes the [T, Dh] block of x at off (row stride ld) into
+// dst as [Dh, T].
+func transpose(dst, x []float32, off, ld, t, dh int) {
+	for j := 0; j < t; j++ {
+		row := x[off+j*ld : off+j*ld+dh]
+		for d, v := range row {
+			dst[d*t+j] = v
+		}
+	}
+}
+
+// Probs implements kernels.Backend: S = Q K^T per head on simd.Gemm, then
+// each row's softmax over its visible keys (exp by simd.Exp).
 func (*Backend) Probs(s kernels.Shape, q, k, p []float32) error {
 	if err := check(s, [2]int{len(q), s.QKVLen()}, [2]int{len(k), s.QKVLen()}, [2]int{len(p), s.ProbsLen()}); err != nil {
 		return err
 	}
 	scale := float32(1 / math.Sqrt(float64(s.Dh)))
-	for b := 0; b < s.B; b++ {
-		for h := 0; h < s.H; h++ {
-			for i := 0; i < s.T; i++ {
-				pr := p[prow(s, b, h, i) : prow(s, b, h, i)+s.T]
-				qi := q[row(s, b, i, h) : row(s, b, i, h)+s.Dh]
-				n := keys(s, i)
-				maxv := float32(math.Inf(-1))
-				for j := 0; j < n; j++ {
-					pr[j] = scale * dot(qi, k[row(s, b, j, h):row(s, b, j, h)+s.Dh])
-					maxv = max(maxv, pr[j])
-				}
-				var sum float32
-				for j := 0; j < n; j++ {
-					pr[j] = float32(math.Exp(float64(pr[j] - maxv)))
-					sum += pr[j]
-				}
-				for j := 0; j < n; j++ {
-					pr[j] /= sum
-				}
-				clear(pr[n:])
+	ld, T := s.H*s.Dh, s.T
+	sp, kt := getScratch(s.Dh * T)
+	defer scratch.Put(sp)
+	heads(s, func(off, poff int) {
+		transpose(kt, k, off, ld, T, s.Dh)
+		simd.Gemm(T, T, s.Dh, q[off:], ld, 1, kt, T, p[poff:], T, nil)
+		blk := p[poff : poff+T*T]
+		for i := 0; i < T; i++ {
+			pr := blk[i*T : i*T+T]
+			n := keys(s, i)
+			maxv := float32(math.Inf(-1))
+			for j := 0; j < n; j++ {
+				pr[j] *= scale
+				maxv = max(maxv, pr[j])
+			}
+			for j := 0; j < n; j++ {
+				pr[j] -= maxv
 			}
 		}
-	}
+		simd.Exp(blk)
+		for i := 0; i < T; i++ {
+			pr := blk[i*T : i*T+T]
+			n := keys(s, i)
+			var sum float32
+			for _, v := range pr[:n] {
+				sum += v
+			}
+			for j := 0; j < n; j++ {
+				pr[j] /= sum
+			}
+			clear(pr[n:])
+		}
+	})
 	return nil
 }
 
-// Mix implements kernels.Backend.
+// Mix implements kernels.Backend: O = P V per head (masked P is 0).
 func (*Backend) Mix(s kernels.Shape, p, v, o []float32) error {
 	if err := check(s, [2]int{len(p), s.ProbsLen()}, [2]int{len(v), s.QKVLen()}, [2]int{len(o), s.QKVLen()}); err != nil {
 		return err
 	}
-	for b := 0; b < s.B; b++ {
-		for h := 0; h < s.H; h++ {
-			for i := 0; i < s.T; i++ {
-				oi := o[row(s, b, i, h) : row(s, b, i, h)+s.Dh]
-				clear(oi)
-				pr := p[prow(s, b, h, i) : prow(s, b, h, i)+s.T]
-				for j := 0; j < keys(s, i); j++ {
-					w := pr[j]
-					vj := v[row(s, b, j, h) : row(s, b, j, h)+s.Dh]
-					for d := range oi {
-						oi[d] += w * vj[d]
-					}
-				}
-			}
-		}
-	}
+	ld, T := s.H*s.Dh, s.T
+	heads(s, func(off, poff int) {
+		simd.Gemm(T, s.Dh, T, p[poff:], T, 1, v[off:], ld, o[off:], ld, nil)
+	})
 	return nil
 }
 
-// MixGradP implements kernels.Backend.
+// MixGradP implements kernels.Backend: dP = dO V^T, masked cells 0.
 func (*Backend) MixGradP(s kernels.Shape, dO, v, dP []float32) error {
 	if err := check(s, [2]int{len(dO), s.QKVLen()}, [2]int{len(v), s.QKVLen()}, [2]int{len(dP), s.ProbsLen()}); err != nil {
 		return err
 	}
-	for b := 0; b < s.B; b++ {
-		for h := 0; h < s.H; h++ {
-			for i := 0; i < s.T; i++ {
-				pr := dP[prow(s, b, h, i) : prow(s, b, h, i)+s.T]
-				doi := dO[row(s, b, i, h) : row(s, b, i, h)+s.Dh]
-				n := keys(s, i)
-				for j := 0; j < n; j++ {
-					pr[j] = dot(doi, v[row(s, b, j, h):row(s, b, j, h)+s.Dh])
-				}
-				clear(pr[n:])
-			}
+	ld, T := s.H*s.Dh, s.T
+	sp, vt := getScratch(s.Dh * T)
+	defer scratch.Put(sp)
+	heads(s, func(off, poff int) {
+		transpose(vt, v, off, ld, T, s.Dh)
+		simd.Gemm(T, T, s.Dh, dO[off:], ld, 1, vt, T, dP[poff:], T, nil)
+		for i := 0; i < T; i++ {
+			clear(dP[poff+i*T+keys(s, i) : poff+i*T+T])
 		}
-	}
+	})
 	return nil
 }
 
-// MixGradV implements kernels.Backend.
+// MixGradV implements kernels.Backend: dV = P^T dO.
 func (*Backend) MixGradV(s kernels.Shape, p, dO, dV []float32) error {
 	if err := check(s, [2]int{len(p), s.ProbsLen()}, [2]int{len(dO), s.QKVLen()}, [2]int{len(dV), s.QKVLen()}); err != nil {
 		return err
 	}
-	for b := 0; b < s.B; b++ {
-		for h := 0; h < s.H; h++ {
-			for j := 0; j < s.T; j++ {
-				dvj := dV[row(s, b, j, h) : row(s, b, j, h)+s.Dh]
-				clear(dvj)
-				for i := 0; i < s.T; i++ {
-					if !s.Visible(i, j) {
-						continue
-					}
-					w := p[prow(s, b, h, i)+j]
-					doi := dO[row(s, b, i, h) : row(s, b, i, h)+s.Dh]
-					for d := range dvj {
-						dvj[d] += w * doi[d]
-					}
-				}
-			}
-		}
-	}
+	ld, T := s.H*s.Dh, s.T
+	heads(s, func(off, poff int) {
+		simd.Gemm(T, s.Dh, T, p[poff:], 1, T, dO[off:], ld, dV[off:], ld, nil)
+	})
 	return nil
 }
 
-// scoreGrad fills ds with dS for row i of head (b, h): P * (dP - rowsum(P*dP)).
-func scoreGrad(s kernels.Shape, p, dP []float32, b, h, i int, ds []float32) {
-	off := prow(s, b, h, i)
-	pr, dpr := p[off:off+s.T], dP[off:off+s.T]
-	n := keys(s, i)
-	var rs float32
-	for j := 0; j < n; j++ {
-		rs += pr[j] * dpr[j]
+// scoreGrads fills ds [T, T] with scale * dS of one head:
+// dS = P * (dP - rowsum(P*dP)), masked cells 0.
+func scoreGrads(s kernels.Shape, p, dP []float32, poff int, scale float32, ds []float32) {
+	T := s.T
+	for i := 0; i < T; i++ {
+		pr, dpr, o := p[poff+i*T:poff+i*T+T], dP[poff+i*T:poff+i*T+T], ds[i*T:i*T+T]
+		n := keys(s, i)
+		var rs float32
+		for j := 0; j < n; j++ {
+			rs += pr[j] * dpr[j]
+		}
+		for j := 0; j < n; j++ {
+			o[j] = scale * (pr[j] * (dpr[j] - rs))
+		}
+		clear(o[n:])
 	}
-	for j := 0; j < n; j++ {
-		ds[j] = pr[j] * (dpr[j] - rs)
-	}
-	clear(ds[n:])
 }
 
-// ProbsGradQ implements kernels.Backend.
+// ProbsGradQ implements kernels.Backend: dQ = scale * dS K.
 func (*Backend) ProbsGradQ(s kernels.Shape, p, dP, k, dQ []float32) error {
 	if err := check(s, [2]int{len(p), s.ProbsLen()}, [2]int{len(dP), s.ProbsLen()}, [2]int{len(k), s.QKVLen()}, [2]int{len(dQ), s.QKVLen()}); err != nil {
 		return err
 	}
 	scale := float32(1 / math.Sqrt(float64(s.Dh)))
-	ds := make([]float32, s.T)
-	for b := 0; b < s.B; b++ {
-		for h := 0; h < s.H; h++ {
-			for i := 0; i < s.T; i++ {
-				scoreGrad(s, p, dP, b, h, i, ds)
-				dqi := dQ[row(s, b, i, h) : row(s, b, i, h)+s.Dh]
-				clear(dqi)
-				for j := 0; j < keys(s, i); j++ {
-					w := scale * ds[j]
-					kj := k[row(s, b, j, h) : row(s, b, j, h)+s.Dh]
-					for d := range dqi {
-						dqi[d] += w * kj[d]
-					}
-				}
-			}
-		}
-	}
+	ld, T := s.H*s.Dh, s.T
+	sp, ds := getScratch(T * T)
+	defer scratch.Put(sp)
+	heads(s, func(off, poff int) {
+		scoreGrads(s, p, dP, poff, scale, ds)
+		simd.Gemm(T, s.Dh, T, ds, T, 1, k[off:], ld, dQ[off:], ld, nil)
+	})
 	return nil
 }
 
-// ProbsGradK implements kernels.Backend.
+// ProbsGradK implements kernels.Backend: dK = scale * dS^T Q.
 func (*Backend) ProbsGradK(s kernels.Shape, p, dP, q, dK []float32) error {
 	if err := check(s, [2]int{len(p), s.ProbsLen()}, [2]int{len(dP), s.ProbsLen()}, [2]int{len(q), s.QKVLen()}, [2]int{len(dK), s.QKVLen()}); err != nil {
 		return err
 	}
 	scale := float32(1 / math.Sqrt(float64(s.Dh)))
-	ds := make([]float32, s.T*s.T)
-	for b := 0; b < s.B; b++ {
-		for h := 0; h < s.H; h++ {
-			for i := 0; i < s.T; i++ {
-				scoreGrad(s, p, dP, b, h, i, ds[i*s.T:(i+1)*s.T])
-			}
-			for j := 0; j < s.T; j++ {
-				dkj := dK[row(s, b, j, h) : row(s, b, j, h)+s.Dh]
-				clear(dkj)
-				for i := 0; i < s.T; i++ {
-					if !s.Visible(i, j) {
-						continue
-					}
-					w := scale * ds[i*s.T+j]
-					qi := q[row(s, b, i, h) : row(s, b, i, h)+s.Dh]
-					for d := range dkj {
-						dkj[d] += w * qi[d]
-					}
-				}
-			}
-		}
-	}
+	ld, T := s.H*s.Dh, s.T
+	sp, ds := getScratch(T * T)
+	defer scratch.Put(sp)
+	heads(s, func(off, poff int) {
+		scoreGrads(s, p, dP, poff, scale, ds)
+		simd.Gemm(T, s.Dh, T, ds, 1, T, q[off:], ld, dK[off:], ld, nil)
+	})
 	return nil
 }

@@ -1,0 +1,279 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	_ "embed" // the PyTorch reference script
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"headlab/backend/cpu"
+	"headlab/backend/cpu/simd"
+	"headlab/graph"
+	"headlab/train"
+)
+
+// pytorchScript is bench/pytorch/train_step.py, the PyTorch eager reference
+// of the default model (used only for comparison, never by the product).
+//
+//go:embed pytorch/train_step.py
+var pytorchScript []byte
+
+// StepFlops counts the arithmetic of one training step of model c at the
+// given batch, from the shapes, as 2*m*n*k per matrix product: the forward
+// products (embeddings as one-hot products, as the graph computes them);
+// the backward's weight gradients for all of them and input gradients for
+// all but the embeddings (the executor skips those); and the six attention
+// kernels, each 2*T*T*Dh per sequence and head (the causal mask's zeros
+// counted, like Flops). Elementwise work (LayerNorm, GELU, softmax, Adam)
+// is left out. The default model at batch 64 comes to 120.6 MFLOP.
+func StepFlops(c graph.Config, batch int) float64 {
+	n := float64(batch * c.SeqLen)
+	d, f, v, t := float64(c.DModel), float64(c.DFF), float64(c.Vocab), float64(c.SeqLen)
+	emb := 2 * n * v * d
+	if c.Positions {
+		emb += 2 * n * t * d
+	}
+	layer := 2*n*(4*d*d) + 2*n*(2*d*f)
+	unembed := 2 * n * d * v
+	linears := float64(c.Layers)*layer + unembed
+	attn := 6 * 2 * t * t * float64(c.HeadDim()) * float64(batch*c.Heads) * float64(c.Layers)
+	return (emb + linears) + (emb + linears) + linears + attn
+}
+
+// PeakResult is the machine's single-core float32 matrix-multiply rate,
+// measured with headlab's own kernel (simd.Sgemm) on square matrices.
+type PeakResult struct {
+	Size   int     `json:"size"`
+	GFLOPs float64 `json:"gflop_per_s"`
+	Kernel string  `json:"kernel"`
+}
+
+// SgemmPeak times simd.Sgemm on n x n x n for about budget, best of a few
+// repeats, on the calling goroutine (one core).
+func SgemmPeak(n int, budget time.Duration) PeakResult {
+	a, b, c := make([]float32, n*n), make([]float32, n*n), make([]float32, n*n)
+	for i := range a {
+		a[i], b[i] = float32(i%7)-3, float32(i%5)-2
+	}
+	best := 0.0
+	for range 3 {
+		secs, _ := timeCall(budget/3, func() error {
+			simd.Sgemm(false, false, n, n, n, a, b, c, nil, nil)
+			return nil
+		})
+		best = max(best, simd.Flops(n, n, n)/secs/1e9)
+	}
+	return PeakResult{Size: n, GFLOPs: best, Kernel: simd.KernelName()}
+}
+
+// PyTorchStep is one run of the reference script.
+type PyTorchStep struct {
+	Torch     string  `json:"torch"`
+	Batch     int     `json:"batch"`
+	Steps     int     `json:"steps"`
+	MsPerStep float64 `json:"ms_per_step"`
+	StepsPerS float64 `json:"steps_per_s"`
+	Error     string  `json:"error"`
+}
+
+// ErrNoPyTorch is returned when the Python interpreter cannot import torch.
+var ErrNoPyTorch = errors.New("PyTorch is not installed")
+
+// PyTorch runs the reference script with python.
+type PyTorch struct {
+	Python string
+	dir    string
+}
+
+// NewPyTorch writes the reference script to a temporary directory and
+// checks that python can import torch (ErrNoPyTorch, wrapped, when not).
+func NewPyTorch(python string) (*PyTorch, error) {
+	dir, err := os.MkdirTemp("", "headlab-pytorch")
+	if err != nil {
+		return nil, err
+	}
+	p := &PyTorch{Python: python, dir: dir}
+	if err := os.WriteFile(p.script(), pytorchScript, 0o644); err != nil {
+		p.Close()
+		return nil, err
+	}
+	if _, err := p.run(context.Background(), 1, 1, 0, 0); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *PyTorch) script() string { return filepath.Join(p.dir, "train_step.py") }
+
+// Close removes the temporary script.
+func (p *PyTorch) Close() { os.RemoveAll(p.dir) }
+
+// run runs the script; with startAt set (Unix seconds) it trains from then
+// for seconds, else steps steps.
+func (p *PyTorch) run(ctx context.Context, batch, steps int, startAt, seconds float64) (PyTorchStep, error) {
+	args := []string{p.script(), "--batch", strconv.Itoa(batch), "--steps", strconv.Itoa(steps)}
+	if startAt > 0 {
+		args = append(args, "--start-at", strconv.FormatFloat(startAt, 'f', 3, 64), "--seconds", strconv.FormatFloat(seconds, 'f', 3, 64))
+	}
+	cmd := exec.CommandContext(ctx, p.Python, args...)
+	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "MKL_NUM_THREADS=1")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	err := cmd.Run()
+	var r PyTorchStep
+	if jerr := json.Unmarshal(bytes.TrimSpace(out.Bytes()), &r); jerr == nil && r.Error != "" {
+		return r, fmt.Errorf("%w (%s): %s", ErrNoPyTorch, p.Python, r.Error)
+	}
+	if err != nil {
+		if cmd.ProcessState == nil { // the interpreter did not start
+			return r, fmt.Errorf("%w: cannot run %s: %v", ErrNoPyTorch, p.Python, err)
+		}
+		return r, fmt.Errorf("pytorch reference: %v: %s", err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(out.Bytes()), &r); err != nil {
+		return r, fmt.Errorf("pytorch reference printed %q: %v", out.String(), err)
+	}
+	return r, nil
+}
+
+// StepComparison is headlab against PyTorch eager at one batch size, both
+// on one core, in the same run. Ratio is headlab's ms per step over
+// PyTorch's (0.5: twice as fast).
+type StepComparison struct {
+	Batch             int     `json:"batch"`
+	HeadlabMsPerStep  float64 `json:"headlab_ms_per_step"`
+	PyTorchMsPerStep  float64 `json:"pytorch_ms_per_step"`
+	HeadlabStepsPerS  float64 `json:"headlab_steps_per_s"`
+	PyTorchStepsPerS  float64 `json:"pytorch_steps_per_s"`
+	Ratio             float64 `json:"ratio"`
+	HeadlabGFLOPs     float64 `json:"headlab_gflop_per_s"`
+	HeadlabAllocsStep float64 `json:"headlab_allocs_per_step"`
+}
+
+// CompareSteps alternates headlab and PyTorch, rounds times per batch, and
+// keeps each side's best (the least disturbed by other work on the machine).
+func CompareSteps(p *PyTorch, batches []int, steps, rounds int) ([]StepComparison, error) {
+	var out []StepComparison
+	for _, batch := range batches {
+		c := StepComparison{Batch: batch}
+		for range rounds {
+			h, err := TrainSteps(cpu.New(), batch, steps)
+			if err != nil {
+				return nil, err
+			}
+			if c.HeadlabMsPerStep == 0 || h.MsPerStep < c.HeadlabMsPerStep {
+				c.HeadlabMsPerStep, c.HeadlabGFLOPs, c.HeadlabAllocsStep = h.MsPerStep, h.GFLOPs, h.AllocsPerStep
+			}
+			t, err := p.run(context.Background(), batch, steps, 0, 0)
+			if err != nil {
+				return nil, err
+			}
+			if c.PyTorchMsPerStep == 0 || t.MsPerStep < c.PyTorchMsPerStep {
+				c.PyTorchMsPerStep = t.MsPerStep
+			}
+		}
+		c.HeadlabStepsPerS, c.PyTorchStepsPerS = 1000/c.HeadlabMsPerStep, 1000/c.PyTorchMsPerStep
+		c.Ratio = c.HeadlabMsPerStep / c.PyTorchMsPerStep
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// SweepComparison is sweep throughput with every core busy: headlab as
+// Workers concurrent trainers (one goroutine each, different seeds) in one
+// process, PyTorch as Workers one-thread processes, each side training for
+// the same wall-clock window. Ratio is headlab's total steps/s over
+// PyTorch's (3: three times the throughput).
+type SweepComparison struct {
+	Workers          int     `json:"workers"`
+	Batch            int     `json:"batch"`
+	Seconds          float64 `json:"seconds"`
+	HeadlabStepsPerS float64 `json:"headlab_steps_per_s"`
+	PyTorchStepsPerS float64 `json:"pytorch_steps_per_s"`
+	Ratio            float64 `json:"ratio"`
+}
+
+// SweepThroughput measures headlab's side of a sweep: workers trainers
+// start together and train for the same window; it returns the total
+// steps per second.
+func SweepThroughput(workers, batch int, window time.Duration) (float64, error) {
+	trs := make([]*train.Trainer, workers)
+	for i := range trs {
+		c := train.Defaults("induction")
+		c.Batch, c.Seed = batch, uint64(i+1)
+		tr, err := train.NewTrainer(c, cpu.New())
+		if err != nil {
+			return 0, err
+		}
+		defer tr.Close()
+		for range 3 {
+			if _, err := tr.TrainStep(); err != nil {
+				return 0, err
+			}
+		}
+		trs[i] = tr
+	}
+	var wg sync.WaitGroup
+	rates := make([]float64, workers)
+	errs := make([]error, workers)
+	start := time.Now().Add(20 * time.Millisecond)
+	for i, tr := range trs {
+		wg.Go(func() {
+			time.Sleep(time.Until(start))
+			n := 0
+			for time.Since(start) < window {
+				if _, err := tr.TrainStep(); err != nil {
+					errs[i] = err
+					return
+				}
+				n++
+			}
+			rates[i] = float64(n) / time.Since(start).Seconds()
+		})
+	}
+	wg.Wait()
+	total := 0.0
+	for i, r := range rates {
+		if errs[i] != nil {
+			return 0, errs[i]
+		}
+		total += r
+	}
+	return total, nil
+}
+
+// CompareSweep runs both sides of the sweep comparison, one after the other.
+func CompareSweep(p *PyTorch, workers, batch int, window time.Duration) (SweepComparison, error) {
+	s := SweepComparison{Workers: workers, Batch: batch, Seconds: window.Seconds()}
+	var err error
+	if s.HeadlabStepsPerS, err = SweepThroughput(workers, batch, window); err != nil {
+		return s, err
+	}
+	// Python needs a few seconds to import torch: start every process's
+	// window at the same wall-clock time, well after launch.
+	startAt := float64(time.Now().Add(8*time.Second).UnixNano()) / 1e9
+	res := make([]PyTorchStep, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for i := range workers {
+		wg.Go(func() { res[i], errs[i] = p.run(context.Background(), batch, 0, startAt, window.Seconds()) })
+	}
+	wg.Wait()
+	for i := range res {
+		if errs[i] != nil {
+			return s, errs[i]
+		}
+		s.PyTorchStepsPerS += res[i].StepsPerS
+	}
+	s.Ratio = s.HeadlabStepsPerS / s.PyTorchStepsPerS
+	return s, nil
+}
