@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"headlab/backend/cpu"
-	"headlab/backend/cpu/simd"
+	"headlab/internal/simd"
 	"headlab/graph"
 	"headlab/train"
 )

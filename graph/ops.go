@@ -7,7 +7,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"headlab/backend/cpu/simd"
+	"headlab/internal/simd"
 )
 
 // The fused ops of the model. Each forward sits beside its gradient ops;

@@ -10,7 +10,7 @@ import (
 	"math"
 	"sync"
 
-	"headlab/backend/cpu/simd"
+	"headlab/internal/simd"
 	"headlab/kernels"
 )
 
