@@ -64,6 +64,15 @@ type Report struct {
 	Heads    []Head   `json:"heads"`
 }
 
+// Scores lists every head's verdict without the ablation figures.
+func (r *Report) Scores() []analysis.HeadScore {
+	s := make([]analysis.HeadScore, len(r.Heads))
+	for i, h := range r.Heads {
+		s[i] = h.HeadScore
+	}
+	return s
+}
+
 // Analyze scores every head of m on the first ScoredExamples held-out
 // examples and measures, for every head, held-out accuracy with that head
 // switched off, all with the heads in off switched off as well. It returns

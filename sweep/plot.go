@@ -5,6 +5,8 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -61,4 +63,31 @@ func WriteHistogramPNG(path, title string, accuracies []float64, chance float64)
 		_, err := wt.WriteTo(w)
 		return err
 	})
+}
+
+// HistogramFile is where a configuration's histogram goes in dir.
+func HistogramFile(dir string, cr *ConfigReport) string {
+	return filepath.Join(dir, "hist-"+Slug(cr.Key)+".png")
+}
+
+// WriteHistograms draws every configuration's accuracy histogram.
+func WriteHistograms(dir string, reports []ConfigReport) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i := range reports {
+		cr := &reports[i]
+		if cr.Seeds == 0 {
+			continue
+		}
+		var accs []float64
+		for _, v := range cr.Values {
+			accs = append(accs, v.Value)
+		}
+		title := fmt.Sprintf("%s (%d seeds)", ConfigName(cr.Config), cr.Seeds)
+		if err := WriteHistogramPNG(HistogramFile(dir, cr), title, accs, cr.Chance); err != nil {
+			return err
+		}
+	}
+	return nil
 }

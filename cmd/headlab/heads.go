@@ -10,7 +10,6 @@ import (
 	"headlab/analysis"
 	"headlab/inspect"
 	"headlab/internal/atomicfile"
-	"headlab/tasks"
 	"headlab/train"
 	"headlab/viz"
 )
@@ -30,7 +29,7 @@ func (p *pictureFlags) write(att *analysis.Attention, heads []analysis.HeadScore
 	if p.png == "" && p.arcs == "" {
 		return nil
 	}
-	g := grid(att, heads, 0)
+	g := viz.HeadGrid(att, heads, 0)
 	if p.png != "" {
 		if err := viz.WriteHeatmapsPNG(p.png, g); err != nil {
 			return err
@@ -40,24 +39,6 @@ func (p *pictureFlags) write(att *analysis.Attention, heads []analysis.HeadScore
 		return viz.WriteArcsPNG(p.arcs, g)
 	}
 	return nil
-}
-
-// grid is example n of att as a picture, each panel titled
-// "L1 H0 · induction 0.81".
-func grid(att *analysis.Attention, heads []analysis.HeadScore, n int) viz.Grid {
-	g := viz.Grid{Layers: att.L, Heads: att.H, T: att.T, Causal: att.Causal}
-	for _, id := range att.Tokens[n*att.T : (n+1)*att.T] {
-		g.Tokens = append(g.Tokens, tasks.TokenLabel(id))
-	}
-	size := att.T * att.T
-	for _, h := range heads {
-		off := ((n*att.L+h.Layer)*att.H + h.Head) * size
-		g.Panels = append(g.Panels, viz.Head{
-			Title: fmt.Sprintf("L%d H%d · %s", h.Layer, h.Head, h.Title()),
-			Probs: att.Probs[off : off+size],
-		})
-	}
-	return g
 }
 
 func headsCmd(e *env) *cobra.Command {
@@ -100,7 +81,7 @@ and prints held-out accuracy with each head switched off.`,
 					return err
 				}
 			}
-			if err := pics.write(att, scoresOf(rep)); err != nil {
+			if err := pics.write(att, rep.Scores()); err != nil {
 				return err
 			}
 			var comp *inspect.CompositionReport
@@ -132,18 +113,10 @@ and prints held-out accuracy with each head switched off.`,
 	return cmd
 }
 
-func scoresOf(r *inspect.Report) []analysis.HeadScore {
-	var s []analysis.HeadScore
-	for _, h := range r.Heads {
-		s = append(s, h.HeadScore)
-	}
-	return s
-}
-
 func printHeads(w io.Writer, r *inspect.Report) {
 	inspect.WriteAblationTable(w, r)
 	fmt.Fprintln(w)
-	inspect.WriteScoreTable(w, scoresOf(r))
+	inspect.WriteScoreTable(w, r.Scores())
 }
 
 func scoreCmd(e *env) *cobra.Command {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -49,7 +47,7 @@ The rules are in docs/sweeps.md.`,
 			}
 			reports := sweep.Summarize(recs)
 			if pngDir != "" {
-				if err := writeHistograms(pngDir, reports); err != nil {
+				if err := sweep.WriteHistograms(pngDir, reports); err != nil {
 					return err
 				}
 				fmt.Fprintf(e.stderr, "report: histograms in %s\n", pngDir)
@@ -66,31 +64,4 @@ The rules are in docs/sweeps.md.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
 	cmd.Flags().StringVar(&pngDir, "png", "", "write one accuracy histogram per configuration into this directory (PNG)")
 	return cmd
-}
-
-// histogramFile is where a configuration's histogram goes in dir.
-func histogramFile(dir string, cr *sweep.ConfigReport) string {
-	return filepath.Join(dir, "hist-"+sweep.Slug(cr.Key)+".png")
-}
-
-// writeHistograms draws every configuration's accuracy histogram.
-func writeHistograms(dir string, reports []sweep.ConfigReport) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for i := range reports {
-		cr := &reports[i]
-		if cr.Seeds == 0 {
-			continue
-		}
-		var accs []float64
-		for _, v := range cr.Values {
-			accs = append(accs, v.Value)
-		}
-		title := fmt.Sprintf("%s (%d seeds)", sweepConfigName(cr.Config), cr.Seeds)
-		if err := sweep.WriteHistogramPNG(histogramFile(dir, cr), title, accs, cr.Chance); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -4,116 +4,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"headlab/analysis"
 	"headlab/backend/cpu"
+	"headlab/findings"
 	"headlab/internal/atomicfile"
 	"headlab/sweep"
-	"headlab/train"
 	"headlab/viz"
 )
 
 func init() { commands = append(commands, reproduceCmd) }
-
-// The published findings reproduce checks, as the product states them.
-var (
-	// The default induction model (seed 1, 2500 steps): held-out accuracy
-	// intact and with the head of each label switched off.
-	pubIntact     = 0.997
-	pubHeadOff    = map[string]float64{"previous-token": 0.228, "induction": 0.224, analysis.NoClearPattern: 0.357, "attention-sink": 0.997}
-	pubHeadLabels = []string{"previous-token", "induction", analysis.NoClearPattern, "attention-sink"}
-	// Reverse and majority after 2000 steps, 8 seeds.
-	pubReverseWith    = 1.0
-	pubReverseWithout = []float64{0.91, 0.42, 0.94, 0.91, 0.93, 0.87, 0.43, 0.45}
-	pubMajority       = 1.0
-	// The fraction of seeds whose default induction model forms the
-	// circuit: "roughly a third".
-	pubCircuit = 1.0 / 3
-)
-
-// Tolerances of the verdicts, stated in the report.
-const (
-	tolSingle   = 0.05 // one run against a published number
-	tolMean     = 0.10 // a mean over seeds against a published mean
-	layersGap   = 0.20 // one-layer seeds this far below the two-layer median
-	positionGap = 0.20 // the mask's removal costs at least this much
-)
-
-// reproducePlan is the configurations reproduce trains.
-type reproducePlan struct {
-	scale                  float64
-	induction, oneLayer    train.Config
-	positions              []train.Config // reverse, majority x positions on, off
-	revNone                train.Config   // reverse, no positions, no causal mask
-	circuitSeeds, smallSet []uint64
-}
-
-func newPlan(seeds, small int, scale float64) reproducePlan {
-	steps := func(n int) int { return max(1, int(math.Round(float64(n)*scale))) }
-	p := reproducePlan{scale: scale}
-	p.induction = train.Defaults("induction")
-	p.induction.Steps = steps(2500)
-	p.oneLayer = p.induction
-	p.oneLayer.Layers = 1
-	for _, task := range []string{"reverse", "majority"} {
-		for _, pos := range []bool{true, false} {
-			c := train.Defaults(task)
-			c.Steps, c.Positions = steps(2000), pos
-			p.positions = append(p.positions, c)
-		}
-	}
-	p.revNone = train.Defaults("reverse")
-	p.revNone.Steps, p.revNone.Positions, p.revNone.Causal = steps(2000), false, false
-	for s := 1; s <= max(seeds, small); s++ {
-		if s <= seeds {
-			p.circuitSeeds = append(p.circuitSeeds, uint64(s))
-		}
-		if s <= small {
-			p.smallSet = append(p.smallSet, uint64(s))
-		}
-	}
-	return p
-}
-
-// pairs lists every run, the default model's seed 1 first (its pictures
-// come from it), then the longest configurations first so that the two
-// workers finish together.
-func (p reproducePlan) pairs() []sweep.Pair {
-	var seen = map[sweep.RunID]bool{}
-	var out []sweep.Pair
-	add := func(c train.Config, seeds []uint64) {
-		for _, s := range seeds {
-			c.Seed = s
-			k := sweep.Key(c)
-			if !seen[sweep.RunID{Key: k, Seed: s}] {
-				seen[sweep.RunID{Key: k, Seed: s}] = true
-				out = append(out, sweep.Pair{Index: len(out), Key: k, Config: c})
-			}
-		}
-	}
-	ind := slices.Clone(p.circuitSeeds)
-	for _, s := range p.smallSet {
-		if !slices.Contains(ind, s) {
-			ind = append(ind, s)
-		}
-	}
-	add(p.induction, ind)
-	for _, c := range p.positions {
-		add(c, p.smallSet)
-	}
-	add(p.revNone, p.smallSet)
-	add(p.oneLayer, p.smallSet)
-	return out
-}
 
 func reproduceCmd(e *env) *cobra.Command {
 	var (
@@ -148,7 +54,7 @@ is 80 runs, a few minutes on 2 cores; --steps-scale 0.02 --seeds 4
 			case workers < 1:
 				return usagef("--workers must be at least 1, got %d", workers)
 			}
-			return reproduce(e, reproduceOpts{out: out, plan: newPlan(seeds, small, scale), workers: workers, resume: resume, bar: !quiet})
+			return reproduce(e, reproduceOpts{out: out, plan: findings.NewPlan(seeds, small, scale), workers: workers, resume: resume, bar: !quiet})
 		},
 	}
 	fs := cmd.Flags()
@@ -164,13 +70,11 @@ is 80 runs, a few minutes on 2 cores; --steps-scale 0.02 --seeds 4
 
 type reproduceOpts struct {
 	out     string
-	plan    reproducePlan
+	plan    findings.Plan
 	workers int
 	resume  bool
 	bar     bool
 }
-
-const heatmapFile = "heads-induction-seed1.png"
 
 func reproduce(e *env, o reproduceOpts) error {
 	pics := filepath.Join(o.out, "findings")
@@ -186,7 +90,7 @@ func reproduce(e *env, o reproduceOpts) error {
 			}
 		}
 		old, _ := filepath.Glob(filepath.Join(pics, "hist-*.png"))
-		for _, f := range append(old, filepath.Join(pics, heatmapFile)) {
+		for _, f := range append(old, filepath.Join(pics, findings.HeatmapFile)) {
 			os.Remove(f)
 		}
 	}
@@ -196,9 +100,9 @@ func reproduce(e *env, o reproduceOpts) error {
 	}
 	defer st.Close()
 	p := o.plan
-	pairs := p.pairs()
-	seed1 := sweep.RunID{Key: sweep.Key(p.induction), Seed: 1}
-	heatmap := filepath.Join(pics, heatmapFile)
+	pairs := p.Pairs()
+	seed1 := sweep.RunID{Key: sweep.Key(p.Induction), Seed: 1}
+	heatmap := filepath.Join(pics, findings.HeatmapFile)
 	keep := func(out *sweep.Outcome) {
 		if out.Record.ID() == seed1 {
 			if err := drawHeads(heatmap, out); err != nil {
@@ -241,12 +145,12 @@ func reproduce(e *env, o reproduceOpts) error {
 		}
 	}
 	reports := sweep.Summarize(recs)
-	if err := writeHistograms(pics, reports); err != nil {
+	if err := sweep.WriteHistograms(pics, reports); err != nil {
 		return err
 	}
 	var md strings.Builder
-	writeFindings(&md, findingsInput{plan: p, reports: reports, byID: byID, sum: sum, wall: wall,
-		workers: o.workers, out: o.out, notes: notes})
+	findings.Markdown(&md, findings.Input{Plan: p, Reports: reports, ByID: byID, Summary: sum, Wall: wall,
+		Workers: o.workers, Out: o.out, Notes: notes, Version: version})
 	path := filepath.Join(o.out, "findings.md")
 	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := io.WriteString(w, md.String()); return err }); err != nil {
 		return err
@@ -260,344 +164,5 @@ func drawHeads(path string, o *sweep.Outcome) error {
 	if o.Attention == nil || o.Report == nil {
 		return fmt.Errorf("no attention to draw for %s", path)
 	}
-	return viz.WriteHeatmapsPNG(path, grid(o.Attention, scoresOf(o.Report), 0))
-}
-
-type findingsInput struct {
-	plan    reproducePlan
-	reports []sweep.ConfigReport
-	byID    map[sweep.RunID]*sweep.Record
-	sum     sweep.Summary
-	wall    time.Duration
-	workers int
-	out     string
-	notes   []string
-}
-
-func (in *findingsInput) report(c train.Config) *sweep.ConfigReport {
-	k := sweep.Key(c)
-	for i := range in.reports {
-		if in.reports[i].Key == k {
-			return &in.reports[i]
-		}
-	}
-	return &sweep.ConfigReport{Key: k, Config: c}
-}
-
-// values lists a configuration's per-seed accuracies for the given seeds
-// (a failed or missing seed is NaN).
-func (in *findingsInput) values(c train.Config, seeds []uint64) []float64 {
-	var out []float64
-	for _, s := range seeds {
-		c.Seed = s
-		r := in.byID[sweep.RunID{Key: sweep.Key(c), Seed: s}]
-		if r == nil || r.Status != sweep.StatusOK {
-			out = append(out, math.NaN())
-			continue
-		}
-		out = append(out, r.Accuracy)
-	}
-	return out
-}
-
-func okOnly(xs []float64) []float64 {
-	var out []float64
-	for _, x := range xs {
-		if !math.IsNaN(x) {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-func pc(x float64) string {
-	if math.IsNaN(x) {
-		return "failed"
-	}
-	return fmt.Sprintf("%.1f%%", 100*x)
-}
-
-func pcList(xs []float64) string {
-	var s []string
-	for _, x := range xs {
-		s = append(s, strings.TrimSuffix(pc(x), "%"))
-	}
-	return strings.Join(s, ", ")
-}
-
-func verdict(ok bool) string {
-	if ok {
-		return "agrees"
-	}
-	return "**differs**"
-}
-
-func histLink(cr *sweep.ConfigReport) string {
-	return "findings/hist-" + sweep.Slug(cr.Key) + ".png"
-}
-
-// writeFindings writes the markdown report.
-func writeFindings(w *strings.Builder, in findingsInput) {
-	p := in.plan
-	var summary [][4]string // finding, published, measured, verdict
-	var differs []string
-	add := func(finding, pub, ours string, ok bool, why string) {
-		summary = append(summary, [4]string{finding, pub, ours, verdict(ok)})
-		if !ok {
-			differs = append(differs, why)
-		}
-	}
-	var body strings.Builder
-	b := &body
-
-	// 1. The default model's ablation table.
-	ind := in.report(p.induction)
-	r1 := in.byID[sweep.RunID{Key: sweep.Key(p.induction), Seed: 1}]
-	fmt.Fprintf(b, "## 1. The default induction model's heads\n\n")
-	fmt.Fprintf(b, "%s, d-model %d, seed 1. Held-out accuracy on %d examples with each head switched off alone; the published column is the published number for a head of the same label.\n\n",
-		sweepConfigName(p.induction), p.induction.DModel, train.HeldOutExamples)
-	if r1 == nil || r1.Status != sweep.StatusOK {
-		why := "did not finish"
-		if r1 != nil {
-			why = "failed: " + r1.Error
-		}
-		fmt.Fprintf(b, "Seed 1 %s, so there is no table.\n\n", why)
-		add("default model, intact", pc(pubIntact), "no run", false, "The default model's seed-1 run "+why+".")
-	} else {
-		fmt.Fprintf(b, "![Attention of every head of the seed-1 model on the first held-out example](findings/%s)\n\n", heatmapFile)
-		fmt.Fprintln(b, "| Head switched off | Label (score) | Measured | Published | Verdict |")
-		fmt.Fprintln(b, "|---|---|---|---|---|")
-		ok := math.Abs(r1.Accuracy-pubIntact) <= tolSingle
-		fmt.Fprintf(b, "| none | | %s | %s | %s |\n", pc(r1.Accuracy), pc(pubIntact), verdict(ok))
-		add("default model, intact accuracy", pc(pubIntact), pc(r1.Accuracy), ok,
-			fmt.Sprintf("The default model's intact accuracy is %s, published %s.", pc(r1.Accuracy), pc(pubIntact)))
-		seen := map[string]bool{}
-		for _, h := range r1.Heads {
-			pub, has := pubHeadOff[h.Label]
-			if !has {
-				fmt.Fprintf(b, "| %s | %s | %s | no published head of this label | |\n", h.Name, h.Title(), pc(h.AblatedAccuracy))
-				continue
-			}
-			seen[h.Label] = true
-			ok := math.Abs(h.AblatedAccuracy-pub) <= tolSingle
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", h.Name, h.Title(), pc(h.AblatedAccuracy), pc(pub), verdict(ok))
-			add(fmt.Sprintf("default model, %s head %s off", h.Label, h.Name), pc(pub), pc(h.AblatedAccuracy), ok,
-				fmt.Sprintf("Switching off %s (%s) leaves %s; the published %s head's removal left %s.", h.Name, h.Label, pc(h.AblatedAccuracy), h.Label, pc(pub)))
-		}
-		fmt.Fprintln(b)
-		for _, l := range pubHeadLabels {
-			if !seen[l] {
-				what := l + " head"
-				if l == analysis.NoClearPattern {
-					what = "unlabelled head (no clear pattern)"
-				}
-				fmt.Fprintf(b, "- The published model has %s %s whose removal leaves %s; our seed-1 model has no head with that label.\n", article(what), what, pc(pubHeadOff[l]))
-				add("default model, "+what+" off", pc(pubHeadOff[l]), "no such head", false,
-					fmt.Sprintf("Our seed-1 model has no %s (published: removing it leaves %s).", what, pc(pubHeadOff[l])))
-			}
-		}
-		fmt.Fprintf(b, "- Joint ablations: all induction heads (%s) off together: %s; all previous-token heads (%s) off together: %s. Forms the circuit (rule below): %s.\n\n",
-			headsOrNone(r1.Ablation.Induction.Heads), optPc(r1.Ablation.Induction.Accuracy),
-			headsOrNone(r1.Ablation.PreviousToken.Heads), optPc(r1.Ablation.PreviousToken.Accuracy), yesNoWord(r1.Circuit))
-	}
-
-	// 2. Positions on reverse and majority.
-	fmt.Fprintf(b, "## 2. Positional embeddings: reverse and majority\n\n")
-	fmt.Fprintf(b, "%d steps, seeds %s; held-out accuracy per seed, in seed order.\n\n", p.positions[0].Steps, seedRange(p.smallSet))
-	fmt.Fprintln(b, "| Task | Positions | Per-seed accuracy (%) | Mean | Modes | Published | Verdict |")
-	fmt.Fprintln(b, "|---|---|---|---|---|---|---|")
-	for _, c := range p.positions {
-		cr := in.report(c)
-		vals := in.values(c, p.smallSet)
-		mean := sweep.Describe(okOnly(vals)).Mean
-		var pub float64
-		pubText := ""
-		switch {
-		case c.Task == "reverse" && c.Positions:
-			pub, pubText = pubReverseWith, pc(pubReverseWith)
-		case c.Task == "reverse":
-			pub = sweep.Describe(pubReverseWithout).Mean
-			pubText = fmt.Sprintf("%s (%s)", pc(pub), pcList(pubReverseWithout))
-		default:
-			pub, pubText = pubMajority, pc(pubMajority)
-		}
-		ok := len(okOnly(vals)) > 0 && math.Abs(mean-pub) <= tolMean
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", c.Task, onOffWord(c.Positions), pcList(vals), pc(mean),
-			modesShort(cr.Modes), pubText, verdict(ok))
-		name := fmt.Sprintf("%s, positions %s, mean of %d seeds", c.Task, onOffWord(c.Positions), len(vals))
-		add(name, pc(pub), pc(mean), ok, fmt.Sprintf("%s after %d steps: mean %s over %d seeds, published %s.",
-			strings.ToUpper(c.Task[:1])+c.Task[1:]+" with positions "+onOffWord(c.Positions), c.Steps, pc(mean), len(vals), pc(pub)))
-	}
-	fmt.Fprintln(b)
-	pubModes := sweep.SplitModes(pubReverseWithout)
-	revOff := in.report(p.positions[1])
-	fmt.Fprintf(b, "Published reverse without positions: %s. Ours: %s. Seeds are not comparable one by one (a different implementation draws different weights from the same seed); the comparison is of means and modes.\n\n",
-		sweep.ModesText(pubModes), sweep.ModesText(revOff.Modes))
-	for _, c := range p.positions {
-		cr := in.report(c)
-		if cr.Seeds > 0 {
-			fmt.Fprintf(b, "![%s](%s)\n", sweepConfigName(c), histLink(cr))
-		}
-	}
-	fmt.Fprintln(b)
-
-	// 3. How often the circuit forms.
-	fmt.Fprintf(b, "## 3. How often the induction circuit forms\n\n")
-	cp := ind.Circuit
-	okC := cp.Of > 0 && cp.Low <= pubCircuit && pubCircuit <= cp.High
-	fmt.Fprintf(b, "%s over %d seeds (%s). A seed forms the circuit when it has a previous-token head in an earlier layer than an induction head and both are load-bearing: switching off all induction heads together costs at least %.0f points of held-out accuracy, and so does switching off all previous-token heads together.\n\n",
-		sweepConfigName(p.induction), ind.Seeds, seedRange(p.circuitSeeds), 100*sweep.CircuitDrop)
-	fmt.Fprintf(b, "**%d of %d seeds form the circuit: %s (95%% Wilson interval %s to %s).** Published: roughly a third. Verdict: %s (agreement means a third lies inside the interval).\n\n",
-		cp.Count, cp.Of, pc(cp.Fraction), pc(cp.Low), pc(cp.High), verdict(okC))
-	add(fmt.Sprintf("seeds forming the circuit (of %d)", cp.Of), "roughly a third",
-		fmt.Sprintf("%s [%s, %s]", pc(cp.Fraction), pc(cp.Low), pc(cp.High)), okC,
-		fmt.Sprintf("%d of %d seeds form the induction circuit (%s, 95%% interval %s to %s); published: roughly a third.", cp.Count, cp.Of, pc(cp.Fraction), pc(cp.Low), pc(cp.High)))
-	a := ind.Accuracy
-	fmt.Fprintf(b, "Held-out accuracy over these seeds: mean %s, median %s, min %s, max %s; %s.\n\n", pc(a.Mean), pc(a.Median), pc(a.Min), pc(a.Max), sweep.ModesText(ind.Modes))
-	if ind.Seeds > 0 {
-		fmt.Fprintf(b, "![%s](%s)\n\n", sweepConfigName(p.induction), histLink(ind))
-	}
-	fmt.Fprintln(b, "Single-head against joint ablations, per seed (single: the most harmful single head of the label switched off; joint: all heads of the label off together):")
-	fmt.Fprintln(b)
-	fmt.Fprintln(b, "| Seed | Intact | Induction heads | single off | joint off | Previous-token heads | single off | joint off | Circuit |")
-	fmt.Fprintln(b, "|---|---|---|---|---|---|---|---|---|")
-	hidden := 0
-	for _, s := range ind.Ablations {
-		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Seed, pc(s.Accuracy),
-			headsOrNone(s.InductionHeads), optPc(s.InductionSingle), optPc(s.InductionJoint),
-			headsOrNone(s.PrevHeads), optPc(s.PrevSingle), optPc(s.PrevJoint), yesNoWord(s.Circuit))
-		if s.Circuit && (s.InductionSingle != nil && s.Accuracy-*s.InductionSingle < sweep.CircuitDrop ||
-			s.PrevSingle != nil && s.Accuracy-*s.PrevSingle < sweep.CircuitDrop) {
-			hidden++
-		}
-	}
-	fmt.Fprintf(b, "\nOf the %d circuit seeds, %d would be missed by single-head ablations alone (no single head of one half costs %.0f points: its heads duplicate each other).\n\n",
-		cp.Count, hidden, 100*sweep.CircuitDrop)
-
-	// 4. One layer against two.
-	fmt.Fprintf(b, "## 4. One layer against two on induction\n\n")
-	one := in.values(p.oneLayer, p.smallSet)
-	two := in.values(p.induction, p.smallSet)
-	oneS, twoS := sweep.Describe(okOnly(one)), sweep.Describe(okOnly(two))
-	okL := len(okOnly(one)) > 0 && len(okOnly(two)) > 0 && twoS.Median-oneS.Max >= layersGap
-	fmt.Fprintln(b, "| Layers | Per-seed accuracy (%) | Mean | Median | Max | Chance |")
-	fmt.Fprintln(b, "|---|---|---|---|---|---|")
-	fmt.Fprintf(b, "| 1 | %s | %s | %s | %s | %s |\n", pcList(one), pc(oneS.Mean), pc(oneS.Median), pc(oneS.Max), pc(ind.Chance))
-	fmt.Fprintf(b, "| 2 | %s | %s | %s | %s | %s |\n\n", pcList(two), pc(twoS.Mean), pc(twoS.Median), pc(twoS.Max), pc(ind.Chance))
-	fmt.Fprintf(b, "Published: induction needs two layers. Verdict: %s (agreement means every one-layer seed stays at least %.0f points below the two-layer median; the best one-layer seed reaches %s, the two-layer median is %s).\n\n",
-		verdict(okL), 100*layersGap, pc(oneS.Max), pc(twoS.Median))
-	add("induction needs two layers", "yes", fmt.Sprintf("1 layer best %s, 2 layers median %s", pc(oneS.Max), pc(twoS.Median)), okL,
-		fmt.Sprintf("A one-layer seed reaches %s on induction against a two-layer median of %s.", pc(oneS.Max), pc(twoS.Median)))
-
-	// 5. Reverse without positions and without the mask.
-	fmt.Fprintf(b, "## 5. Reverse without positions and without the causal mask\n\n")
-	withMask := in.values(p.positions[1], p.smallSet)
-	noMask := in.values(p.revNone, p.smallSet)
-	wS, nS := sweep.Describe(okOnly(withMask)), sweep.Describe(okOnly(noMask))
-	okP := len(okOnly(noMask)) > 0 && len(okOnly(withMask)) > 0 && wS.Mean-nS.Mean >= positionGap
-	revChance := in.report(p.revNone).Chance
-	fmt.Fprintln(b, "| Positions | Causal mask | Per-seed accuracy (%) | Mean | Chance |")
-	fmt.Fprintln(b, "|---|---|---|---|---|")
-	fmt.Fprintf(b, "| off | on | %s | %s | %s |\n", pcList(withMask), pc(wS.Mean), pc(revChance))
-	fmt.Fprintf(b, "| off | off | %s | %s | %s |\n\n", pcList(noMask), pc(nS.Mean), pc(revChance))
-	fmt.Fprintf(b, "Without positional embeddings the causal mask is the last positional signal (a query can tell where it is from how many keys it sees); without the mask too, every position sees the same set of tokens. Published: removing it removes the last positional signal. Verdict: %s (agreement means the mean falls by at least %.0f points when the mask goes too; it goes from %s to %s).\n\n",
-		verdict(okP), 100*positionGap, pc(wS.Mean), pc(nS.Mean))
-	add("reverse, no positions: removing the mask too", "removes the last positional signal",
-		fmt.Sprintf("mean %s → %s", pc(wS.Mean), pc(nS.Mean)), okP,
-		fmt.Sprintf("Reverse without positions goes from %s with the causal mask to %s without it: less than the %.0f-point fall that removing the last positional signal should cause.", pc(wS.Mean), pc(nS.Mean), 100*positionGap))
-
-	// Assemble: header, differences, summary, sections, method.
-	fmt.Fprintf(w, "# Findings, reproduced\n\n")
-	fmt.Fprintf(w, "Generated by `headlab reproduce` (headlab %s) on %s, not written by hand: %d runs, %d trained by this invocation and %d carried over from an interrupted one (`--resume`), %d workers, %s wall time. Every number below is measured by those runs; the published numbers beside them are the ones the product states.\n\n",
-		version, time.Now().UTC().Format("2006-01-02 15:04 UTC"), in.sum.Total, in.sum.Done, in.sum.Skipped, in.workers, in.wall.Round(time.Second))
-	if p.scale != 1 {
-		fmt.Fprintf(w, "> **Reduced setting:** every step count is scaled by %g, so these numbers are not comparable with the published ones; run `headlab reproduce` without `--steps-scale` for the real comparison.\n\n", p.scale)
-	}
-	for _, n := range in.notes {
-		fmt.Fprintf(w, "> **Note:** %s\n\n", n)
-	}
-	if in.sum.Failed > 0 {
-		fmt.Fprintf(w, "> **%d runs failed** (see `headlab report --db %s`); they are left out of every statistic.\n\n", in.sum.Failed, filepath.ToSlash(filepath.Join(in.out, "findings", "findings.db")))
-	}
-	fmt.Fprintf(w, "## Where we differ from the published findings\n\n")
-	if len(differs) == 0 {
-		fmt.Fprintf(w, "Nowhere, within the tolerances stated below.\n\n")
-	}
-	for _, d := range differs {
-		fmt.Fprintf(w, "- %s\n", d)
-	}
-	if len(differs) > 0 {
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "## Summary\n\n| Finding | Published | Measured | Verdict |\n|---|---|---|---|\n")
-	for _, s := range summary {
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", s[0], s[1], s[2], s[3])
-	}
-	fmt.Fprintln(w)
-	w.WriteString(body.String())
-
-	fmt.Fprintf(w, "## How this was measured\n\n")
-	fmt.Fprintf(w, "- Every run trains on the CPU backend from its seed (weights and data), then measures held-out accuracy on %d examples, labels every head on the first 256 of them (docs/head-patterns.md), and switches heads off alone and by label (docs/sweeps.md).\n", train.HeldOutExamples)
-	fmt.Fprintf(w, "- Verdicts: a single run agrees with a published number within %.0f points, a mean over seeds within %.0f points; the circuit fraction agrees when a third lies inside its 95%% Wilson interval; the other two rules are stated in their sections. Modes follow the two-mode rule of docs/sweeps.md.\n",
-		100*tolSingle, 100*tolMean)
-	fmt.Fprintf(w, "- The runs are in `%s` (`headlab report --db` reads it); seconds per run, training and analysis:\n\n", filepath.ToSlash(filepath.Join(in.out, "findings", "findings.db")))
-	fmt.Fprintln(w, "| Configuration | Seeds | Failed | Seconds per run (mean) |")
-	fmt.Fprintln(w, "|---|---|---|---|")
-	for _, cr := range in.reports {
-		fmt.Fprintf(w, "| %s | %d | %d | %.1f |\n", sweepConfigName(cr.Config), cr.Seeds, len(cr.Failed), cr.Seconds.Mean)
-	}
-}
-
-// article is "an" before a vowel, "a" otherwise.
-func article(word string) string {
-	if strings.ContainsRune("aeiou", rune(word[0])) {
-		return "an"
-	}
-	return "a"
-}
-
-func modesShort(m sweep.Modes) string {
-	if !m.Split {
-		return "one"
-	}
-	return fmt.Sprintf("%d around %s, %d around %s", m.Low.N, pc(m.Low.Mean), m.High.N, pc(m.High.Mean))
-}
-
-func optPc(p *float64) string {
-	if p == nil {
-		return "-"
-	}
-	return pc(*p)
-}
-
-func headsOrNone(h []string) string {
-	if len(h) == 0 {
-		return "none"
-	}
-	return strings.Join(h, ", ")
-}
-
-func yesNoWord(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-// seedRange writes a seed list compactly: "1-32".
-func seedRange(s []uint64) string {
-	if len(s) == 0 {
-		return "none"
-	}
-	if s[len(s)-1]-s[0] == uint64(len(s)-1) {
-		if len(s) == 1 {
-			return fmt.Sprint(s[0])
-		}
-		return fmt.Sprintf("%d-%d", s[0], s[len(s)-1])
-	}
-	var parts []string
-	for _, x := range s {
-		parts = append(parts, fmt.Sprint(x))
-	}
-	return strings.Join(parts, ",")
+	return viz.WriteHeatmapsPNG(path, viz.HeadGrid(o.Attention, o.Report.Scores(), 0))
 }

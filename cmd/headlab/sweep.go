@@ -16,7 +16,6 @@ import (
 	"headlab/backend/cpu"
 	"headlab/kernels"
 	"headlab/sweep"
-	"headlab/train"
 )
 
 func init() { commands = append(commands, sweepCmd) }
@@ -244,18 +243,4 @@ func writesToTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// sweepConfigName is a configuration in words, for titles.
-func sweepConfigName(c train.Config) string {
-	return fmt.Sprintf("%s, %d layer%s x %d heads, positions %s, causal %s, %d steps",
-		c.Task, c.Layers, map[bool]string{true: "", false: "s"}[c.Layers == 1], c.Heads,
-		onOffWord(c.Positions), onOffWord(c.Causal), c.Steps)
-}
-
-func onOffWord(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
 }

@@ -117,7 +117,7 @@ func trainCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := pics.write(att, scoresOf(heads)); err != nil {
+			if err := pics.write(att, heads.Scores()); err != nil {
 				return err
 			}
 			report := trainReport{Config: configReport{Config: c, Backend: be.Name()}, Result: res, Heads: heads.Heads, History: rec.History}
