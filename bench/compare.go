@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"headlab/backend/cpu"
-	"headlab/internal/simd"
 	"headlab/graph"
+	"headlab/internal/simd"
 	"headlab/train"
 )
 
