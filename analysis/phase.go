@@ -1,34 +1,44 @@
 package analysis
 
-// Rise is the stretch of a curve over which it climbs the most.
+// Rise is the stretch of a curve over which it climbs.
 type Rise struct {
-	// Start and End index the samples the window runs between.
+	// Start and End index the samples the rise runs between.
 	Start, End int
 	// Amount is values[End] - values[Start].
 	Amount float64
 }
 
-// FastestRise finds the window of width consecutive intervals over which
-// values climb the most (ties to the earliest). With fewer than width+1
-// samples the whole curve is the window.
-func FastestRise(values []float64, width int) Rise {
-	if len(values) == 0 {
+// MainRise finds where a curve makes most of its climb: from the last
+// sample at or below 20% of the way from its first value to its highest,
+// before the curve first reaches 80% of the way, to that sample. A curve
+// that never rises above its first value has no rise (Start = End = 0).
+func MainRise(values []float64) Rise {
+	if len(values) < 2 {
 		return Rise{}
 	}
-	width = max(1, min(width, len(values)-1))
-	best := Rise{End: min(width, len(values)-1)}
-	best.Amount = values[best.End] - values[0]
-	for s := 1; s+width < len(values); s++ {
-		if a := values[s+width] - values[s]; a > best.Amount {
-			best = Rise{Start: s, End: s + width, Amount: a}
-		}
+	top := values[0]
+	for _, v := range values {
+		top = max(top, v)
 	}
-	return best
+	span := top - values[0]
+	if !(span > 0) {
+		return Rise{}
+	}
+	low, high := values[0]+0.2*span, values[0]+0.8*span
+	end := 0
+	for end < len(values)-1 && values[end] < high {
+		end++
+	}
+	start := end
+	for start > 0 && values[start] > low {
+		start--
+	}
+	return Rise{Start: start, End: end, Amount: values[end] - values[start]}
 }
 
 // Phase is the phase change of an induction run: the steps over which the
-// best induction score and the accuracy rise fastest, and whether the two
-// windows overlap.
+// best induction score and the accuracy make most of their rise, and
+// whether the two ranges overlap.
 type Phase struct {
 	InductionFrom int     `json:"induction_from_step"`
 	InductionTo   int     `json:"induction_to_step"`
@@ -41,14 +51,13 @@ type Phase struct {
 
 // PhaseChange locates the phase change in a recorded history: steps[k] is
 // the step of sample k, induction[k] the best induction score of any head
-// then, accuracy[k] the held-out accuracy. The window is a tenth of the
-// history (at least one interval).
+// then, accuracy[k] the held-out accuracy. Each curve's phase is its
+// MainRise; the two rise together when those step ranges overlap.
 func PhaseChange(steps []int, induction, accuracy []float64) Phase {
 	if len(steps) < 2 {
 		return Phase{}
 	}
-	w := max(1, (len(steps)-1)/10)
-	ind, acc := FastestRise(induction, w), FastestRise(accuracy, w)
+	ind, acc := MainRise(induction), MainRise(accuracy)
 	return Phase{
 		InductionFrom: steps[ind.Start], InductionTo: steps[ind.End], InductionRise: ind.Amount,
 		AccuracyFrom: steps[acc.Start], AccuracyTo: steps[acc.End], AccuracyRise: acc.Amount,

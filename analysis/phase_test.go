@@ -5,18 +5,22 @@ import (
 	"testing"
 )
 
-func TestFastestRise(t *testing.T) {
-	v := []float64{0, 0, 0.1, 0.2, 0.9, 1, 1}
-	r := FastestRise(v, 1)
-	if r.Start != 3 || r.End != 4 || math.Abs(r.Amount-0.7) > 1e-12 {
+func TestMainRise(t *testing.T) {
+	v := []float64{0, 0.1, 0.1, 0.2, 0.9, 1, 1}
+	// 20% of the way is 0.2, 80% is 0.8: from index 3 to index 4.
+	if r := MainRise(v); r.Start != 3 || r.End != 4 || math.Abs(r.Amount-0.7) > 1e-12 {
 		t.Fatalf("%+v", r)
 	}
-	if r := FastestRise([]float64{5}, 3); r.Start != 0 || r.End != 0 {
-		t.Fatalf("one sample: %+v", r)
+	// A slow climb: the range covers the middle 60%.
+	ramp := []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1}
+	if r := MainRise(ramp); r.Start != 2 || r.End != 8 {
+		t.Fatalf("ramp: %+v", r)
 	}
-	// Ties go to the earliest window.
-	if r := FastestRise([]float64{0, 1, 1, 2}, 1); r.Start != 0 {
-		t.Fatalf("tie: %+v", r)
+	// Falling or flat curves have no rise.
+	for _, c := range [][]float64{{1, 0.5, 0}, {0.3, 0.3}, {5}} {
+		if r := MainRise(c); r != (Rise{}) {
+			t.Fatalf("%v: %+v", c, r)
+		}
 	}
 }
 

@@ -105,7 +105,7 @@ func LoadHistory(dir string) (History, error) {
 }
 
 // Phase finds the phase change in h: where the best induction score of any
-// head in a layer after the first, and the accuracy, rise fastest.
+// head in a layer after the first, and the accuracy, make most of their rise.
 func (h History) Phase() analysis.Phase {
 	steps := make([]int, len(h))
 	ind := make([]float64, len(h))

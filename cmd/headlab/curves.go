@@ -23,7 +23,8 @@ func curvesCmd(e *env) *cobra.Command {
 		Long: `Reads the history that train --record-every K --save DIR recorded and plots
 loss, held-out accuracy and each head's winning score against step, marking
 where a head's label changed and shading the phase change: the steps over
-which the induction score and the accuracy rise fastest.`,
+which the induction score and the accuracy make most of their rise (20% to
+80% of the way up).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runDir == "" {

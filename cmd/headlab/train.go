@@ -198,6 +198,6 @@ func printPhase(w io.Writer, p analysis.Phase) {
 	if !p.Together {
 		together = "apart"
 	}
-	fmt.Fprintf(w, "phase change: induction score rises fastest over steps %d-%d (+%.2f), accuracy over steps %d-%d (+%.2f): %s\n",
+	fmt.Fprintf(w, "phase change: induction score rises (20%% to 80%% of the way) over steps %d-%d (+%.2f), accuracy over steps %d-%d (+%.2f): %s\n",
 		p.InductionFrom, p.InductionTo, p.InductionRise, p.AccuracyFrom, p.AccuracyTo, p.AccuracyRise, together)
 }
