@@ -57,4 +57,28 @@ func WriteCompositionTable(w io.Writer, r CompositionReport) {
 	}
 	b := r.Baseline
 	fmt.Fprintf(w, "| random | random | %.3f | %.3f | %.3f |\n", b.Q, b.K, b.V)
+	// Which earlier head each later head reads most (furthest above the
+	// random baseline), and through what.
+	type reading struct {
+		from, kind  string
+		score, base float64
+	}
+	var order []string
+	best := map[string]reading{}
+	for _, c := range r.Pairs {
+		for _, k := range []reading{{c.From, "Q", c.Q, b.Q}, {c.From, "K", c.K, b.K}, {c.From, "V", c.V, b.V}} {
+			cur, seen := best[c.To]
+			if !seen {
+				order = append(order, c.To)
+			}
+			if !seen || k.score-k.base > cur.score-cur.base {
+				best[c.To] = k
+			}
+		}
+	}
+	fmt.Fprintln(w)
+	for _, to := range order {
+		x := best[to]
+		fmt.Fprintf(w, "%s reads most from %s: %s-composition %.3f (random %.3f)\n", to, x.from, x.kind, x.score, x.base)
+	}
 }
