@@ -93,25 +93,52 @@ func (b *Backend) compileAll() error {
 // the error names the file and holds the driver's info log. It runs on the
 // GL thread.
 func compileCompute(name, src string) (uint32, error) {
-	sh := ogl.CreateShader(ogl.COMPUTE_SHADER)
-	csrc, free := ogl.Strs(src + "\x00")
-	length := int32(len(src))
-	ogl.ShaderSource(sh, 1, csrc, &length)
-	free()
-	ogl.CompileShader(sh)
-	var ok int32
-	ogl.GetShaderiv(sh, ogl.COMPILE_STATUS, &ok)
-	if ok == ogl.FALSE {
-		msg := infoLog(sh, ogl.GetShaderiv, ogl.GetShaderInfoLog)
-		ogl.DeleteShader(sh)
-		return 0, fmt.Errorf("gl: compiling %s: %s", name, msg)
-	}
+	return Program(name, Stage{Kind: ogl.COMPUTE_SHADER, Source: src})
+}
+
+// Stage is one shader of a program: its kind (ogl.VERTEX_SHADER,
+// ogl.FRAGMENT_SHADER, ogl.COMPUTE_SHADER) and its GLSL source.
+type Stage struct {
+	Kind   uint32
+	Source string
+}
+
+// Program compiles stages and links them into a program. On failure the
+// error names the program and holds the driver's info log. It must run on
+// the GL thread (inside Call); the viewer builds its drawing programs with
+// it too.
+func Program(name string, stages ...Stage) (uint32, error) {
 	prog := ogl.CreateProgram()
-	ogl.AttachShader(prog, sh)
+	var shaders []uint32
+	// The program keeps the compiled code; the shader objects can go.
+	release := func() {
+		for _, sh := range shaders {
+			ogl.DetachShader(prog, sh)
+			ogl.DeleteShader(sh)
+		}
+	}
+	for _, st := range stages {
+		sh := ogl.CreateShader(st.Kind)
+		csrc, free := ogl.Strs(st.Source + "\x00")
+		length := int32(len(st.Source))
+		ogl.ShaderSource(sh, 1, csrc, &length)
+		free()
+		ogl.CompileShader(sh)
+		var ok int32
+		ogl.GetShaderiv(sh, ogl.COMPILE_STATUS, &ok)
+		if ok == ogl.FALSE {
+			msg := infoLog(sh, ogl.GetShaderiv, ogl.GetShaderInfoLog)
+			ogl.DeleteShader(sh)
+			release()
+			ogl.DeleteProgram(prog)
+			return 0, fmt.Errorf("gl: compiling %s: %s", name, msg)
+		}
+		ogl.AttachShader(prog, sh)
+		shaders = append(shaders, sh)
+	}
 	ogl.LinkProgram(prog)
-	// The program keeps the compiled code; the shader object can go.
-	ogl.DetachShader(prog, sh)
-	ogl.DeleteShader(sh)
+	release()
+	var ok int32
 	ogl.GetProgramiv(prog, ogl.LINK_STATUS, &ok)
 	if ok == ogl.FALSE {
 		msg := infoLog(prog, ogl.GetProgramiv, ogl.GetProgramInfoLog)

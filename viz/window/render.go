@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"image"
 	"math"
-	"strings"
 	"time"
 	"unsafe"
 
 	ogl "github.com/go-gl/gl/v4.3-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
 
+	"headlab/backend/gl"
 	"headlab/graph"
 	"headlab/viz"
 )
@@ -29,7 +29,7 @@ void main() {
 	vcol = col;
 	gl_Position = vec4(pos.x / fb.x * 2.0 - 1.0, 1.0 - pos.y / fb.y * 2.0, 0.0, 1.0);
 }
-` + "\x00"
+`
 
 const uiFragment = `#version 430 core
 uniform sampler2D atlas;
@@ -40,7 +40,7 @@ void main() {
 	float a = texelFetch(atlas, ivec2(floor(vuv)), 0).r;
 	color = vec4(vcol.rgb, vcol.a * a);
 }
-` + "\x00"
+`
 
 // The heatmap program draws one instance per panel: a rectangle and a
 // slice of the probability texture array, coloured through the viridis
@@ -60,7 +60,7 @@ void main() {
 	vdim = info.y;
 	gl_Position = vec4(p.x / fb.x * 2.0 - 1.0, 1.0 - p.y / fb.y * 2.0, 0.0, 1.0);
 }
-` + "\x00"
+`
 
 const heatFragment = `#version 430 core
 uniform sampler2DArray probs;
@@ -87,7 +87,7 @@ void main() {
 	}
 	color = vec4(c * vdim, 1.0);
 }
-` + "\x00"
+`
 
 // texShape is the shape of a probability texture array: slice
 // (l*n + e)*h + hd holds head hd of layer l on captured example e, so
@@ -141,10 +141,10 @@ func (v *Viewer) initGL(shape graph.Config, tokChars int) (err error) {
 			v.releaseGL()
 		}
 	}()
-	if g.ui, err = link(uiVertex, uiFragment); err != nil {
+	if g.ui, err = link("viewer overlay", uiVertex, uiFragment); err != nil {
 		return err
 	}
-	if g.heat, err = link(heatVertex, heatFragment); err != nil {
+	if g.heat, err = link("viewer heatmaps", heatVertex, heatFragment); err != nil {
 		return err
 	}
 	g.uiFB = uniform(g.ui, "fb")
@@ -514,56 +514,8 @@ func readPixels(size image.Point) *image.RGBA {
 }
 
 // link compiles and links a vertex and a fragment shader.
-func link(vs, fs string) (uint32, error) {
-	v, err := compile(ogl.VERTEX_SHADER, vs)
-	if err != nil {
-		return 0, err
-	}
-	defer ogl.DeleteShader(v)
-	f, err := compile(ogl.FRAGMENT_SHADER, fs)
-	if err != nil {
-		return 0, err
-	}
-	defer ogl.DeleteShader(f)
-	p := ogl.CreateProgram()
-	ogl.AttachShader(p, v)
-	ogl.AttachShader(p, f)
-	ogl.LinkProgram(p)
-	var ok int32
-	ogl.GetProgramiv(p, ogl.LINK_STATUS, &ok)
-	if ok == ogl.FALSE {
-		msg := infoLog(p, ogl.GetProgramiv, ogl.GetProgramInfoLog)
-		ogl.DeleteProgram(p)
-		return 0, fmt.Errorf("window: linking shaders: %s", msg)
-	}
-	return p, nil
-}
-
-func compile(kind uint32, src string) (uint32, error) {
-	s := ogl.CreateShader(kind)
-	cs, free := ogl.Strs(src)
-	ogl.ShaderSource(s, 1, cs, nil)
-	free()
-	ogl.CompileShader(s)
-	var ok int32
-	ogl.GetShaderiv(s, ogl.COMPILE_STATUS, &ok)
-	if ok == ogl.FALSE {
-		msg := infoLog(s, ogl.GetShaderiv, ogl.GetShaderInfoLog)
-		ogl.DeleteShader(s)
-		return 0, fmt.Errorf("window: compiling shader: %s", msg)
-	}
-	return s, nil
-}
-
-func infoLog(id uint32, getiv func(uint32, uint32, *int32), getLog func(uint32, int32, *int32, *uint8)) string {
-	var n int32
-	getiv(id, ogl.INFO_LOG_LENGTH, &n)
-	if n <= 0 {
-		return "no log"
-	}
-	buf := make([]uint8, n+1)
-	getLog(id, n, nil, &buf[0])
-	return strings.Join(strings.Fields(ogl.GoStr(&buf[0])), " ")
+func link(name, vs, fs string) (uint32, error) {
+	return gl.Program(name, gl.Stage{Kind: ogl.VERTEX_SHADER, Source: vs}, gl.Stage{Kind: ogl.FRAGMENT_SHADER, Source: fs})
 }
 
 func uniform(p uint32, name string) int32 {
