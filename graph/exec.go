@@ -32,7 +32,7 @@ type execStep struct {
 	name string
 }
 
-// RunAll implements G.VM.
+// RunAll runs every step once.
 func (e *executor) RunAll() error {
 	for i := range e.steps {
 		s := &e.steps[i]
@@ -48,10 +48,7 @@ func (e *executor) RunAll() error {
 	return nil
 }
 
-// Reset implements G.VM: values persist, so there is nothing to reset.
-func (e *executor) Reset() {}
-
-// Close implements G.VM.
+// Close releases nothing: the buffers go with the executor.
 func (e *executor) Close() error { return nil }
 
 // children returns n's inputs in order.

@@ -165,7 +165,7 @@ type Net struct {
 	Batch  int
 
 	g      *G.ExprGraph
-	vm     G.VM
+	vm     *executor
 	params []*G.Node
 
 	tokens, targets *G.Node // inputs: one-hot tokens [N, V], target weights [N, V]
@@ -324,10 +324,6 @@ func (n *Net) SetAblation(off [][]bool) {
 // Values read from the Net (Loss, Logits, Probs, gradients) are overwritten
 // by the next Run: copy what must outlive it.
 func (n *Net) Run() error { return n.vm.RunAll() }
-
-// Reset prepares the machine for the next Run (kept for callers written
-// against Gorgonia's TapeMachine; the executor needs no reset).
-func (n *Net) Reset() { n.vm.Reset() }
 
 // Loss is the last run's loss.
 func (n *Net) Loss() float32 { return n.loss.Value().Data().(float32) }

@@ -54,7 +54,6 @@ func TestModelGradients(t *testing.T) {
 			}
 			grads[n.Name()] = append([]float32(nil), g.Data().([]float32)...)
 		}
-		net.Reset()
 		fwd, err := Build(c, w, cpu.New(), 3, false)
 		if err != nil {
 			t.Fatal(err)
@@ -67,7 +66,6 @@ func TestModelGradients(t *testing.T) {
 			if err := fwd.Run(); err != nil {
 				t.Fatal(err)
 			}
-			defer fwd.Reset()
 			return float64(fwd.Loss())
 		}
 		rng := rand.New(rand.NewPCG(5, 6))
@@ -145,7 +143,6 @@ func TestAblationZeroesHeadOutput(t *testing.T) {
 		if err := net.Run(); err != nil {
 			t.Fatal(err)
 		}
-		defer net.Reset()
 		return append([]float32(nil), net.Logits()...)
 	}
 	intact := logits(nil)
@@ -190,7 +187,6 @@ func TestGateGradients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	net.Reset()
 	setGate := func(l, h int, v float32) {
 		g := net.gateT[l].Data().([]float32)
 		for j := h * c.HeadDim(); j < (h+1)*c.HeadDim(); j++ {
@@ -201,7 +197,6 @@ func TestGateGradients(t *testing.T) {
 		if err := net.Run(); err != nil {
 			t.Fatal(err)
 		}
-		defer net.Reset()
 		return float64(net.Loss())
 	}
 	const eps = 1e-2

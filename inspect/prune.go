@@ -60,7 +60,6 @@ func Importance(m *train.Model, be kernels.Backend, examples int) ([]HeadImporta
 			return nil, err
 		}
 		g, err := net.GateGrads()
-		net.Reset()
 		if err != nil {
 			return nil, err
 		}

@@ -57,9 +57,7 @@ func (e *Evaluator) Forward(b *tasks.Batch, off [][]bool, visit func(net *graph.
 		if err := e.net.Run(); err != nil {
 			return err
 		}
-		err := visit(e.net, first, n)
-		e.net.Reset()
-		if err != nil {
+		if err := visit(e.net, first, n); err != nil {
 			return err
 		}
 	}

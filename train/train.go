@@ -153,7 +153,6 @@ func (tr *Trainer) TrainStep() (float64, error) {
 		return loss, fmt.Errorf("training diverged at step %d: loss is %v", tr.Step, loss)
 	}
 	tr.opt.step(tr.weights, tr.grads)
-	tr.net.Reset()
 	return loss, nil
 }
 
