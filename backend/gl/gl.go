@@ -57,11 +57,15 @@ type Backend struct {
 	debug    bool
 
 	// Fields below belong to the GL thread.
-	win     *glfw.Window
-	progs   [numProgs]program
-	bufs    [numSlots]buffer
-	pending error    // first glGetError failure seen by ck in debug mode
-	dbgErrs []string // KHR_debug error messages since the last check
+	win    *glfw.Window
+	progs  [numProgs]program
+	bufs   [numSlots]buffer
+	shadow [numSlots][]float32 // host copy of each buffer's contents, nil when unknown
+	// shadowStore is the storage behind shadow, kept when a shadow is dropped.
+	shadowStore [numSlots][]float32
+	stats       TransferStats
+	pending     error    // first glGetError failure seen by ck in debug mode
+	dbgErrs     []string // KHR_debug error messages since the last check
 
 	mu         sync.Mutex // guards probsShape, read from any goroutine
 	probsShape kernels.Shape

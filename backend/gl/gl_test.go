@@ -503,3 +503,50 @@ func TestCallGLError(t *testing.T) {
 		t.Errorf("Mix after the Call: %v", err)
 	}
 }
+
+// TestTensorsStayOnGPU runs a forward and backward pass the way the model
+// does: the backward kernels find P, Q, K and V already on the GPU. A
+// slice changed in place is sent again, and results stay exact.
+func TestTensorsStayOnGPU(t *testing.T) {
+	g := needGL(t)
+	c := cpu.New()
+	s := kernels.Shape{B: 8, T: 16, H: 2, Dh: 8, Causal: true}
+	r := rand.New(rand.NewPCG(9, 9))
+	q, k, v, dO := randn(r, s.QKVLen(), 1), randn(r, s.QKVLen(), 1), randn(r, s.QKVLen(), 1), randn(r, s.QKVLen(), 1)
+	p, o, dP := make([]float32, s.ProbsLen()), make([]float32, s.QKVLen()), make([]float32, s.ProbsLen())
+	dQ, dK, dV := make([]float32, s.QKVLen()), make([]float32, s.QKVLen()), make([]float32, s.QKVLen())
+	before := g.Stats()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(g.Probs(s, q, k, p))
+	must(g.Mix(s, p, v, o))
+	must(g.MixGradP(s, dO, v, dP))
+	must(g.MixGradV(s, p, dO, dV))
+	must(g.ProbsGradQ(s, p, dP, k, dQ))
+	must(g.ProbsGradK(s, p, dP, q, dK))
+	d := g.Stats()
+	d.Uploads -= before.Uploads
+	d.Resident -= before.Resident
+	d.DeviceCopies -= before.DeviceCopies
+	// 14 inputs. Sent from the host: q, k, v and dO, once each. Copied on
+	// the GPU: P from the forward kernel's buffer, dP from MixGradP's. The
+	// other 8 are already in place.
+	if d.Uploads != 4 || d.DeviceCopies != 2 || d.Resident != 8 {
+		t.Errorf("transfers %+v, want 4 uploads, 2 copies on the GPU, 8 resident", d)
+	}
+	want := make([]float32, s.QKVLen())
+	must(c.ProbsGradK(s, p, dP, q, want))
+	compare(t, "dK after resident inputs", s, dK, want)
+
+	// Change P in place: Mix must see the new values, not the GPU's copy.
+	for i := range p {
+		p[i] *= 0.5
+	}
+	must(g.Mix(s, p, v, o))
+	must(c.Mix(s, p, v, want))
+	compare(t, "Mix after P changed in place", s, o, want)
+}

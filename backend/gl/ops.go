@@ -1,6 +1,7 @@
 package gl
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strings"
@@ -63,15 +64,49 @@ func (b *Backend) grow(slot, n int) {
 	ogl.BufferData(ogl.SHADER_STORAGE_BUFFER, n, nil, ogl.DYNAMIC_COPY)
 	b.ck("BufferData")
 	buf.size = n
+	b.shadow[slot] = nil
 }
 
-// upload copies data to the start of slot's buffer.
+// output readies slot to be written by a shader: its old contents, and so
+// its shadow, are no longer what the GPU holds.
+func (b *Backend) output(slot, n int) {
+	b.grow(slot, n)
+	b.shadow[slot] = nil
+}
+
+// Tensors stay on the GPU between kernels. Every slot keeps a host shadow
+// of what its buffer holds (set on upload and on download, dropped when a
+// shader writes it); an input whose bytes equal a shadow is not sent
+// again: the slot already holds it, or it is copied there on the GPU from
+// the slot that does. The attention probabilities a forward kernel made,
+// and the queries, keys and values, are so reused by the backward kernels
+// without leaving the GPU. Comparing bytes keeps it exact: a caller that
+// changed a slice in place gets it uploaded again.
+
+// upload makes data the start of slot's buffer.
 func (b *Backend) upload(slot int, data []float32) {
+	if sameBits(b.shadow[slot], data) {
+		b.stats.Resident++
+		return
+	}
 	n := 4 * len(data)
 	b.grow(slot, n)
+	for src, sh := range b.shadow {
+		if src != slot && sameBits(sh, data) {
+			ogl.BindBuffer(ogl.COPY_READ_BUFFER, b.bufs[src].id)
+			ogl.BindBuffer(ogl.COPY_WRITE_BUFFER, b.bufs[slot].id)
+			ogl.CopyBufferSubData(ogl.COPY_READ_BUFFER, ogl.COPY_WRITE_BUFFER, 0, 0, n)
+			b.ck("CopyBufferSubData")
+			b.remember(slot, data)
+			b.stats.DeviceCopies++
+			return
+		}
+	}
 	ogl.BindBuffer(ogl.SHADER_STORAGE_BUFFER, b.bufs[slot].id)
 	ogl.BufferSubData(ogl.SHADER_STORAGE_BUFFER, 0, n, unsafe.Pointer(&data[0]))
 	b.ck("BufferSubData")
+	b.remember(slot, data)
+	b.stats.Uploads++
 }
 
 // download copies the start of slot's buffer into dst. The caller has
@@ -80,6 +115,47 @@ func (b *Backend) download(slot int, dst []float32) {
 	ogl.BindBuffer(ogl.SHADER_STORAGE_BUFFER, b.bufs[slot].id)
 	ogl.GetBufferSubData(ogl.SHADER_STORAGE_BUFFER, 0, 4*len(dst), unsafe.Pointer(&dst[0]))
 	b.ck("GetBufferSubData")
+	b.remember(slot, dst)
+}
+
+// remember records data as slot's contents, in storage the slot owns and
+// reuses, so steady training allocates nothing here.
+func (b *Backend) remember(slot int, data []float32) {
+	st := b.shadowStore[slot]
+	if cap(st) < len(data) {
+		st = make([]float32, len(data))
+	}
+	st = st[:len(data)]
+	copy(st, data)
+	b.shadowStore[slot], b.shadow[slot] = st, st
+}
+
+// sameBits reports whether a and b hold the same float32 bit patterns.
+func sameBits(a, b []float32) bool {
+	if a == nil || len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 {
+		return true
+	}
+	return bytes.Equal(unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 4*len(a)),
+		unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), 4*len(b)))
+}
+
+// TransferStats counts how the kernels' inputs reached the GPU.
+type TransferStats struct {
+	// Uploads are inputs sent from host memory.
+	Uploads int
+	// Resident inputs were already in their buffer; DeviceCopies were
+	// copied there from another buffer on the GPU.
+	Resident, DeviceCopies int
+}
+
+// Stats returns the transfer counts since the Backend was made.
+func (b *Backend) Stats() TransferStats {
+	var s TransferStats
+	_ = b.Call(func() { s = b.stats })
+	return s
 }
 
 // bind attaches slots to binding points 0, 1, ... in order.
@@ -216,7 +292,7 @@ func (b *Backend) Probs(s kernels.Shape, q, k, p []float32) error {
 	return b.run("Probs", func() {
 		b.upload(slotQ, q)
 		b.upload(slotK, k)
-		b.grow(slotProbs, 4*len(p))
+		b.output(slotProbs, 4*len(p))
 		b.bind(slotQ, slotK, slotProbs)
 		b.dispatch(progProbs, s, s.B*s.H*s.T)
 		// Also SHADER_STORAGE and PIXEL_BUFFER, for whoever reads the
@@ -237,7 +313,7 @@ func (b *Backend) Mix(s kernels.Shape, p, v, o []float32) error {
 	return b.run("Mix", func() {
 		b.upload(slotP, p)
 		b.upload(slotV, v)
-		b.grow(slotOut, 4*len(o))
+		b.output(slotOut, 4*len(o))
 		b.bind(slotP, slotV, slotOut)
 		b.dispatch(progMix, s, len(o))
 		ogl.MemoryBarrier(barrierReadback)
@@ -253,7 +329,7 @@ func (b *Backend) MixGradP(s kernels.Shape, dO, v, dP []float32) error {
 	return b.run("MixGradP", func() {
 		b.upload(slotDO, dO)
 		b.upload(slotV, v)
-		b.grow(slotDPOut, 4*len(dP))
+		b.output(slotDPOut, 4*len(dP))
 		b.bind(slotDO, slotV, slotDPOut)
 		b.dispatch(progMixGradP, s, len(dP))
 		ogl.MemoryBarrier(barrierReadback)
@@ -269,7 +345,7 @@ func (b *Backend) MixGradV(s kernels.Shape, p, dO, dV []float32) error {
 	return b.run("MixGradV", func() {
 		b.upload(slotP, p)
 		b.upload(slotDO, dO)
-		b.grow(slotOut, 4*len(dV))
+		b.output(slotOut, 4*len(dV))
 		b.bind(slotP, slotDO, slotOut)
 		b.dispatch(progMixGradV, s, len(dV))
 		ogl.MemoryBarrier(barrierReadback)
@@ -285,8 +361,8 @@ func (b *Backend) probsGrad(name string, prog, xslot int, s kernels.Shape, p, dP
 		b.upload(slotP, p)
 		b.upload(slotDP, dP)
 		b.upload(xslot, x)
-		b.grow(slotOut, 4*len(out))
-		b.grow(slotRS, 4*s.B*s.H*s.T)
+		b.output(slotOut, 4*len(out))
+		b.output(slotRS, 4*s.B*s.H*s.T)
 		// Binding 4 is the rowsum buffer in both passes (see the shaders).
 		b.bind(slotP, slotDP, xslot, slotOut, slotRS)
 		b.dispatch(progRowsum, s, s.B*s.H*s.T)
