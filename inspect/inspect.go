@@ -59,9 +59,11 @@ type Head struct {
 type Report struct {
 	// Accuracy is the held-out accuracy with the heads in Ablated off (all
 	// on when Ablated is empty).
-	Accuracy float64  `json:"accuracy"`
-	Ablated  []string `json:"ablated"`
-	Heads    []Head   `json:"heads"`
+	Accuracy float64 `json:"accuracy"`
+	// Loss is the held-out mean cross-entropy, as evaluated.
+	Loss    float64  `json:"loss"`
+	Ablated []string `json:"ablated"`
+	Heads   []Head   `json:"heads"`
 }
 
 // Scores lists every head's verdict without the ablation figures.
@@ -83,13 +85,19 @@ func Analyze(m *train.Model, be kernels.Backend, off [][]bool) (*Report, *analys
 		return nil, nil, err
 	}
 	defer e.Close()
+	return AnalyzeWith(e, m, off)
+}
+
+// AnalyzeWith is Analyze on an evaluator of m the caller already has and
+// may go on using (a sweep measures joint ablations with it).
+func AnalyzeWith(e *train.Evaluator, m *train.Model, off [][]bool) (*Report, *analysis.Attention, error) {
 	held := train.HeldOut(m)
 	att, err := Capture(e, m, firstExamples(held, ScoredExamples), off)
 	if err != nil {
 		return nil, nil, err
 	}
 	r := &Report{Ablated: HeadNames(off)}
-	if r.Accuracy, _, err = e.Accuracy(held, off); err != nil {
+	if r.Accuracy, r.Loss, err = e.Accuracy(held, off); err != nil {
 		return nil, nil, err
 	}
 	for _, s := range analysis.ScoreAll(att) {

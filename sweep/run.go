@@ -103,16 +103,14 @@ func RunOne(p Pair, be kernels.Backend, abort <-chan struct{}) (*Outcome, error)
 		return fail(err)
 	}
 	defer ev.Close()
-	held := train.HeldOut(m)
-	if r.Accuracy, r.Loss, err = ev.Accuracy(held, nil); err != nil {
-		return fail(err)
-	}
-	r.Params, r.Chance = m.Weights.Count(), m.Task.Chance()
-	rep, att, err := inspect.Analyze(m, be, nil)
+	rep, att, err := inspect.AnalyzeWith(ev, m, nil)
 	if err != nil {
 		return fail(err)
 	}
+	r.Accuracy, r.Loss = rep.Accuracy, rep.Loss
+	r.Params, r.Chance = m.Weights.Count(), m.Task.Chance()
 	out.Report, out.Attention = rep, att
+	held := train.HeldOut(m)
 	r.Heads = rep.Heads
 	r.Ablation.Intact = r.Accuracy
 	for _, h := range rep.Heads {
