@@ -1,5 +1,6 @@
-// Package bench measures headlab: the attention kernels on each backend
-// and whole training steps. `headlab bench` prints what it measures; the
+// Package bench measures headlab: whole training steps of groups of S
+// models on each device (groups.go), one model's training steps, and the
+// attention kernels alone. `headlab bench` prints what it measures; the
 // go test benchmarks beside it time the same calls.
 package bench
 
@@ -9,7 +10,6 @@ import (
 	"runtime"
 	"time"
 
-	"headlab/backend/cpu"
 	"headlab/kernels"
 	"headlab/train"
 )
@@ -38,51 +38,88 @@ func Flops(s kernels.Shape) float64 {
 	return 2 * float64(s.T) * float64(s.T) * float64(s.Dh) * float64(s.B*s.H)
 }
 
-// Tensors are one shape's inputs and output buffers.
+// Tensors are one shape's inputs and outputs, resident on one device:
+// uploaded once, so that timing a kernel times the kernel alone.
 type Tensors struct {
-	q, k, v, dO, p, dP, outQKV, outP []float32
+	dev                              kernels.Device
+	q, k, v, dO, p, dP, outQKV, outP kernels.Tensor
+	bufs                             []kernels.Buffer
 }
 
-// NewTensors fills random inputs for s, with a genuine P and dP as training
-// feeds the backward kernels.
-func NewTensors(s kernels.Shape) *Tensors {
+// NewTensors puts random inputs for s on dev, with a genuine P and dP (as
+// training feeds the backward kernels) computed there.
+func NewTensors(dev kernels.Device, s kernels.Shape) (t *Tensors, err error) {
 	r := rand.New(rand.NewPCG(1, 2))
-	fill := func(n int) []float32 {
-		x := make([]float32, n)
-		for i := range x {
-			x[i] = float32(r.NormFloat64())
+	t = &Tensors{dev: dev}
+	defer func() {
+		if err != nil {
+			t.Free()
 		}
-		return x
+	}()
+	alloc := func(n int, random bool) (kernels.Tensor, error) {
+		b, err := dev.Alloc(n)
+		if err != nil {
+			return kernels.Tensor{}, err
+		}
+		t.bufs = append(t.bufs, b)
+		x := kernels.Dense(b, n)
+		if !random {
+			return x, nil
+		}
+		h := make([]float32, n)
+		for i := range h {
+			h[i] = float32(r.NormFloat64())
+		}
+		return x, dev.Upload(x, 1, h)
 	}
 	n, np := s.QKVLen(), s.ProbsLen()
-	t := &Tensors{q: fill(n), k: fill(n), v: fill(n), dO: fill(n),
-		p: make([]float32, np), dP: make([]float32, np),
-		outQKV: make([]float32, n), outP: make([]float32, np)}
-	c := cpu.New()
-	_ = c.Probs(s, t.q, t.k, t.p)
-	_ = c.MixGradP(s, t.dO, t.v, t.dP)
-	return t
+	for _, x := range []struct {
+		t      *kernels.Tensor
+		n      int
+		random bool
+	}{{&t.q, n, true}, {&t.k, n, true}, {&t.v, n, true}, {&t.dO, n, true},
+		{&t.p, np, false}, {&t.dP, np, false}, {&t.outQKV, n, false}, {&t.outP, np, false}} {
+		if *x.t, err = alloc(x.n, x.random); err != nil {
+			return nil, err
+		}
+	}
+	if err := dev.Probs(1, s, t.q, t.k, t.p); err != nil {
+		return nil, err
+	}
+	if err := dev.MixGradP(1, s, t.dO, t.v, t.dP); err != nil {
+		return nil, err
+	}
+	return t, dev.Sync()
 }
 
-// Kernel is one attention kernel as a call over prepared tensors.
+// Free releases the tensors.
+func (t *Tensors) Free() {
+	for _, b := range t.bufs {
+		t.dev.Free(b)
+	}
+	t.bufs = nil
+}
+
+// Kernel is one attention kernel as a call, for one seed, over prepared
+// tensors.
 type Kernel struct {
 	Name string
-	Run  func(be kernels.Backend, s kernels.Shape, t *Tensors) error
+	Run  func(dev kernels.Device, s kernels.Shape, t *Tensors) error
 }
 
 // KernelCalls are the six kernels.
 var KernelCalls = []Kernel{
-	{"Probs", func(be kernels.Backend, s kernels.Shape, t *Tensors) error { return be.Probs(s, t.q, t.k, t.outP) }},
-	{"Mix", func(be kernels.Backend, s kernels.Shape, t *Tensors) error { return be.Mix(s, t.p, t.v, t.outQKV) }},
-	{"MixGradP", func(be kernels.Backend, s kernels.Shape, t *Tensors) error { return be.MixGradP(s, t.dO, t.v, t.outP) }},
-	{"MixGradV", func(be kernels.Backend, s kernels.Shape, t *Tensors) error {
-		return be.MixGradV(s, t.p, t.dO, t.outQKV)
+	{"Probs", func(d kernels.Device, s kernels.Shape, t *Tensors) error { return d.Probs(1, s, t.q, t.k, t.outP) }},
+	{"Mix", func(d kernels.Device, s kernels.Shape, t *Tensors) error { return d.Mix(1, s, t.p, t.v, t.outQKV) }},
+	{"MixGradP", func(d kernels.Device, s kernels.Shape, t *Tensors) error { return d.MixGradP(1, s, t.dO, t.v, t.outP) }},
+	{"MixGradV", func(d kernels.Device, s kernels.Shape, t *Tensors) error {
+		return d.MixGradV(1, s, t.p, t.dO, t.outQKV)
 	}},
-	{"ProbsGradQ", func(be kernels.Backend, s kernels.Shape, t *Tensors) error {
-		return be.ProbsGradQ(s, t.p, t.dP, t.k, t.outQKV)
+	{"ProbsGradQ", func(d kernels.Device, s kernels.Shape, t *Tensors) error {
+		return d.ProbsGradQ(1, s, t.p, t.dP, t.k, t.outQKV)
 	}},
-	{"ProbsGradK", func(be kernels.Backend, s kernels.Shape, t *Tensors) error {
-		return be.ProbsGradK(s, t.p, t.dP, t.q, t.outQKV)
+	{"ProbsGradK", func(d kernels.Device, s kernels.Shape, t *Tensors) error {
+		return d.ProbsGradK(1, s, t.p, t.dP, t.q, t.outQKV)
 	}},
 }
 
@@ -113,31 +150,42 @@ func timeCall(budget time.Duration, f func() error) (float64, error) {
 	return time.Since(start).Seconds() / float64(n), nil
 }
 
-// Kernels times every kernel on every shape on each backend, the CPU
-// first, spending about budget on each measurement. GL times include
-// uploads and readbacks: that is what a caller pays.
-func Kernels(bes []kernels.Backend, shapes []kernels.Shape, budget time.Duration) ([]KernelResult, error) {
+// Kernels times every kernel on every shape on each device, the CPU
+// first, spending about budget on each measurement. A call is timed as
+// the kernel and a Sync (waiting for it to finish); its tensors were
+// uploaded beforehand, so nothing crosses to or from the device.
+func Kernels(devs []kernels.Device, shapes []kernels.Shape, budget time.Duration) ([]KernelResult, error) {
 	cpuTime := map[string]float64{}
 	var out []KernelResult
-	for _, be := range bes {
+	for _, dev := range devs {
 		for _, s := range shapes {
-			t := NewTensors(s)
+			t, err := NewTensors(dev, s)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %w", dev.Name(), ShapeName(s), err)
+			}
 			for _, k := range KernelCalls {
-				secs, err := timeCall(budget, func() error { return k.Run(be, s, t) })
+				secs, err := timeCall(budget, func() error {
+					if err := k.Run(dev, s, t); err != nil {
+						return err
+					}
+					return dev.Sync()
+				})
 				if err != nil {
-					return nil, fmt.Errorf("%s %s %s: %w", be.Name(), k.Name, ShapeName(s), err)
+					t.Free()
+					return nil, fmt.Errorf("%s %s %s: %w", dev.Name(), k.Name, ShapeName(s), err)
 				}
 				key := k.Name + ShapeName(s)
-				if be.Name() == "cpu" {
+				if dev.Name() == "cpu" {
 					cpuTime[key] = secs
 				}
-				r := KernelResult{Backend: be.Name(), Kernel: k.Name, Shape: ShapeName(s),
+				r := KernelResult{Backend: dev.Name(), Kernel: k.Name, Shape: ShapeName(s),
 					MicrosPerOp: secs * 1e6, GFLOPs: Flops(s) / secs / 1e9}
 				if c, ok := cpuTime[key]; ok {
 					r.RatioToCPU = secs / c
 				}
 				out = append(out, r)
 			}
+			t.Free()
 		}
 	}
 	return out, nil
@@ -156,33 +204,80 @@ type StepResult struct {
 	GFLOPs float64 `json:"gflop_per_s"`
 }
 
-// TrainSteps times steps training steps (forward, backward, Adam) of the
-// default induction model at the given batch, after a short warm-up.
-func TrainSteps(be kernels.Backend, batch, steps int) (StepResult, error) {
+// Timing says how long a measurement runs. Each first warms up: one step,
+// then up to two more while the warm-up has taken under a second (the
+// first GL dispatches compile shader machine code). Then, with Steps > 0,
+// it times exactly Steps steps; otherwise as many as take about Target
+// (DefaultTarget when 0) at the speed of the last warm-up step, at least
+// one and at most MaxAutoSteps.
+type Timing struct {
+	Steps  int
+	Target time.Duration
+}
+
+// DefaultTarget is how long a measurement with Timing.Steps 0 is timed.
+const DefaultTarget = 2 * time.Second
+
+// MaxAutoSteps caps the steps an automatic Timing times.
+const MaxAutoSteps = 500
+
+// measure warms up and times run, which takes k steps and returns when
+// their work is done (Sync included). begin is called just before the
+// timed steps. It returns the steps timed and the seconds they took.
+func measure(tm Timing, run func(k int) error, begin func()) (int, float64, error) {
+	var last time.Duration
+	warm := time.Now()
+	for i := 0; i < 3 && (i == 0 || time.Since(warm) < time.Second); i++ {
+		t := time.Now()
+		if err := run(1); err != nil {
+			return 0, 0, err
+		}
+		last = time.Since(t)
+	}
+	n := tm.Steps
+	if n <= 0 {
+		target := tm.Target
+		if target <= 0 {
+			target = DefaultTarget
+		}
+		n = int(min(max(target.Seconds()/max(last.Seconds(), 1e-9), 1), MaxAutoSteps))
+	}
+	if begin != nil {
+		begin()
+	}
+	start := time.Now()
+	if err := run(n); err != nil {
+		return 0, 0, err
+	}
+	return n, time.Since(start).Seconds(), nil
+}
+
+// TrainSteps times training steps (forward, backward, Adam, and reading
+// the loss back, as train.Trainer does) of the default induction model at
+// the given batch on dev, after a short warm-up.
+func TrainSteps(dev kernels.Device, batch int, tm Timing) (StepResult, error) {
 	c := train.Defaults("induction")
 	c.Batch = batch
-	tr, err := train.NewTrainer(c, be)
+	tr, err := train.NewTrainer(c, dev)
 	if err != nil {
 		return StepResult{}, err
 	}
 	defer tr.Close()
-	for range 3 {
-		if _, err := tr.TrainStep(); err != nil {
-			return StepResult{}, err
-		}
-	}
 	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	start := time.Now()
-	for range steps {
-		if _, err := tr.TrainStep(); err != nil {
-			return StepResult{}, err
+	steps, secs, err := measure(tm, func(k int) error {
+		for range k {
+			if _, err := tr.TrainStep(); err != nil {
+				return err
+			}
 		}
+		return dev.Sync()
+	}, func() { runtime.ReadMemStats(&before) })
+	if err != nil {
+		return StepResult{}, err
 	}
-	secs := time.Since(start).Seconds()
 	runtime.ReadMemStats(&after)
 	flops := StepFlops(tr.Model.Shape, batch)
-	return StepResult{Backend: be.Name(), Batch: batch, MsPerStep: 1000 * secs / float64(steps),
+	return StepResult{Backend: dev.Name(), Batch: batch, MsPerStep: 1000 * secs / float64(steps),
 		StepsPerSec:   float64(steps) / secs,
 		AllocsPerStep: float64(after.Mallocs-before.Mallocs) / float64(steps),
 		BytesPerStep:  float64(after.TotalAlloc-before.TotalAlloc) / float64(steps),

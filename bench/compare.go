@@ -166,7 +166,7 @@ func CompareSteps(p *PyTorch, batches []int, steps, rounds int) ([]StepCompariso
 	for _, batch := range batches {
 		c := StepComparison{Batch: batch}
 		for range rounds {
-			h, err := TrainSteps(cpu.New(), batch, steps)
+			h, err := TrainSteps(cpu.New(), batch, Timing{Steps: steps})
 			if err != nil {
 				return nil, err
 			}

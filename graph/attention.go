@@ -10,11 +10,11 @@ import (
 )
 
 // Attention ops: q, k, v and outputs are [B*T, H*Dh] (heads side by side),
-// probabilities are [B*H*T, T]. Every kernel runs on the backend be, so
-// switching backends never touches the model.
+// probabilities are [B*H*T, T]. Each is one attention kernel of the
+// device the executor runs on.
 
-func kernelOp(be kernels.Backend, s kernels.Shape, name string, out tensor.Shape,
-	run func(out []float32, in [][]float32) error, grad func(in G.Nodes, out, dOut *G.Node) (G.Nodes, error), in ...*G.Node) *G.Node {
+func kernelOp(s kernels.Shape, name string, out tensor.Shape,
+	run func(c *call) error, grad func(in G.Nodes, out, dOut *G.Node) (G.Nodes, error), in ...*G.Node) *G.Node {
 	dims := make([]int, len(in))
 	diff := make([]bool, len(in))
 	for i := range in {
@@ -22,26 +22,26 @@ func kernelOp(be kernels.Backend, s kernels.Shape, name string, out tensor.Shape
 		diff[i] = grad != nil
 	}
 	return apply(&op{
-		name:   fmt.Sprintf("%s(%s,%+v)", name, be.Name(), s),
+		name:   fmt.Sprintf("%s(%+v)", name, s),
 		inDims: dims,
 		out:    out,
-		fwd:    run,
+		run:    run,
 		grad:   grad,
 		diff:   diff,
 	}, in...)
 }
 
 // AttentionProbs is P = softmax(Q K^T / sqrt(Dh)) with the shape's mask.
-func AttentionProbs(be kernels.Backend, s kernels.Shape, q, k *G.Node) *G.Node {
-	return kernelOp(be, s, "attn_probs", tensor.Shape{s.B * s.H * s.T, s.T},
-		func(out []float32, in [][]float32) error { return be.Probs(s, in[0], in[1], out) },
+func AttentionProbs(s kernels.Shape, q, k *G.Node) *G.Node {
+	return kernelOp(s, "attn_probs", tensor.Shape{s.B * s.H * s.T, s.T},
+		func(c *call) error { return c.d.Probs(c.S, s, c.in[0], c.in[1], c.out) },
 		func(in G.Nodes, p, dP *G.Node) (G.Nodes, error) {
 			qkv := tensor.Shape{s.B * s.T, s.H * s.Dh}
-			dq := kernelOp(be, s, "attn_probs_grad_q", qkv,
-				func(out []float32, in [][]float32) error { return be.ProbsGradQ(s, in[0], in[1], in[2], out) },
+			dq := kernelOp(s, "attn_probs_grad_q", qkv,
+				func(c *call) error { return c.d.ProbsGradQ(c.S, s, c.in[0], c.in[1], c.in[2], c.out) },
 				nil, p, dP, in[1])
-			dk := kernelOp(be, s, "attn_probs_grad_k", qkv,
-				func(out []float32, in [][]float32) error { return be.ProbsGradK(s, in[0], in[1], in[2], out) },
+			dk := kernelOp(s, "attn_probs_grad_k", qkv,
+				func(c *call) error { return c.d.ProbsGradK(c.S, s, c.in[0], c.in[1], c.in[2], c.out) },
 				nil, p, dP, in[0])
 			return G.Nodes{dq, dk}, nil
 		}, q, k)
@@ -49,16 +49,16 @@ func AttentionProbs(be kernels.Backend, s kernels.Shape, q, k *G.Node) *G.Node {
 
 // AttentionMix is O = P V: each head's output is the attention-weighted sum
 // of its value vectors.
-func AttentionMix(be kernels.Backend, s kernels.Shape, p, v *G.Node) *G.Node {
+func AttentionMix(s kernels.Shape, p, v *G.Node) *G.Node {
 	qkv := tensor.Shape{s.B * s.T, s.H * s.Dh}
-	return kernelOp(be, s, "attn_mix", qkv,
-		func(out []float32, in [][]float32) error { return be.Mix(s, in[0], in[1], out) },
+	return kernelOp(s, "attn_mix", qkv,
+		func(c *call) error { return c.d.Mix(c.S, s, c.in[0], c.in[1], c.out) },
 		func(in G.Nodes, _, dO *G.Node) (G.Nodes, error) {
-			dp := kernelOp(be, s, "attn_mix_grad_p", in[0].Shape().Clone(),
-				func(out []float32, in [][]float32) error { return be.MixGradP(s, in[0], in[1], out) },
+			dp := kernelOp(s, "attn_mix_grad_p", in[0].Shape().Clone(),
+				func(c *call) error { return c.d.MixGradP(c.S, s, c.in[0], c.in[1], c.out) },
 				nil, dO, in[1])
-			dv := kernelOp(be, s, "attn_mix_grad_v", qkv,
-				func(out []float32, in [][]float32) error { return be.MixGradV(s, in[0], in[1], out) },
+			dv := kernelOp(s, "attn_mix_grad_v", qkv,
+				func(c *call) error { return c.d.MixGradV(c.S, s, c.in[0], c.in[1], c.out) },
 				nil, in[0], dO)
 			return G.Nodes{dp, dv}, nil
 		}, p, v)

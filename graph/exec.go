@@ -4,52 +4,99 @@ import (
 	"fmt"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
+
+	"headlab/kernels"
 )
 
 // executor runs a built graph without Gorgonia's TapeMachine. Build still
 // makes the graph and Gorgonia still derives the gradients symbolically;
-// the executor only replaces the interpreter, which allocates every value
-// and its bookkeeping again on every run (about 8 allocations per node).
-// Here every needed node is computed in one fixed topological order into
-// a buffer that lives as long as the Net, so a run allocates nothing.
+// the executor maps every node to its kernel on a device and runs them in
+// one fixed topological order, for S models at once, into tensors that
+// live on the device as long as the Net. A run allocates nothing and
+// moves nothing between host and device.
 //
-// Only nodes that some wanted output depends on are run: the gradients
-// Gorgonia builds for the one-hot inputs, for instance, are skipped. The
-// wanted outputs (loss, logits, attention probabilities, gradients) keep
-// buffers of their own, bound to their nodes (G.UnsafeLet), so Value() and
-// Grad() read the last run's results; every other node's buffer is reused
-// once its last reader has run, so intermediate nodes' values are not
-// meaningful after a run.
+// Only nodes that some wanted output depends on are run. Inputs and
+// wanted outputs are bound to tensors the Net gives (the parameter and
+// gradient blocks, the batch, the loss); every other node's tensor is
+// reused once its last reader has run, so intermediate nodes' values are
+// not meaningful after a run.
 type executor struct {
+	d     kernels.Device
+	S     int
 	steps []execStep
+	owned []kernels.Buffer // freed by close
 }
 
 type execStep struct {
-	o    *op // nil: elementwise sum of in[0] and in[1] (Gorgonia's Add)
-	in   [][]float32
-	out  []float32
-	name string
+	o *op // nil: elementwise sum of in[0] and in[1] (Gorgonia's Add), or lin
+	n int // the sum's length
+	c call
+	// lin is a product fused with its reader: c.in holds x, w, bias, res
+	// and deriv (the last three may have no buffer).
+	lin *fusible
 }
 
 // RunAll runs every step once.
 func (e *executor) RunAll() error {
 	for i := range e.steps {
 		s := &e.steps[i]
-		if s.o == nil {
-			a, b, out := s.in[0], s.in[1], s.out
-			addVec(out, a, b)
+		if l := s.lin; l != nil {
+			in := s.c.in
+			if err := e.d.Linear(e.S, l.m, l.n, l.k, in[0], in[1], in[2], in[3], s.c.out, in[4]); err != nil {
+				return fmt.Errorf("fused linear: %w", err)
+			}
 			continue
 		}
-		if err := s.o.run(s.in); err != nil {
-			return err
+		if s.o == nil {
+			if err := e.d.Add(e.S, s.n, s.c.in[0], s.c.in[1], s.c.out); err != nil {
+				return fmt.Errorf("add: %w", err)
+			}
+			continue
+		}
+		if err := s.o.run(&s.c); err != nil {
+			return fmt.Errorf("%s: %w", s.o.name, err)
 		}
 	}
 	return nil
 }
 
-// Close releases nothing: the buffers go with the executor.
-func (e *executor) Close() error { return nil }
+// traffic is the bytes one run moves per model, counted as every kernel
+// reading each of its inputs and aux tensors and writing its output once
+// (caches and fusion can only lower it).
+func (e *executor) traffic() int64 {
+	var n int64
+	for _, s := range e.steps {
+		for _, t := range s.c.in {
+			n += int64(t.Len)
+		}
+		for _, t := range s.c.aux {
+			n += int64(t.Len)
+		}
+		if s.lin != nil && s.c.in[4].Buf != nil {
+			n += int64(s.c.in[4].Len)
+		}
+		n += int64(s.c.out.Len)
+	}
+	return 4 * n
+}
+
+// alloc makes a dense tensor of n floats per model, owned by e.
+func (e *executor) alloc(n int) (kernels.Tensor, error) {
+	b, err := e.d.Alloc(e.S * n)
+	if err != nil {
+		return kernels.Tensor{}, err
+	}
+	e.owned = append(e.owned, b)
+	return kernels.Dense(b, n), nil
+}
+
+// close frees the executor's tensors.
+func (e *executor) close() {
+	for _, b := range e.owned {
+		e.d.Free(b)
+	}
+	e.owned = nil
+}
 
 // children returns n's inputs in order.
 func children(g *G.ExprGraph, n *G.Node) G.Nodes {
@@ -70,8 +117,10 @@ func isAdd(n *G.Node, in G.Nodes) bool {
 	return in[0].Shape().Eq(n.Shape()) && in[1].Shape().Eq(n.Shape())
 }
 
-// compile orders the nodes outputs depend on and gives each a buffer.
-func compile(g *G.ExprGraph, outputs G.Nodes) (*executor, error) {
+// compile orders the nodes outputs depend on and gives each a tensor on d
+// for S models: bound ones (inputs, and outputs that must land in a given
+// place) are the Net's; the rest are planned.
+func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map[*G.Node]kernels.Tensor) (e *executor, err error) {
 	const (
 		visiting = 1
 		done     = 2
@@ -101,123 +150,189 @@ func compile(g *G.ExprGraph, outputs G.Nodes) (*executor, error) {
 			return nil, err
 		}
 	}
-	// Memory plan: a node's buffer returns to a free list (by length)
-	// after its last reader has run, and later nodes reuse it. Inputs,
-	// constants and the wanted outputs keep buffers of their own.
+	e = &executor{d: d, S: S}
+	defer func() {
+		if err != nil {
+			e.close()
+		}
+	}()
+	// Memory plan: a node's tensor returns to a free list (by length)
+	// after its last reader has run, and later nodes reuse it. Bound
+	// tensors, constants, aux tensors and the wanted outputs are never
+	// reused.
+	keep := map[*G.Node]bool{}
+	for _, n := range outputs {
+		keep[n] = true
+	}
+	fusedFrom := fusion(g, order, keep, bound)
+	fused := map[*G.Node]bool{}
 	lastUse := map[*G.Node]int{}
 	for i, n := range order {
 		for _, c := range children(g, n) {
 			lastUse[c] = i
 		}
-	}
-	keep := map[*G.Node]bool{}
-	for _, n := range outputs {
-		keep[n] = true
-	}
-	free := map[int][][]float32{}
-	alloc := func(size int) []float32 {
-		if l := free[size]; len(l) > 0 {
-			b := l[len(l)-1]
-			free[size] = l[:len(l)-1]
-			return b
+		// A fused product reads its inputs at its reader's place.
+		if p, ok := fusedFrom[n]; ok {
+			fused[p] = true
+			for _, c := range children(g, p) {
+				lastUse[c] = i
+			}
 		}
-		return make([]float32, size)
 	}
-	planned := map[*G.Node]bool{} // nodes whose buffer came from the plan
-	bufs := make(map[*G.Node][]float32, len(order))
-	e := &executor{}
-	for i, n := range order {
-		in := children(g, n)
-		ins := make([][]float32, len(in))
-		for j, c := range in {
-			ins[j] = bufs[c]
+	free := map[int][]kernels.Tensor{}
+	planned := map[*G.Node]bool{}
+	out := func(n *G.Node) (kernels.Tensor, error) {
+		if t, ok := bound[n]; ok {
+			return t, nil
 		}
 		size := max(n.Shape().TotalSize(), 1)
-		switch o := n.Op().(type) {
-		case nil: // an input: its bound value is the buffer
-			if n.Value() == nil {
-				return nil, fmt.Errorf("graph: input %v has no value", n)
-			}
-			f, err := floats(n.Value())
-			if err != nil {
-				return nil, err
-			}
-			bufs[n] = f
-		case *op:
-			if o.buf == nil {
-				if keep[n] {
-					o.setBuffer(make([]float32, size))
-				} else {
-					o.setBuffer(alloc(size))
-					planned[n] = true
-				}
-			}
-			v, buf := o.output()
-			if err := G.UnsafeLet(n, v); err != nil {
-				return nil, fmt.Errorf("graph: binding %s: %w", o.name, err)
-			}
-			bufs[n] = buf
-			e.steps = append(e.steps, execStep{o: o, in: ins, out: buf, name: o.name})
-		default:
-			switch {
-			case len(in) == 0 && n.Value() != nil: // a constant
-				f, err := floats(n.Value())
-				if err != nil {
-					return nil, err
-				}
-				bufs[n] = append([]float32(nil), f...)
-			case isAdd(n, in):
-				var buf []float32
-				if keep[n] {
-					buf = make([]float32, size)
-				} else {
-					buf = alloc(size)
-					planned[n] = true
-				}
-				t := tensor.New(tensor.WithShape(n.Shape().Clone()...), tensor.WithBacking(buf))
-				if err := G.UnsafeLet(n, t); err != nil {
-					return nil, fmt.Errorf("graph: binding %v: %w", n, err)
-				}
-				bufs[n] = buf
-				e.steps = append(e.steps, execStep{in: ins, out: buf, name: "add"})
-			default:
-				return nil, fmt.Errorf("graph: the executor cannot run %v (op %T %v)", n, o, o)
-			}
+		if keep[n] {
+			return e.alloc(size)
 		}
+		planned[n] = true
+		if l := free[size]; len(l) > 0 {
+			free[size] = l[:len(l)-1]
+			return l[len(l)-1], nil
+		}
+		return e.alloc(size)
+	}
+	auxes := map[*op][]kernels.Tensor{}
+	ts := make(map[*G.Node]kernels.Tensor, len(order))
+	// release returns the planned tensors whose last reader is step i.
+	release := func(in G.Nodes, i int) {
 		released := map[*G.Node]bool{}
 		for _, c := range in {
 			if planned[c] && lastUse[c] == i && !released[c] {
 				released[c] = true
-				free[len(bufs[c])] = append(free[len(bufs[c])], bufs[c])
+				t := ts[c]
+				free[t.Len] = append(free[t.Len], t)
 			}
 		}
+	}
+	for i, n := range order {
+		if fused[n] {
+			continue // its reader runs it
+		}
+		in := children(g, n)
+		ins := make([]kernels.Tensor, len(in))
+		for j, c := range in {
+			ins[j] = ts[c]
+		}
+		if p, ok := fusedFrom[n]; ok {
+			if ts[n], err = out(n); err != nil {
+				return nil, err
+			}
+			// x, w, bias, res, deriv
+			lin := make([]kernels.Tensor, 5)
+			for j, c := range children(g, p) {
+				lin[j] = ts[c]
+			}
+			if o, isOp := n.Op().(*op); isOp { // a GELU: its derivative is its aux
+				t, err := e.alloc(o.aux[0])
+				if err != nil {
+					return nil, err
+				}
+				auxes[o] = []kernels.Tensor{t}
+				lin[4] = t
+			} else { // a residual add: the other input
+				lin[3] = ins[0]
+				if in[0] == p {
+					lin[3] = ins[1]
+				}
+			}
+			f := p.Op().(*op).fuse
+			e.steps = append(e.steps, execStep{lin: &f, c: call{in: lin, out: ts[n]}})
+			release(in, i)
+			release(children(g, p), i)
+			continue
+		}
+		switch o := n.Op().(type) {
+		case nil: // an input: the Net binds it
+			t, ok := bound[n]
+			if !ok {
+				return nil, fmt.Errorf("graph: input %v is not bound", n)
+			}
+			ts[n] = t
+		case *op:
+			if ts[n], err = out(n); err != nil {
+				return nil, err
+			}
+			own := o.auxOwner()
+			if _, ok := auxes[own]; !ok {
+				for _, size := range own.aux {
+					t, err := e.alloc(size)
+					if err != nil {
+						return nil, err
+					}
+					auxes[own] = append(auxes[own], t)
+				}
+			}
+			e.steps = append(e.steps, execStep{o: o, c: call{d: d, S: S, in: ins, out: ts[n], aux: auxes[own]}})
+		default:
+			switch {
+			case len(in) == 0 && n.Value() != nil: // a constant, shared by every model
+				f, err := floats(n.Value())
+				if err != nil {
+					return nil, err
+				}
+				b, err := d.Alloc(len(f))
+				if err != nil {
+					return nil, err
+				}
+				e.owned = append(e.owned, b)
+				t := kernels.Tensor{Buf: b, Len: len(f)}
+				if err := d.Upload(t, 1, f); err != nil {
+					return nil, err
+				}
+				ts[n] = t
+			case isAdd(n, in):
+				if ts[n], err = out(n); err != nil {
+					return nil, err
+				}
+				e.steps = append(e.steps, execStep{n: n.Shape().TotalSize(), c: call{in: ins, out: ts[n]}})
+			default:
+				return nil, fmt.Errorf("graph: the executor cannot run %v (op %T %v)", n, o, o)
+			}
+		}
+		release(in, i)
 	}
 	return e, nil
 }
 
-// addVec sets out = a + b.
-func addVec(out, a, b []float32) {
-	a, b = a[:len(out)], b[:len(out)]
-	for j := range out {
-		out[j] = a[j] + b[j]
-	}
-}
-
-// Grads returns, after a training Run, the gradient of the loss for each
-// of Params, in the same order. The slices are the executor's buffers:
-// every Run overwrites them, and an optimiser may read them in place.
-func (n *Net) Grads() ([][]float32, error) {
-	out := make([][]float32, len(n.params))
-	for i, p := range n.params {
-		d := p.Deriv()
-		if d == nil || d.Value() == nil {
-			return nil, fmt.Errorf("graph: %s has no gradient (built without train?)", p.Name())
+// fusion finds, in order, each product (Linear) whose only reader is a
+// GELU or a residual add and that no one else needs (not an output, not
+// bound), and returns, for each such reader, its product: the executor
+// runs the two as one Linear kernel with an epilogue, so the product's
+// result never goes to memory.
+func fusion(g *G.ExprGraph, order G.Nodes, keep map[*G.Node]bool, bound map[*G.Node]kernels.Tensor) map[*G.Node]*G.Node {
+	readers := map[*G.Node]int{}
+	for _, n := range order {
+		for _, c := range children(g, n) {
+			readers[c]++
 		}
-		f, err := floats(d.Value())
-		if err != nil {
-			return nil, err
-		}
-		out[i] = f
 	}
-	return out, nil
+	product := func(c *G.Node) bool {
+		o, ok := c.Op().(*op)
+		_, b := bound[c]
+		return ok && o.fuse.linear && readers[c] == 1 && !keep[c] && !b
+	}
+	from := map[*G.Node]*G.Node{}
+	for _, n := range order {
+		in := children(g, n)
+		if o, ok := n.Op().(*op); ok {
+			if o.fuse.gelu && product(in[0]) {
+				from[n] = in[0]
+			}
+			continue
+		}
+		if isAdd(n, in) {
+			for _, c := range in {
+				if product(c) {
+					from[n] = c
+					break
+				}
+			}
+		}
+	}
+	return from
 }

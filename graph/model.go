@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 
 	"headlab/kernels"
 )
@@ -157,78 +156,233 @@ func hasSuffix(s string, suffixes ...string) bool {
 	return false
 }
 
-// Net is the model's graph compiled for one batch size. Parameter nodes
-// share their storage with Weights, so an optimiser step on one Net is
-// seen by every other Net built from the same Weights.
-type Net struct {
+// Block holds the parameters of S models of one shape on a device: one
+// dense [S][P] tensor, each model's P parameters in Weights order, so
+// that one Adam dispatch updates every model.
+type Block struct {
+	Dev    kernels.Device
 	Config Config
-	Batch  int
-
-	g      *G.ExprGraph
-	vm     *executor
-	params []*G.Node
-
-	tokens, targets *G.Node // inputs: one-hot tokens [N, V], target weights [N, V]
-	tokT, tgtT      *tensor.Dense
-	gates           []*G.Node // per layer [D]: 1 keeps a head's columns, 0 ablates it
-	gateT           []*tensor.Dense
-
-	logits, loss *G.Node
-	probs        []*G.Node // per layer [B*H*T, T]
+	S, P   int
+	T      kernels.Tensor
+	offs   []int // each parameter's offset within a model's P
 }
 
-// Build compiles the model for batch sequences on backend be. With train
-// set it also builds the gradients of the loss for every parameter.
-func Build(c Config, w *Weights, be kernels.Backend, batch int, train bool) (*Net, error) {
+// NewBlock allocates zeroed parameters for S models of shape c on d.
+func NewBlock(d kernels.Device, c Config, S int) (*Block, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	if S <= 0 {
+		return nil, fmt.Errorf("graph: %d models", S)
+	}
+	b := &Block{Dev: d, Config: c, S: S}
+	for _, p := range ParamShapes(c) {
+		n := 1
+		for _, s := range p.Shape {
+			n *= s
+		}
+		b.offs = append(b.offs, b.P)
+		b.P += n
+	}
+	buf, err := d.Alloc(S * b.P)
+	if err != nil {
+		return nil, err
+	}
+	b.T = kernels.Dense(buf, b.P)
+	return b, nil
+}
+
+// BlockOf puts the weights of len(ws) models of shape c on d.
+func BlockOf(d kernels.Device, c Config, ws []*Weights) (*Block, error) {
+	b, err := NewBlock(d, c, len(ws))
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Upload(ws); err != nil {
+		b.Free()
+		return nil, err
+	}
+	return b, nil
+}
+
+// Free releases the block's storage.
+func (b *Block) Free() { b.Dev.Free(b.T.Buf) }
+
+// Param is parameter i (in Weights order) of every model.
+func (b *Block) Param(i int) kernels.Tensor {
+	n := b.P - b.offs[i]
+	if i+1 < len(b.offs) {
+		n = b.offs[i+1] - b.offs[i]
+	}
+	return b.T.View(b.offs[i], n)
+}
+
+// Upload sets model s's parameters to ws[s], for every s < len(ws).
+func (b *Block) Upload(ws []*Weights) error {
+	host := make([]float32, 0, len(ws)*b.P)
+	for _, w := range ws {
+		if len(w.Params) != len(b.offs) {
+			return fmt.Errorf("graph: weights of %d tensors, the model has %d", len(w.Params), len(b.offs))
+		}
+		for _, p := range w.Params {
+			host = append(host, p.Data...)
+		}
+	}
+	if len(host) != len(ws)*b.P {
+		return fmt.Errorf("graph: weights of %d floats, want %d", len(host), len(ws)*b.P)
+	}
+	return b.Dev.Upload(b.T, len(ws), host)
+}
+
+// Download copies model s's parameters into ws[s], for every s < len(ws).
+func (b *Block) Download(ws []*Weights) error {
+	host := make([]float32, len(ws)*b.P)
+	if err := b.Dev.Download(host, b.T, len(ws)); err != nil {
+		return err
+	}
+	for s, w := range ws {
+		at := host[s*b.P:]
+		for _, p := range w.Params {
+			at = at[copy(p.Data, at):]
+		}
+	}
+	return nil
+}
+
+// Net is the model's graph compiled for a batch size and the S models of
+// a Block, on the Block's device. Every tensor it computes stays there;
+// SetInputs and SetAblation stage host data that Run uploads, and the
+// results are read with Losses, Logits, Probs and Correct. A Net built
+// to train leaves every model's gradients in Grads; Nets built from the
+// same Block share its parameters.
+type Net struct {
+	Config Config
+	Batch  int
+	Seeds  int
+
+	dev    kernels.Device
+	block  *Block
+	vm     *executor
+	params []*G.Node
+
+	// On the device: the batch (token ids and target ids as floats, per
+	// model [Batch*SeqLen]), the gates (per model [Layers*DModel]: 1 keeps
+	// a column, 0 ablates it), and the outputs.
+	tokens, targets, gates kernels.Tensor
+	loss, logits           kernels.Tensor
+	correct                kernels.Tensor // argmax hits, for Nets built without gradients
+	probs                  []kernels.Tensor
+	grads                  kernels.Tensor // [S][P], when built to train
+	gateGrads              []kernels.Tensor
+	owned                  []kernels.Buffer
+
+	// Host staging, uploaded by Run when changed.
+	tok, tgt, gate     []float32
+	inDirty, gateDirty bool
+	host               []float32 // download scratch
+}
+
+// Build compiles the model for batch sequences per model on the models of
+// p. With train set it also builds the gradients of the loss for every
+// parameter and every head gate.
+func Build(p *Block, batch int, train bool) (n *Net, err error) {
+	c := p.Config
 	if batch <= 0 {
 		return nil, fmt.Errorf("batch must be positive, got %d", batch)
 	}
-	n := &Net{Config: c, Batch: batch, g: G.NewGraph()}
-	rows, d := batch*c.SeqLen, c.DModel
-	param := func(name string) *G.Node {
-		p := w.Get(name)
-		t := tensor.New(tensor.WithShape(p.Shape...), tensor.WithBacking(p.Data))
-		var node *G.Node
-		if len(p.Shape) == 1 {
-			node = G.NewVector(n.g, G.Float32, G.WithShape(p.Shape...), G.WithName(name), G.WithValue(t))
-		} else {
-			node = G.NewMatrix(n.g, G.Float32, G.WithShape(p.Shape...), G.WithName(name), G.WithValue(t))
+	S, d := p.S, p.Dev
+	n = &Net{Config: c, Batch: batch, Seeds: S, dev: d, block: p}
+	defer func() {
+		if err != nil {
+			n.Close()
 		}
-		n.params = append(n.params, node)
-		return node
+	}()
+	g := G.NewGraph()
+	rows, dm := batch*c.SeqLen, c.DModel
+	bound := map[*G.Node]kernels.Tensor{}
+	alloc := func(per int) (kernels.Tensor, error) {
+		b, err := d.Alloc(S * per)
+		if err != nil {
+			return kernels.Tensor{}, err
+		}
+		n.owned = append(n.owned, b)
+		return kernels.Dense(b, per), nil
 	}
-	input := func(name string, shape ...int) (*G.Node, *tensor.Dense) {
-		t := tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Float32))
+	node := func(name string, shape ...int) *G.Node {
 		if len(shape) == 1 {
-			return G.NewVector(n.g, G.Float32, G.WithShape(shape...), G.WithName(name), G.WithValue(t)), t
+			return G.NewVector(g, G.Float32, G.WithShape(shape...), G.WithName(name))
 		}
-		return G.NewMatrix(n.g, G.Float32, G.WithShape(shape...), G.WithName(name), G.WithValue(t)), t
+		return G.NewMatrix(g, G.Float32, G.WithShape(shape...), G.WithName(name))
 	}
+	shapes := ParamShapes(c)
+	byName := map[string]int{}
+	for i, s := range shapes {
+		byName[s.Name] = i
+	}
+	param := func(name string) *G.Node {
+		i := byName[name]
+		nd := node(name, shapes[i].Shape...)
+		bound[nd] = p.Param(i)
+		n.params = append(n.params, nd)
+		return nd
+	}
+	if n.tokens, err = alloc(rows); err != nil {
+		return nil, err
+	}
+	if n.targets, err = alloc(rows); err != nil {
+		return nil, err
+	}
+	if n.gates, err = alloc(c.Layers * dm); err != nil {
+		return nil, err
+	}
+	n.tok, n.tgt = make([]float32, S*rows), make([]float32, S*rows)
+	for i := range n.tgt {
+		n.tgt[i] = -1
+	}
+	n.gate = make([]float32, S*c.Layers*dm)
+	tokens, targets := node("tokens", rows), node("targets", rows)
+	bound[tokens], bound[targets] = n.tokens, n.targets
 
-	n.tokens, n.tokT = input("tokens", rows, c.Vocab)
-	n.targets, n.tgtT = input("targets", rows, c.Vocab)
-	x := Linear(n.tokens, param("tok_emb"), nil)
+	x := Embed(tokens, param("tok_emb"))
 	if c.Positions {
-		pos, posT := input("positions", rows, c.SeqLen)
-		oneHotPositions(posT.Data().([]float32), batch, c.SeqLen)
-		x = must(G.Add(x, Linear(pos, param("pos_emb"), nil)))
+		// Every model reads the same position ids: one shared tensor.
+		ids := make([]float32, rows)
+		for r := range ids {
+			ids[r] = float32(r % c.SeqLen)
+		}
+		b, err := d.Alloc(rows)
+		if err != nil {
+			return nil, err
+		}
+		n.owned = append(n.owned, b)
+		t := kernels.Tensor{Buf: b, Len: rows}
+		if err := d.Upload(t, 1, ids); err != nil {
+			return nil, err
+		}
+		pos := node("positions", rows)
+		bound[pos] = t
+		x = must(G.Add(x, Embed(pos, param("pos_emb"))))
 	}
 	s := kernels.Shape{B: batch, T: c.SeqLen, H: c.Heads, Dh: c.HeadDim(), Causal: c.Causal}
+	var gates, probs G.Nodes
 	for l := 0; l < c.Layers; l++ {
 		b := fmt.Sprintf("blocks.%d.", l)
-		gate, gateT := input(b+"gate", d)
-		n.gates, n.gateT = append(n.gates, gate), append(n.gateT, gateT)
+		gate := node(b+"gate", dm)
+		bound[gate] = n.gates.View(l*dm, dm)
+		gates = append(gates, gate)
 
 		h := LayerNorm(x, param(b+"ln1.weight"), param(b+"ln1.bias"))
 		q := Linear(h, param(b+"attn.q.weight"), param(b+"attn.q.bias"))
 		k := Linear(h, param(b+"attn.k.weight"), param(b+"attn.k.bias"))
 		v := Linear(h, param(b+"attn.v.weight"), param(b+"attn.v.bias"))
-		p := AttentionProbs(be, s, q, k)
-		n.probs = append(n.probs, p)
-		o := ColScale(AttentionMix(be, s, p, v), gate)
+		pr := AttentionProbs(s, q, k)
+		t, err := alloc(s.ProbsLen())
+		if err != nil {
+			return nil, err
+		}
+		bound[pr] = t
+		n.probs, probs = append(n.probs, t), append(probs, pr)
+		o := ColScale(AttentionMix(s, pr, v), gate)
 		x = must(G.Add(x, Linear(o, param(b+"attn.out.weight"), param(b+"attn.out.bias"))))
 
 		h = LayerNorm(x, param(b+"ln2.weight"), param(b+"ln2.bias"))
@@ -236,26 +390,55 @@ func Build(c Config, w *Weights, be kernels.Backend, batch int, train bool) (*Ne
 		x = must(G.Add(x, Linear(h, param(b+"mlp.fc2.weight"), param(b+"mlp.fc2.bias"))))
 	}
 	x = LayerNorm(x, param("ln_f.weight"), param("ln_f.bias"))
-	n.logits = Linear(x, param("unembed.weight"), param("unembed.bias"))
-	n.loss = SoftmaxCrossEntropy(n.logits, n.targets)
-	n.SetAblation(nil)
+	logits := Linear(x, param("unembed.weight"), param("unembed.bias"))
+	loss := SoftmaxCrossEntropy(logits, targets)
+	if n.logits, err = alloc(rows * c.Vocab); err != nil {
+		return nil, err
+	}
+	if n.loss, err = alloc(1); err != nil {
+		return nil, err
+	}
+	bound[logits], bound[loss] = n.logits, n.loss
+	n.SetAblation(-1, nil)
 
 	// The executor (exec.go) runs what these outputs need.
-	outputs := append(G.Nodes{n.loss, n.logits}, n.probs...)
+	outputs := append(G.Nodes{loss, logits}, probs...)
 	if train {
 		// The gates' gradients say how much each head matters (pruning).
-		wrt := append(append([]*G.Node(nil), n.params...), n.gates...)
-		grads, err := G.Grad(n.loss, wrt...)
+		wrt := append(append(G.Nodes(nil), n.params...), gates...)
+		grads, err := G.Grad(loss, wrt...)
 		if err != nil {
 			return nil, fmt.Errorf("graph: gradients: %w", err)
 		}
+		gb, err := d.Alloc(S * p.P)
+		if err != nil {
+			return nil, err
+		}
+		n.owned = append(n.owned, gb)
+		n.grads = kernels.Dense(gb, p.P)
+		for i, gr := range grads {
+			if _, dup := bound[gr]; dup {
+				return nil, fmt.Errorf("graph: gradient %d is bound twice", i)
+			}
+			if i < len(n.params) {
+				j := byName[n.params[i].Name()]
+				bound[gr] = n.grads.View(p.offs[j], p.Param(j).Len)
+				continue
+			}
+			t, err := alloc(dm)
+			if err != nil {
+				return nil, err
+			}
+			bound[gr] = t
+			n.gateGrads = append(n.gateGrads, t)
+		}
 		outputs = append(outputs, grads...)
-	}
-	vm, err := compile(n.g, outputs)
-	if err != nil {
+	} else if n.correct, err = alloc(1); err != nil {
 		return nil, err
 	}
-	n.vm = vm
+	if n.vm, err = compile(g, outputs, d, S, bound); err != nil {
+		return nil, err
+	}
 	return n, nil
 }
 
@@ -266,96 +449,177 @@ func must(n *G.Node, err error) *G.Node {
 	return n
 }
 
-func oneHotPositions(dst []float32, batch, t int) {
-	clear(dst)
-	for r := 0; r < batch*t; r++ {
-		dst[r*t+r%t] = 1
-	}
-}
+// Block is the parameters the Net computes with.
+func (n *Net) Block() *Block { return n.block }
 
-// SetInputs loads a batch: tokens and targets are [Batch*SeqLen], targets
-// negative where a position is not an answer. The loss is the mean
-// cross-entropy over the answer positions.
-func (n *Net) SetInputs(tokens, targets []int) error {
+// SetInputs stages model s's batch: tokens and targets are
+// [Batch*SeqLen], targets negative where a position is not an answer. The
+// loss is the mean cross-entropy over the answer positions.
+func (n *Net) SetInputs(s int, tokens, targets []int) error {
 	c := n.Config
-	if len(tokens) != n.Batch*c.SeqLen || len(targets) != len(tokens) {
-		return fmt.Errorf("graph: batch of %d tokens, want %d", len(tokens), n.Batch*c.SeqLen)
+	rows := n.Batch * c.SeqLen
+	if s < 0 || s >= n.Seeds {
+		return fmt.Errorf("graph: model %d of %d", s, n.Seeds)
 	}
-	tok, tgt := n.tokT.Data().([]float32), n.tgtT.Data().([]float32)
-	clear(tok)
-	clear(tgt)
-	answers := 0
+	if len(tokens) != rows || len(targets) != len(tokens) {
+		return fmt.Errorf("graph: batch of %d tokens, want %d", len(tokens), rows)
+	}
+	tok, tgt := n.tok[s*rows:(s+1)*rows], n.tgt[s*rows:(s+1)*rows]
 	for r, t := range tokens {
 		if t < 0 || t >= c.Vocab {
 			return fmt.Errorf("graph: token %d out of range 0..%d", t, c.Vocab-1)
 		}
-		tok[r*c.Vocab+t] = 1
 		if targets[r] >= c.Vocab {
 			return fmt.Errorf("graph: target %d out of range 0..%d", targets[r], c.Vocab-1)
 		}
-		if targets[r] >= 0 {
-			answers++
+		tok[r], tgt[r] = float32(t), float32(max(targets[r], -1))
+	}
+	n.inDirty = true
+	return nil
+}
+
+// SetAblation switches heads off for model s: off[l][h] true zeroes head
+// h of layer l's output before the output projection. nil switches every
+// head on. A negative s sets every model.
+func (n *Net) SetAblation(s int, off [][]bool) {
+	if s < 0 {
+		for k := 0; k < n.Seeds; k++ {
+			n.SetAblation(k, off)
+		}
+		return
+	}
+	c := n.Config
+	dh, per := c.HeadDim(), c.Layers*c.DModel
+	g := n.gate[s*per : (s+1)*per]
+	for j := range g {
+		l, h := j/c.DModel, j%c.DModel/dh
+		g[j] = 1
+		if l < len(off) && h < len(off[l]) && off[l][h] {
+			g[j] = 0
 		}
 	}
-	for r, t := range targets {
-		if t >= 0 {
-			tgt[r*c.Vocab+t] = 1 / float32(answers)
+	n.gateDirty = true
+}
+
+// Run uploads what SetInputs and SetAblation staged and executes the graph
+// once for every model (forward, and backward when built to train).
+// Values read from the Net are overwritten by the next Run.
+func (n *Net) Run() error {
+	if n.inDirty {
+		if err := n.dev.Upload(n.tokens, n.Seeds, n.tok); err != nil {
+			return err
 		}
+		if err := n.dev.Upload(n.targets, n.Seeds, n.tgt); err != nil {
+			return err
+		}
+		n.inDirty = false
+	}
+	if n.gateDirty {
+		if err := n.dev.Upload(n.gates, n.Seeds, n.gate); err != nil {
+			return err
+		}
+		n.gateDirty = false
+	}
+	if err := n.vm.RunAll(); err != nil {
+		return err
+	}
+	if n.correct.Buf != nil {
+		c := n.Config
+		return n.dev.CountCorrect(n.Seeds, n.Batch*c.SeqLen, c.Vocab, n.logits, n.targets, n.correct)
 	}
 	return nil
 }
 
-// SetAblation switches heads off: off[l][h] true zeroes head h of layer l's
-// output before the output projection. nil switches every head on.
-func (n *Net) SetAblation(off [][]bool) {
-	dh := n.Config.HeadDim()
-	for l, t := range n.gateT {
-		g := t.Data().([]float32)
-		for j := range g {
-			g[j] = 1
-			if l < len(off) && j/dh < len(off[l]) && off[l][j/dh] {
-				g[j] = 0
-			}
-		}
+// read downloads every model's t into the Net's scratch, valid until the
+// next read.
+func (n *Net) read(t kernels.Tensor) ([]float32, error) {
+	size := n.Seeds * t.Len
+	if cap(n.host) < size {
+		n.host = make([]float32, size)
 	}
+	h := n.host[:size]
+	return h, n.dev.Download(h, t, n.Seeds)
 }
 
-// Run executes the graph once (forward, and backward when built to train).
-// Values read from the Net (Loss, Logits, Probs, gradients) are overwritten
-// by the next Run: copy what must outlive it.
-func (n *Net) Run() error { return n.vm.RunAll() }
+// Losses reads the last run's loss of every model.
+func (n *Net) Losses() ([]float32, error) { return n.read(n.loss) }
 
-// Loss is the last run's loss.
-func (n *Net) Loss() float32 { return n.loss.Value().Data().(float32) }
+// LossTensor is where each model's loss lands (1 float per model).
+func (n *Net) LossTensor() kernels.Tensor { return n.loss }
 
-// Logits are the last run's logits, [Batch*SeqLen, Vocab].
-func (n *Net) Logits() []float32 { return n.logits.Value().Data().([]float32) }
+// Correct reads, after a run of a Net built without gradients, each
+// model's number of answer positions whose argmax is the target.
+func (n *Net) Correct() ([]float32, error) {
+	if n.correct.Buf == nil {
+		return nil, fmt.Errorf("graph: a training Net does not count hits")
+	}
+	return n.read(n.correct)
+}
 
-// Probs are the last run's attention probabilities of layer l,
-// [Batch, Heads, SeqLen, SeqLen].
-func (n *Net) Probs(l int) []float32 { return n.probs[l].Value().Data().([]float32) }
+// Logits reads the last run's logits, [Seeds][Batch*SeqLen][Vocab].
+func (n *Net) Logits() ([]float32, error) { return n.read(n.logits) }
 
-// GateGrads returns, after a training Run, d loss / d gate for every head:
-// the gradient of a gate that scales the whole head's output (Michel et
-// al. 2019), [layer][head].
-func (n *Net) GateGrads() ([][]float64, error) {
-	dh := n.Config.HeadDim()
-	out := make([][]float64, len(n.gates))
-	for l, g := range n.gates {
-		gv, err := g.Grad()
-		if err != nil {
-			return nil, fmt.Errorf("graph: gate gradient: %w", err)
+// Probs reads the last run's attention probabilities of layer l for the
+// first k sequences of every model, [Seeds][k][Heads][SeqLen][SeqLen].
+func (n *Net) Probs(l, k int) ([]float32, error) {
+	c := n.Config
+	if k < 0 || k > n.Batch {
+		return nil, fmt.Errorf("graph: %d sequences of a batch of %d", k, n.Batch)
+	}
+	return n.read(n.probs[l].View(0, k*c.Heads*c.SeqLen*c.SeqLen))
+}
+
+// ProbsTensor is where layer l's attention probabilities land, for a
+// caller that reads them on the device (the viewer's textures).
+func (n *Net) ProbsTensor(l int) kernels.Tensor { return n.probs[l] }
+
+// Grads is, after a training Run, every model's gradient block: [S][P],
+// laid out as the Block.
+func (n *Net) Grads() kernels.Tensor { return n.grads }
+
+// GateGrads reads, after a training Run, d loss / d gate for every model
+// and head: the gradient of a gate that scales the whole head's output
+// (Michel et al. 2019), [model][layer][head].
+func (n *Net) GateGrads() ([][][]float64, error) {
+	if n.grads.Buf == nil {
+		return nil, fmt.Errorf("graph: gate gradients need a Net built to train")
+	}
+	c := n.Config
+	dh := c.HeadDim()
+	out := make([][][]float64, n.Seeds)
+	for s := range out {
+		out[s] = make([][]float64, c.Layers)
+		for l := range out[s] {
+			out[s][l] = make([]float64, c.Heads)
 		}
-		out[l] = make([]float64, n.Config.Heads)
-		for j, v := range gv.Data().([]float32) {
-			out[l][j/dh] += float64(v)
+	}
+	for l, t := range n.gateGrads {
+		g, err := n.read(t)
+		if err != nil {
+			return nil, err
+		}
+		for s := range out {
+			for j, v := range g[s*c.DModel : (s+1)*c.DModel] {
+				out[s][l][j/dh] += float64(v)
+			}
 		}
 	}
 	return out, nil
 }
 
-// Params are the parameter nodes, in Weights order, for an optimiser.
-func (n *Net) Params() []*G.Node { return n.params }
+// Traffic is the bytes one Run moves per model, counted as every kernel
+// reading its inputs and writing its output once; Kernels is the number
+// of kernel launches a Run makes (for all models at once).
+func (n *Net) Traffic() (bytes int64, kernels int) { return n.vm.traffic(), len(n.vm.steps) }
 
-// Close releases the machine.
-func (n *Net) Close() error { return n.vm.Close() }
+// Close frees the Net's tensors on the device (not the Block's).
+func (n *Net) Close() error {
+	if n.vm != nil {
+		n.vm.close()
+	}
+	for _, b := range n.owned {
+		n.dev.Free(b)
+	}
+	n.owned = nil
+	return nil
+}

@@ -13,6 +13,33 @@ func smallConfig(positions, causal bool) Config {
 	return Config{Vocab: 5, SeqLen: 6, Layers: 2, Heads: 2, DModel: 8, DFF: 12, Positions: positions, Causal: causal}
 }
 
+// build compiles c on the CPU device for one model with weights w.
+func build(t *testing.T, c Config, w *Weights, batch int, train bool) *Net {
+	t.Helper()
+	b, err := NewBlock(cpu.New(), c, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Upload([]*Weights{w}); err != nil {
+		t.Fatal(err)
+	}
+	net, err := Build(b, batch, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net
+}
+
+// read returns what a Net read method gives, or fails the test.
+func read(t *testing.T, f func() ([]float32, error)) []float32 {
+	t.Helper()
+	v, err := f()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]float32(nil), v...)
+}
+
 func randomBatch(c Config, batch int, seed uint64) (tok, tgt []int) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	tok = make([]int, batch*c.SeqLen)
@@ -33,40 +60,36 @@ func TestModelGradients(t *testing.T) {
 	for _, pc := range [][2]bool{{true, true}, {false, false}} {
 		c := smallConfig(pc[0], pc[1])
 		w := InitWeights(c, 3)
-		net, err := Build(c, w, cpu.New(), 3, true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		net := build(t, c, w, 3, true)
 		tok, tgt := randomBatch(c, 3, 4)
-		if err := net.SetInputs(tok, tgt); err != nil {
+		if err := net.SetInputs(0, tok, tgt); err != nil {
 			t.Fatal(err)
 		}
 		// Ablate one head so the gate path is exercised too.
-		net.SetAblation([][]bool{{false, true}})
+		net.SetAblation(0, [][]bool{{false, true}})
 		if err := net.Run(); err != nil {
 			t.Fatal(err)
 		}
 		grads := map[string][]float32{}
-		for _, n := range net.Params() {
-			g, err := n.Grad()
-			if err != nil {
+		flat := read(t, func() ([]float32, error) { return net.read(net.Grads()) })
+		at := 0
+		for _, p := range w.Params {
+			grads[p.Name] = flat[at : at+len(p.Data)]
+			at += len(p.Data)
+		}
+		fwd := build(t, c, w, 3, false)
+		if err := fwd.SetInputs(0, tok, tgt); err != nil {
+			t.Fatal(err)
+		}
+		fwd.SetAblation(0, [][]bool{{false, true}})
+		loss := func() float64 {
+			if err := fwd.Block().Upload([]*Weights{w}); err != nil {
 				t.Fatal(err)
 			}
-			grads[n.Name()] = append([]float32(nil), g.Data().([]float32)...)
-		}
-		fwd, err := Build(c, w, cpu.New(), 3, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := fwd.SetInputs(tok, tgt); err != nil {
-			t.Fatal(err)
-		}
-		fwd.SetAblation([][]bool{{false, true}})
-		loss := func() float64 {
 			if err := fwd.Run(); err != nil {
 				t.Fatal(err)
 			}
-			return float64(fwd.Loss())
+			return float64(read(t, fwd.Losses)[0])
 		}
 		rng := rand.New(rand.NewPCG(5, 6))
 		const eps = 1e-2
@@ -130,20 +153,20 @@ func TestConfigValidate(t *testing.T) {
 func TestAblationZeroesHeadOutput(t *testing.T) {
 	c := smallConfig(true, true)
 	w := InitWeights(c, 9)
-	net, err := Build(c, w, cpu.New(), 2, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	net := build(t, c, w, 2, false)
 	tok, tgt := randomBatch(c, 2, 1)
-	if err := net.SetInputs(tok, tgt); err != nil {
+	if err := net.SetInputs(0, tok, tgt); err != nil {
 		t.Fatal(err)
 	}
 	logits := func(off [][]bool) []float32 {
-		net.SetAblation(off)
+		if err := net.Block().Upload([]*Weights{w}); err != nil {
+			t.Fatal(err)
+		}
+		net.SetAblation(0, off)
 		if err := net.Run(); err != nil {
 			t.Fatal(err)
 		}
-		return append([]float32(nil), net.Logits()...)
+		return read(t, net.Logits)
 	}
 	intact := logits(nil)
 	// Zeroing every head's output is the same as zeroing the output
@@ -172,32 +195,31 @@ func TestAblationZeroesHeadOutput(t *testing.T) {
 func TestGateGradients(t *testing.T) {
 	c := smallConfig(true, true)
 	w := InitWeights(c, 11)
-	net, err := Build(c, w, cpu.New(), 2, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	net := build(t, c, w, 2, true)
 	tok, tgt := randomBatch(c, 2, 12)
-	if err := net.SetInputs(tok, tgt); err != nil {
+	if err := net.SetInputs(0, tok, tgt); err != nil {
 		t.Fatal(err)
 	}
 	if err := net.Run(); err != nil {
 		t.Fatal(err)
 	}
-	grads, err := net.GateGrads()
+	all, err := net.GateGrads()
 	if err != nil {
 		t.Fatal(err)
 	}
+	grads := all[0]
 	setGate := func(l, h int, v float32) {
-		g := net.gateT[l].Data().([]float32)
+		g := net.gate[l*c.DModel:]
 		for j := h * c.HeadDim(); j < (h+1)*c.HeadDim(); j++ {
 			g[j] = v
 		}
+		net.gateDirty = true
 	}
 	loss := func() float64 {
 		if err := net.Run(); err != nil {
 			t.Fatal(err)
 		}
-		return float64(net.Loss())
+		return float64(read(t, net.Losses)[0])
 	}
 	const eps = 1e-2
 	for l := 0; l < c.Layers; l++ {
@@ -211,6 +233,95 @@ func TestGateGradients(t *testing.T) {
 			if math.Abs(fd-grads[l][h]) > 2e-3+3e-2*math.Abs(fd) {
 				t.Errorf("gate L%dH%d: symbolic %.6f, finite difference %.6f", l, h, grads[l][h], fd)
 			}
+		}
+	}
+}
+
+// TestGroupIsBatchInvariant trains nothing but runs forward and backward
+// for three models at once: each model's loss and gradients are, bit for
+// bit, what it gives alone, whatever the other models hold.
+func TestGroupIsBatchInvariant(t *testing.T) {
+	c := smallConfig(true, true)
+	const batch = 2
+	alone := func(seed uint64) (float32, []float32) {
+		net := build(t, c, InitWeights(c, seed), batch, true)
+		tok, tgt := randomBatch(c, batch, seed)
+		if err := net.SetInputs(0, tok, tgt); err != nil {
+			t.Fatal(err)
+		}
+		if err := net.Run(); err != nil {
+			t.Fatal(err)
+		}
+		return read(t, net.Losses)[0], read(t, func() ([]float32, error) { return net.read(net.Grads()) })
+	}
+	b, err := NewBlock(cpu.New(), c, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := []uint64{5, 6, 7}
+	var ws []*Weights
+	for _, s := range seeds {
+		ws = append(ws, InitWeights(c, s))
+	}
+	if err := b.Upload(ws); err != nil {
+		t.Fatal(err)
+	}
+	net, err := Build(b, batch, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range seeds {
+		tok, tgt := randomBatch(c, batch, s)
+		if err := net.SetInputs(i, tok, tgt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := net.Run(); err != nil {
+		t.Fatal(err)
+	}
+	losses := read(t, net.Losses)
+	grads := read(t, func() ([]float32, error) { return net.read(net.Grads()) })
+	for i, s := range seeds {
+		l, g := alone(s)
+		if math.Float32bits(losses[i]) != math.Float32bits(l) {
+			t.Fatalf("model %d: loss %v in the group, %v alone", i, losses[i], l)
+		}
+		for j, v := range g {
+			if math.Float32bits(grads[i*b.P+j]) != math.Float32bits(v) {
+				t.Fatalf("model %d: gradient %d is %v in the group, %v alone", i, j, grads[i*b.P+j], v)
+			}
+		}
+	}
+	if losses[0] == losses[1] {
+		t.Fatal("different models gave the same loss")
+	}
+}
+
+// TestFusion: in every block the executor runs the MLP's first product
+// with its GELU, and the attention output and the MLP's second product
+// with their residual adds, as one kernel each; the products' results
+// never get a tensor.
+func TestFusion(t *testing.T) {
+	for _, train := range []bool{false, true} {
+		c := smallConfig(true, true)
+		net := build(t, c, InitWeights(c, 1), 2, train)
+		gelu, res := 0, 0
+		for _, s := range net.vm.steps {
+			if s.lin == nil {
+				continue
+			}
+			if s.c.in[4].Buf != nil {
+				gelu++
+			}
+			if s.c.in[3].Buf != nil {
+				res++
+			}
+			if s.c.in[2].Buf == nil {
+				t.Errorf("a fused product without its bias")
+			}
+		}
+		if gelu != c.Layers || res != 2*c.Layers {
+			t.Errorf("train=%v: %d products fused with GELU and %d with a residual add, want %d and %d", train, gelu, res, c.Layers, 2*c.Layers)
 		}
 	}
 }

@@ -8,46 +8,74 @@ import (
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"headlab/backend/cpu"
+	"headlab/kernels"
 )
 
 // op is the one shape every custom Gorgonia op in headlab takes: a named
-// float32 function of its inputs with a static output shape, and a
-// symbolic gradient built from further ops. Shapes are known when the
-// graph is built, so InferShape just returns the stored one.
+// kernel launch on a device with a static output shape, and a symbolic
+// gradient built from further ops. Shapes are known when the graph is
+// built, so InferShape just returns the stored one. Shapes are those of
+// one model; the executor runs every op for S models at once.
 type op struct {
 	// name identifies the op and every parameter it depends on; it is hashed,
 	// so two ops with the same name and inputs are the same node.
 	name   string
 	inDims []int
 	out    tensor.Shape
-	// fwd overwrites out (len = out.TotalSize(), or 1 for a scalar).
-	fwd func(out []float32, in [][]float32) error
+	// run launches the op's kernel; it overwrites c.out.
+	run func(c *call) error
 	// grad returns one gradient node per input (nil where diff is false).
 	grad func(in G.Nodes, out, dOut *G.Node) (G.Nodes, error)
 	diff []bool
+	// aux are the lengths of the tensors a forward keeps for its gradient
+	// (LayerNorm's normalised rows, GELU's derivative); a gradient op
+	// names its forward in auxOf and reads those.
+	aux   []int
+	auxOf *op
+	// fuse names what the executor may fold into one kernel with its
+	// neighbours: a product's shape (Linear), or a GELU.
+	fuse fusible
 
-	// The output lives as long as the op: every run overwrites the same
-	// tensor (or scalar), so a step allocates nothing. in is Do's scratch.
+	// For Gorgonia's own machines (Do): the output and aux tensors on the
+	// CPU device, made on first use.
 	val    *tensor.Dense
 	scalar *G.F32
 	buf    []float32
-	in     [][]float32
+	auxT   []kernels.Tensor
 }
 
-// setBuffer makes buf (of the output's size) the op's output storage:
-// the executor's memory plan shares buffers between ops whose values are
-// never alive at the same time.
-func (o *op) setBuffer(buf []float32) {
-	o.buf = buf
-	if o.out.IsScalar() {
-		o.scalar = G.NewF32(0)
-		return
+// fusible marks the ops whose kernels combine: a product x w (+ b) of
+// shape m x k by k x n, and the GELU that may follow one.
+type fusible struct {
+	linear  bool
+	m, n, k int
+	gelu    bool
+}
+
+// call is one launch of an op: its inputs, output and aux tensors, for S
+// models on device d.
+type call struct {
+	d   kernels.Device
+	S   int
+	in  []kernels.Tensor
+	out kernels.Tensor
+	aux []kernels.Tensor
+}
+
+// auxOwner is the op whose aux tensors o reads.
+func (o *op) auxOwner() *op {
+	if o.auxOf != nil {
+		return o.auxOf
 	}
-	o.val = tensor.New(tensor.WithShape(o.out.Clone()...), tensor.WithBacking(buf))
+	return o
 }
 
-// output returns the op's persistent output value and its float32 data,
-// allocating them on first use unless the executor gave a buffer.
+// doDevice runs ops for Do: Gorgonia's machines hold values in host memory.
+var doDevice = cpu.New()
+
+// output returns the op's persistent host output for Do.
 func (o *op) output() (G.Value, []float32) {
 	if o.buf == nil {
 		if o.out.IsScalar() {
@@ -61,17 +89,6 @@ func (o *op) output() (G.Value, []float32) {
 		return o.scalar, o.buf
 	}
 	return o.val, o.buf
-}
-
-// run computes the op into its persistent output.
-func (o *op) run(in [][]float32) error {
-	if err := o.fwd(o.buf, in); err != nil {
-		return fmt.Errorf("%s: %w", o.name, err)
-	}
-	if o.scalar != nil {
-		*o.scalar = G.F32(o.buf[0])
-	}
-	return nil
 }
 
 func (o *op) Arity() int { return len(o.inDims) }
@@ -113,24 +130,34 @@ func floats(v G.Value) ([]float32, error) {
 	return nil, fmt.Errorf("graph: want float32 values, got %T", v)
 }
 
-// Do runs the op for Gorgonia's own machines (the tests' TapeMachine);
-// Net runs ops through its executor instead. Both write the same
-// persistent output.
+// Do runs the op for Gorgonia's own machines (the tests' TapeMachine) on
+// the CPU device, one model; Net runs ops through its executor instead.
 func (o *op) Do(vals ...G.Value) (G.Value, error) {
 	if len(vals) != len(o.inDims) {
 		return nil, fmt.Errorf("%s: %d inputs, want %d", o.name, len(vals), len(o.inDims))
 	}
-	o.in = o.in[:0]
+	c := &call{d: doDevice, S: 1}
 	for i, v := range vals {
 		f, err := floats(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s: input %d: %w", o.name, i, err)
 		}
-		o.in = append(o.in, f)
+		c.in = append(c.in, cpu.Wrap(f))
 	}
-	v, _ := o.output()
-	if err := o.run(o.in); err != nil {
-		return nil, err
+	own := o.auxOwner()
+	if own.auxT == nil {
+		for _, n := range own.aux {
+			own.auxT = append(own.auxT, cpu.Wrap(make([]float32, n)))
+		}
+	}
+	c.aux = own.auxT
+	v, buf := o.output()
+	c.out = cpu.Wrap(buf)
+	if err := o.run(c); err != nil {
+		return nil, fmt.Errorf("%s: %w", o.name, err)
+	}
+	if o.scalar != nil {
+		*o.scalar = G.F32(buf[0])
 	}
 	return v, nil
 }

@@ -35,12 +35,12 @@ type History []Snapshot
 type Recorder struct {
 	History History
 
-	be   kernels.Backend
+	dev  kernels.Device
 	eval *train.Evaluator
 }
 
-// NewRecorder records with backend be.
-func NewRecorder(be kernels.Backend) *Recorder { return &Recorder{be: be} }
+// NewRecorder records on device dev.
+func NewRecorder(dev kernels.Device) *Recorder { return &Recorder{dev: dev} }
 
 // Hook returns the train.Hook that records every `every` steps.
 func (r *Recorder) Hook(every int) train.Hook {
@@ -49,11 +49,13 @@ func (r *Recorder) Hook(every int) train.Hook {
 
 func (r *Recorder) record(step int, m *train.Model, loss float64) error {
 	if r.eval == nil {
-		e, err := train.NewEvaluator(m, r.be)
+		e, err := train.NewEvaluator(m, r.dev)
 		if err != nil {
 			return err
 		}
 		r.eval = e
+	} else if err := r.eval.Reload(); err != nil {
+		return err
 	}
 	held := train.HeldOut(m)
 	acc, _, err := r.eval.Accuracy(held, nil)
@@ -124,8 +126,8 @@ func (h History) Phase() analysis.Phase {
 // UnseenScores scores m's heads on sequences made only of the tokens its
 // task held back from training: an induction head that matches by content
 // keeps its pattern there even if the readout cannot name the token.
-func UnseenScores(m *train.Model, be kernels.Backend) ([]analysis.HeadScore, error) {
-	e, err := train.NewEvaluator(m, be)
+func UnseenScores(m *train.Model, dev kernels.Device) ([]analysis.HeadScore, error) {
+	e, err := train.NewEvaluator(m, dev)
 	if err != nil {
 		return nil, err
 	}

@@ -24,19 +24,39 @@ const ScoredExamples = 256
 // Capture runs b through the model and returns every head's attention on
 // every example, with the heads in off switched off.
 func Capture(e *train.Evaluator, m *train.Model, b *tasks.Batch, off [][]bool) (*analysis.Attention, error) {
-	c := m.Shape
-	a := &analysis.Attention{Causal: c.Causal, N: b.N, L: c.Layers, H: c.Heads, T: c.SeqLen,
-		Tokens: append([]int(nil), b.Tokens...)}
-	a.Probs = make([]float32, b.N*c.Layers*c.Heads*c.SeqLen*c.SeqLen)
+	a, err := CaptureAll(e, []*tasks.Batch{b}, [][][]bool{off})
+	if err != nil {
+		return nil, err
+	}
+	return a[0], nil
+}
+
+// CaptureAll runs bs[s] through model s of e, for every model, and returns
+// every head's attention on every example (off as in train's Forward).
+// Only the attention of the examples asked for is read back.
+func CaptureAll(e *train.Evaluator, bs []*tasks.Batch, off [][][]bool) ([]*analysis.Attention, error) {
+	c := e.Models[0].Shape
+	out := make([]*analysis.Attention, len(bs))
+	for s, b := range bs {
+		out[s] = &analysis.Attention{Causal: c.Causal, N: b.N, L: c.Layers, H: c.Heads, T: c.SeqLen,
+			Tokens: append([]int(nil), b.Tokens...),
+			Probs:  make([]float32, b.N*c.Layers*c.Heads*c.SeqLen*c.SeqLen)}
+	}
 	head := c.SeqLen * c.SeqLen // one head's matrix
-	err := e.Forward(b, off, func(net *graph.Net, first, n int) error {
+	err := e.Forward(bs, off, func(net *graph.Net, first, n int) error {
 		for l := 0; l < c.Layers; l++ {
-			p := net.Probs(l) // [chunk, H, T, T]
-			for i := 0; i < n; i++ {
-				for h := 0; h < c.Heads; h++ {
-					src := p[(i*c.Heads+h)*head : (i*c.Heads+h+1)*head]
-					dst := (((first+i)*c.Layers+l)*c.Heads + h) * head
-					copy(a.Probs[dst:dst+head], src)
+			p, err := net.Probs(l, n) // [S][n][H][T][T]
+			if err != nil {
+				return err
+			}
+			for s, a := range out {
+				ps := p[s*n*c.Heads*head:]
+				for i := 0; i < n; i++ {
+					for h := 0; h < c.Heads; h++ {
+						src := ps[(i*c.Heads+h)*head : (i*c.Heads+h+1)*head]
+						dst := (((first+i)*c.Layers+l)*c.Heads + h) * head
+						copy(a.Probs[dst:dst+head], src)
+					}
 				}
 			}
 		}
@@ -45,7 +65,7 @@ func Capture(e *train.Evaluator, m *train.Model, b *tasks.Batch, off [][]bool) (
 	if err != nil {
 		return nil, err
 	}
-	return a, nil
+	return out, nil
 }
 
 // Head is one head's verdict and the held-out accuracy with it switched
@@ -79,8 +99,8 @@ func (r *Report) Scores() []analysis.HeadScore {
 // examples and measures, for every head, held-out accuracy with that head
 // switched off, all with the heads in off switched off as well. It returns
 // the attention it scored too.
-func Analyze(m *train.Model, be kernels.Backend, off [][]bool) (*Report, *analysis.Attention, error) {
-	e, err := train.NewEvaluator(m, be)
+func Analyze(m *train.Model, dev kernels.Device, off [][]bool) (*Report, *analysis.Attention, error) {
+	e, err := train.NewEvaluator(m, dev)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -91,24 +111,53 @@ func Analyze(m *train.Model, be kernels.Backend, off [][]bool) (*Report, *analys
 // AnalyzeWith is Analyze on an evaluator of m the caller already has and
 // may go on using (a sweep measures joint ablations with it).
 func AnalyzeWith(e *train.Evaluator, m *train.Model, off [][]bool) (*Report, *analysis.Attention, error) {
-	held := train.HeldOut(m)
-	att, err := Capture(e, m, firstExamples(held, ScoredExamples), off)
+	rs, as, err := AnalyzeAll(e, off)
 	if err != nil {
 		return nil, nil, err
 	}
-	r := &Report{Ablated: HeadNames(off)}
-	if r.Accuracy, r.Loss, err = e.Accuracy(held, off); err != nil {
+	return rs[0], as[0], nil
+}
+
+// AnalyzeAll is Analyze for every model of e at once: each model's heads
+// are scored on its own held-out examples, and each head is switched off
+// in every model in one pass.
+func AnalyzeAll(e *train.Evaluator, off [][]bool) ([]*Report, []*analysis.Attention, error) {
+	held := e.HeldOutAll()
+	first := make([]*tasks.Batch, len(held))
+	for s, b := range held {
+		first[s] = firstExamples(b, ScoredExamples)
+	}
+	atts, err := CaptureAll(e, first, [][][]bool{off})
+	if err != nil {
 		return nil, nil, err
 	}
-	for _, s := range analysis.ScoreAll(att) {
-		one := withHead(off, m.Shape, s.Layer, s.Head)
-		acc, _, err := e.Accuracy(held, one)
-		if err != nil {
-			return nil, nil, err
-		}
-		r.Heads = append(r.Heads, Head{HeadScore: s, AblatedAccuracy: acc})
+	acc, loss, err := e.AccuracyAll(held, [][][]bool{off})
+	if err != nil {
+		return nil, nil, err
 	}
-	return r, att, nil
+	c := e.Models[0].Shape
+	reports := make([]*Report, len(held))
+	scores := make([][]analysis.HeadScore, len(held))
+	for s := range reports {
+		reports[s] = &Report{Ablated: HeadNames(off), Accuracy: acc[s], Loss: loss[s]}
+		scores[s] = analysis.ScoreAll(atts[s])
+	}
+	for l := 0; l < c.Layers; l++ {
+		for h := 0; h < c.Heads; h++ {
+			one, _, err := e.AccuracyAll(held, [][][]bool{withHead(off, c, l, h)})
+			if err != nil {
+				return nil, nil, err
+			}
+			for s, r := range reports {
+				for _, hs := range scores[s] {
+					if hs.Layer == l && hs.Head == h {
+						r.Heads = append(r.Heads, Head{HeadScore: hs, AblatedAccuracy: one[s]})
+					}
+				}
+			}
+		}
+	}
+	return reports, atts, nil
 }
 
 // withHead returns a copy of off with head (l, h) switched off too.

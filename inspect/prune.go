@@ -40,8 +40,13 @@ type PruneReport struct {
 // Importance measures every head's importance on the first `examples`
 // held-out examples, one example at a time (the expectation is of the
 // absolute gradient, so examples must not be averaged first).
-func Importance(m *train.Model, be kernels.Backend, examples int) ([]HeadImportance, error) {
-	net, err := graph.Build(m.Shape, m.Weights, be, 1, true)
+func Importance(m *train.Model, dev kernels.Device, examples int) ([]HeadImportance, error) {
+	b, err := graph.BlockOf(dev, m.Shape, []*graph.Weights{m.Weights})
+	if err != nil {
+		return nil, err
+	}
+	defer b.Free()
+	net, err := graph.Build(b, 1, true)
 	if err != nil {
 		return nil, err
 	}
@@ -53,16 +58,17 @@ func Importance(m *train.Model, be kernels.Backend, examples int) ([]HeadImporta
 		sum[l] = make([]float64, m.Shape.Heads)
 	}
 	for n := 0; n < held.N; n++ {
-		if err := net.SetInputs(held.Tokens[n*T:(n+1)*T], held.Targets[n*T:(n+1)*T]); err != nil {
+		if err := net.SetInputs(0, held.Tokens[n*T:(n+1)*T], held.Targets[n*T:(n+1)*T]); err != nil {
 			return nil, err
 		}
 		if err := net.Run(); err != nil {
 			return nil, err
 		}
-		g, err := net.GateGrads()
+		all, err := net.GateGrads()
 		if err != nil {
 			return nil, err
 		}
+		g := all[0]
 		for l := range g {
 			for h, v := range g[l] {
 				sum[l][h] += math.Abs(v)
@@ -89,12 +95,12 @@ func PruneOrder(imp []HeadImportance) []HeadImportance {
 // Prune removes m's heads one at a time in order of increasing importance
 // and measures held-out accuracy after each removal, beside the mean
 // accuracy over randomOrders random orders (seeded from the model's seed).
-func Prune(m *train.Model, be kernels.Backend, examples, randomOrders int) (*PruneReport, error) {
-	imp, err := Importance(m, be, examples)
+func Prune(m *train.Model, dev kernels.Device, examples, randomOrders int) (*PruneReport, error) {
+	imp, err := Importance(m, dev, examples)
 	if err != nil {
 		return nil, err
 	}
-	e, err := train.NewEvaluator(m, be)
+	e, err := train.NewEvaluator(m, dev)
 	if err != nil {
 		return nil, err
 	}

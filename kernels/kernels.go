@@ -1,8 +1,10 @@
-// Package kernels defines the attention kernels that the model's graph calls
-// and the Gorgonia ops that wrap them. A backend (backend/cpu, backend/gl)
-// implements Backend; graph/ never knows which one is in use.
+// Package kernels defines Device, the kernels of a training step on
+// tensors that live on a device, each for S models at once (device.go).
+// A backend (backend/cpu, backend/gl) implements it; graph's executor maps
+// every node of the model's Gorgonia graph to one of its kernels and never
+// knows which backend is in use.
 //
-// Layout. Queries, keys, values and outputs are stored as [B, T, H, Dh]
+// Attention layout. Queries, keys, values and outputs are stored as [B, T, H, Dh]
 // row-major float32, which is the model's [B*T, H*Dh] activation matrix
 // with the heads side by side: no transpose is needed around attention.
 // Attention probabilities are [B, H, T, T] (query row, key column).
@@ -34,24 +36,3 @@ func (s Shape) ProbsLen() int { return s.B * s.H * s.T * s.T }
 
 // Visible says whether query i may attend to key j.
 func (s Shape) Visible(i, j int) bool { return !s.Causal || j <= i }
-
-// Backend computes the six attention kernels. Every method overwrites its
-// output slices completely. Scale is 1/sqrt(Dh) throughout.
-//
-//	Probs:      P  = softmax_j(scale * Q K^T), masked cells exactly 0
-//	Mix:        O  = P V
-//	MixGradP:   dP = dO V^T
-//	MixGradV:   dV = P^T dO
-//	ProbsGradQ: dQ = scale * dS K,   dS = P * (dP - rowsum(P * dP))
-//	ProbsGradK: dK = scale * dS^T Q
-//
-// Implementations must be deterministic: the same inputs give the same bits.
-type Backend interface {
-	Name() string
-	Probs(s Shape, q, k, p []float32) error
-	Mix(s Shape, p, v, o []float32) error
-	MixGradP(s Shape, dO, v, dP []float32) error
-	MixGradV(s Shape, p, dO, dV []float32) error
-	ProbsGradQ(s Shape, p, dP, k, dQ []float32) error
-	ProbsGradK(s Shape, p, dP, q, dK []float32) error
-}

@@ -15,5 +15,15 @@ fi
 go vet ./...
 go tool staticcheck ./...
 
-# GL tests need a display: give them a virtual one with Mesa's llvmpipe.
-exec xvfb-run -a -s "-screen 0 1280x1024x24" go test -count=1 -timeout 30m "$@" ./...
+# Every test, the viewer's under a virtual display with Mesa's llvmpipe;
+# the GL compute tests make their context through EGL there (the default
+# for a device without a window).
+xvfb-run -a -s "-screen 0 1280x1024x24" go test -count=1 -timeout 30m "$@" ./...
+# The GL compute tests again on the other context path, GLFW's hidden
+# window, and once more with no display at all (EGL only).
+compute=(./glctx/ ./backend/gl/ ./bench/)
+HEADLAB_GL_CONTEXT=glfw xvfb-run -a -s "-screen 0 1280x1024x24" \
+  go test -count=1 -timeout 30m "$@" "${compute[@]}"
+HEADLAB_GL_CONTEXT=glfw xvfb-run -a -s "-screen 0 1280x1024x24" \
+  go test -count=1 -timeout 30m -run 'TestGLGroup|TestGLBad|Bench' "$@" ./cmd/headlab/
+env -u DISPLAY go test -count=1 -timeout 30m "$@" "${compute[@]}"

@@ -3,6 +3,7 @@ package sweep
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // MergeResult counts what Merge did.
@@ -10,6 +11,10 @@ type MergeResult struct {
 	// Added rows were new to the output; Duplicates were already there
 	// with the same results and were skipped.
 	Added, Duplicates int
+	// Backends are those the merged runs used, sorted: more than one is
+	// worth a word to the user, since results agree across backends only
+	// as distributions (docs/model.md).
+	Backends []string
 }
 
 // Merge copies the rows of the databases ins into out (created if
@@ -29,8 +34,10 @@ func Merge(out string, ins []string) (MergeResult, error) {
 	if err != nil {
 		return res, err
 	}
+	backends := map[string]bool{}
 	for _, r := range old {
 		have[r.ID()], from[r.ID()] = r, out
+		backends[r.Backend] = true
 	}
 	tx, err := dst.db.Begin()
 	if err != nil {
@@ -48,6 +55,7 @@ func Merge(out string, ins []string) (MergeResult, error) {
 			return res, err
 		}
 		for _, r := range recs {
+			backends[r.Backend] = true
 			id := r.ID()
 			if prev, ok := have[id]; ok {
 				if field, a, b := Differ(&prev, &r); field != "" {
@@ -64,6 +72,10 @@ func Merge(out string, ins []string) (MergeResult, error) {
 			res.Added++
 		}
 	}
+	for b := range backends {
+		res.Backends = append(res.Backends, b)
+	}
+	slices.Sort(res.Backends)
 	return res, tx.Commit()
 }
 

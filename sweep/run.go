@@ -48,10 +48,10 @@ func FormsCircuit(heads []inspect.Head, a Ablation) bool {
 	return costs(a.Induction) && costs(a.PreviousToken)
 }
 
-// ErrAborted is returned by RunOne when abort closed mid-run.
+// ErrAborted is returned by RunGroup when abort closed mid-run.
 var ErrAborted = errors.New("run abandoned")
 
-// Outcome is everything RunOne learned: the record, and for a run that
+// Outcome is everything a run learned: the record, and for a run that
 // finished training the model, its head report and the attention scored.
 type Outcome struct {
 	Record    Record
@@ -60,101 +60,192 @@ type Outcome struct {
 	Attention *analysis.Attention
 }
 
-// RunOne trains the pair on be and analyses the model: held-out accuracy
-// and loss, every head's label and scores, each head switched off alone,
-// and the induction and previous-token heads switched off together. A run
-// that fails (a diverged loss, anything training or analysis returns) is a
-// record with status failed and the reason, not an error. The error is
-// ErrAborted when abort closes before the run ends; abort may be nil.
-//
-// Training steps a train.Trainer exactly as train.Run does, so the numbers
-// are those `headlab train` prints for the same flags, bit for bit.
-func RunOne(p Pair, be kernels.Backend, abort <-chan struct{}) (*Outcome, error) {
-	start := time.Now()
-	out := &Outcome{Record: Record{Key: p.Key, Config: p.Config, Status: StatusOK}}
-	r := &out.Record
-	fail := func(err error) (*Outcome, error) {
-		r.Status, r.Error = StatusFailed, err.Error()
-		r.Seconds = time.Since(start).Seconds()
-		r.FinishedAt = time.Now().UTC().Format(time.RFC3339)
-		return out, nil
-	}
-	tr, err := train.NewTrainer(p.Config, be)
+// Platform says where runs compute, for the records.
+type Platform struct {
+	Device   kernels.Device
+	Renderer string // the GL renderer, "" on the CPU
+	SIMD     string // the host's vector path
+}
+
+// RunOne is RunGroup for one pair.
+func RunOne(p Pair, pl Platform, abort <-chan struct{}) (*Outcome, error) {
+	outs, err := RunGroup([]Pair{p}, pl, GroupHooks{Abort: abort})
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
-	defer tr.Close()
-	for tr.Step < p.Config.Steps {
+	return outs[0], nil
+}
+
+// GroupHooks are what a caller of RunGroup may watch and stop it by.
+type GroupHooks struct {
+	// Abort, when closed, abandons the group; it may be nil.
+	Abort <-chan struct{}
+	// Progress, if set, is called every Every steps and after the last
+	// with every model's last batch loss: the only read-back during
+	// training.
+	Every    int
+	Progress func(step, steps int, losses []float64)
+}
+
+// RunGroup trains the pairs as one train.Group on pl.Device (their
+// configurations may differ in seed and lr only) and analyses every
+// model: held-out accuracy and loss, every head's label and scores, each
+// head switched off alone, and the induction and previous-token heads
+// switched off together, all as passes over every model at once. A run
+// that fails (a diverged loss, anything training or analysis returns) is
+// a record with status failed and the reason, not an error; the others
+// of its group carry on. The error is ErrAborted when abort closes before
+// the group ends.
+//
+// A model's numbers do not depend on its group: on the CPU they are those
+// `headlab train` prints for the same flags, bit for bit.
+func RunGroup(ps []Pair, pl Platform, h GroupHooks) ([]*Outcome, error) {
+	start := time.Now()
+	outs := make([]*Outcome, len(ps))
+	cs := make([]train.Config, len(ps))
+	for i, p := range ps {
+		outs[i] = &Outcome{Record: Record{Key: p.Key, Config: p.Config, Status: StatusOK,
+			Backend: pl.Device.Name(), Renderer: pl.Renderer, SIMD: pl.SIMD, Group: len(ps)}}
+		cs[i] = p.Config
+	}
+	finish := func() []*Outcome {
+		for _, o := range outs {
+			o.Record.Seconds = time.Since(start).Seconds()
+			o.Record.FinishedAt = time.Now().UTC().Format(time.RFC3339)
+		}
+		return outs
+	}
+	failAll := func(err error) ([]*Outcome, error) {
+		for _, o := range outs {
+			o.Record.Status, o.Record.Error = StatusFailed, err.Error()
+		}
+		return finish(), nil
+	}
+	g, err := train.NewGroup(cs, pl.Device)
+	if err != nil {
+		return failAll(err)
+	}
+	defer g.Close()
+	for g.Step < cs[0].Steps {
 		select {
-		case <-abort:
+		case <-h.Abort:
 			return nil, ErrAborted
 		default:
 		}
-		if r.TrainLoss, err = tr.TrainStep(); err != nil {
-			return fail(err)
+		if err := g.TrainStep(); err != nil {
+			return failAll(err)
+		}
+		if h.Progress != nil && h.Every > 0 && (g.Step%h.Every == 0 || g.Step == cs[0].Steps) {
+			l, err := g.Losses()
+			if err != nil {
+				return failAll(err)
+			}
+			h.Progress(g.Step, cs[0].Steps, l)
 		}
 	}
-	r.TrainSeconds = time.Since(start).Seconds()
-	m := tr.Model
-	out.Model = m
-
-	ev, err := train.NewEvaluator(m, be)
+	losses, err := g.Losses()
 	if err != nil {
-		return fail(err)
+		return failAll(err)
+	}
+	diverged, err := g.Diverged()
+	if err != nil {
+		return failAll(err)
+	}
+	if err := g.Sync(); err != nil {
+		return failAll(err)
+	}
+	trained := time.Since(start).Seconds()
+	for i, o := range outs {
+		o.Record.TrainLoss, o.Record.TrainSeconds = losses[i], trained
+		o.Model = g.Models[i]
+		if diverged[i] > 0 {
+			o.Model = nil
+			o.Record.Status = StatusFailed
+			o.Record.Error = fmt.Sprintf("training diverged at step %d: the loss was not finite", diverged[i])
+		}
+	}
+	ev, err := g.Evaluator()
+	if err != nil {
+		return failAll(err)
 	}
 	defer ev.Close()
-	rep, att, err := inspect.AnalyzeWith(ev, m, nil)
+	reps, atts, err := inspect.AnalyzeAll(ev, nil)
 	if err != nil {
-		return fail(err)
+		return failAll(err)
 	}
-	r.Accuracy, r.Loss = rep.Accuracy, rep.Loss
-	r.Params, r.Chance = m.Weights.Count(), m.Task.Chance()
-	out.Report, out.Attention = rep, att
-	held := train.HeldOut(m)
-	r.Heads = rep.Heads
-	r.Ablation.Intact = r.Accuracy
-	for _, h := range rep.Heads {
-		r.Ablation.Single = append(r.Ablation.Single, Single{Head: h.Name, Label: h.Label, Accuracy: h.AblatedAccuracy})
-	}
-	joint := func(label string) (Joint, error) {
-		j := Joint{Heads: []string{}}
-		off := make([][]bool, m.Shape.Layers)
-		for l := range off {
-			off[l] = make([]bool, m.Shape.Heads)
-		}
-		for _, h := range rep.Heads {
-			if h.Label == label {
-				off[h.Layer][h.Head] = true
-				j.Heads = append(j.Heads, h.Name)
+	held := ev.HeldOutAll()
+	joint := func(label string) ([]Joint, error) {
+		js := make([]Joint, len(outs))
+		offs := make([][][]bool, len(outs))
+		any := false
+		for s, rep := range reps {
+			js[s].Heads = []string{}
+			offs[s] = make([][]bool, g.Models[s].Shape.Layers)
+			for l := range offs[s] {
+				offs[s][l] = make([]bool, g.Models[s].Shape.Heads)
+			}
+			for _, h := range rep.Heads {
+				if h.Label == label {
+					offs[s][h.Layer][h.Head] = true
+					js[s].Heads = append(js[s].Heads, h.Name)
+					any = true
+				}
 			}
 		}
-		if len(j.Heads) == 0 {
-			return j, nil
+		if !any {
+			return js, nil
 		}
-		acc, _, err := ev.Accuracy(held, off)
-		j.Accuracy = &acc
-		return j, err
+		acc, _, err := ev.AccuracyAll(held, offs)
+		if err != nil {
+			return nil, err
+		}
+		for s := range js {
+			if len(js[s].Heads) > 0 {
+				js[s].Accuracy = &acc[s]
+			}
+		}
+		return js, nil
 	}
-	if r.Ablation.Induction, err = joint(LabelInduction); err != nil {
-		return fail(err)
+	ind, err := joint(LabelInduction)
+	if err != nil {
+		return failAll(err)
 	}
-	if r.Ablation.PreviousToken, err = joint(LabelPreviousToken); err != nil {
-		return fail(err)
+	prev, err := joint(LabelPreviousToken)
+	if err != nil {
+		return failAll(err)
 	}
-	r.Circuit = FormsCircuit(r.Heads, r.Ablation)
-	r.Seconds = time.Since(start).Seconds()
-	r.FinishedAt = time.Now().UTC().Format(time.RFC3339)
-	return out, nil
+	for s, o := range outs {
+		r, m := &o.Record, g.Models[s]
+		if r.Status != StatusOK {
+			continue
+		}
+		rep := reps[s]
+		r.Accuracy, r.Loss = rep.Accuracy, rep.Loss
+		r.Params, r.Chance = m.Weights.Count(), m.Task.Chance()
+		o.Report, o.Attention = rep, atts[s]
+		r.Heads = rep.Heads
+		r.Ablation.Intact = r.Accuracy
+		for _, h := range rep.Heads {
+			r.Ablation.Single = append(r.Ablation.Single, Single{Head: h.Name, Label: h.Label, Accuracy: h.AblatedAccuracy})
+		}
+		r.Ablation.Induction, r.Ablation.PreviousToken = ind[s], prev[s]
+		r.Circuit = FormsCircuit(r.Heads, r.Ablation)
+	}
+	return finish(), nil
 }
 
 // Options configure Run.
 type Options struct {
-	// Workers is the number of runs in flight at once (at least 1). Each
-	// run computes on one goroutine, so the CPU count is a good choice.
+	// Workers is the number of groups in flight at once (at least 1).
+	// Each group computes on one goroutine: on the CPU, the CPU count is a
+	// good choice; on a GPU, one.
 	Workers int
-	// NewBackend makes the backend of one worker; it is called once per
+	// Group is the most pairs trained together as one train.Group (at
+	// least 1); pairs that differ in more than seed and lr never share one.
+	Group int
+	// NewPlatform makes the device of one worker; it is called once per
 	// worker.
-	NewBackend func() kernels.Backend
+	NewPlatform func() (Platform, error)
 	// Abort, when closed, abandons the runs in flight (their pairs stay
 	// unfinished). Cancelling Run's context only stops new runs starting.
 	Abort <-chan struct{}
@@ -217,12 +308,13 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 			todo = append(todo, p)
 		}
 	}
-	if opt.Workers < 1 {
-		return sum, fmt.Errorf("sweep: %d workers", opt.Workers)
+	if opt.Workers < 1 || opt.Group < 1 {
+		return sum, fmt.Errorf("sweep: %d workers, groups of %d", opt.Workers, opt.Group)
 	}
 	if err := st.Delete(retry); err != nil {
 		return sum, err
 	}
+	groups := Groups(todo, opt.Group)
 
 	start := time.Now()
 	prog := Progress{Total: sum.Total, Skipped: sum.Skipped}
@@ -238,48 +330,63 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 		opt.Progress(prog)
 	}
 
-	// A storage error stops the feeder too.
+	// A storage or device error stops the feeder too.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan Pair)
-	results := make(chan *Outcome)
-	var mu sync.Mutex // guards prog and sum.Abandoned across goroutines
+	jobs := make(chan []Pair)
+	results := make(chan []*Outcome)
+	var mu sync.Mutex // guards prog, sum.Abandoned and derr across goroutines
+	var derr error
 	var workers sync.WaitGroup
-	for range min(opt.Workers, max(1, len(todo))) {
+	for range min(opt.Workers, max(1, len(groups))) {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
-			be := opt.NewBackend()
-			for p := range jobs {
+			pl, err := opt.NewPlatform()
+			if err != nil {
 				mu.Lock()
-				prog.Running++
+				derr = err
 				mu.Unlock()
-				o, err := RunOne(p, be, opt.Abort)
-				if err == nil && opt.Keep != nil && o.Model != nil {
-					opt.Keep(o)
+				cancel()
+				for range jobs {
+				}
+				return
+			}
+			defer pl.Device.Close()
+			for ps := range jobs {
+				mu.Lock()
+				prog.Running += len(ps)
+				mu.Unlock()
+				outs, err := RunGroup(ps, pl, GroupHooks{Abort: opt.Abort})
+				if err == nil && opt.Keep != nil {
+					for _, o := range outs {
+						if o.Model != nil {
+							opt.Keep(o)
+						}
+					}
 				}
 				mu.Lock()
-				prog.Running--
+				prog.Running -= len(ps)
 				if err != nil {
-					sum.Abandoned++
+					sum.Abandoned += len(ps)
 				}
 				mu.Unlock()
 				if err == nil {
-					results <- o
+					results <- outs
 				}
 			}
 		}()
 	}
 
-	// The feeder hands out pairs until they run out or ctx is cancelled.
+	// The feeder hands out groups until they run out or ctx is cancelled.
 	go func() {
 		defer close(jobs)
-		for _, p := range todo {
+		for _, g := range groups {
 			if ctx.Err() != nil {
 				return
 			}
 			select {
-			case jobs <- p:
+			case jobs <- g:
 			case <-ctx.Done():
 				return
 			}
@@ -290,28 +397,66 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 		close(results)
 	}()
 
-	// This goroutine is the only writer.
+	// This goroutine is the only writer: each group lands in one
+	// transaction.
 	mu.Lock()
 	report(nil)
 	mu.Unlock()
 	var werr error
-	for o := range results {
+	for outs := range results {
 		if werr != nil {
 			continue // drain the workers in flight; the error ends the sweep
 		}
-		if werr = st.Put(&o.Record); werr != nil {
+		recs := make([]*Record, len(outs))
+		for i, o := range outs {
+			recs[i] = &o.Record
+		}
+		if werr = st.PutAll(recs); werr != nil {
 			cancel()
 			continue
 		}
 		mu.Lock()
-		prog.Done++
-		if o.Record.Status != StatusOK {
-			prog.Failed++
+		for _, r := range recs {
+			prog.Done++
+			if r.Status != StatusOK {
+				prog.Failed++
+			}
+			report(r)
 		}
-		report(&o.Record)
 		mu.Unlock()
 	}
 	sum.Done, sum.Failed = prog.Done, prog.Failed
 	sum.Interrupted = sum.Skipped+sum.Done < sum.Total
+	if werr == nil {
+		werr = derr
+	}
 	return sum, werr
+}
+
+// Groups splits pairs into groups of at most size that can train
+// together (train.SameShape), keeping their order within each group.
+func Groups(pairs []Pair, size int) [][]Pair {
+	var out [][]Pair
+	open := map[int]int{} // index in out of the group still filling, by shape class
+	var shapes []train.Config
+	for _, p := range pairs {
+		class := -1
+		for i, c := range shapes {
+			if train.SameShape(c, p.Config) {
+				class = i
+				break
+			}
+		}
+		if class < 0 {
+			class = len(shapes)
+			shapes = append(shapes, p.Config)
+		}
+		if i, ok := open[class]; ok && len(out[i]) < size {
+			out[i] = append(out[i], p)
+			continue
+		}
+		open[class] = len(out)
+		out = append(out, []Pair{p})
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -22,7 +23,10 @@ const (
 
 // schemaVersion is stored in PRAGMA user_version; a database from a newer
 // headlab is refused rather than misread.
-const schemaVersion = 1
+// Version 2 added backend, renderer, simd and group_size; a version 1
+// database gains them (as cpu, "", "", 1) when a sweep opens it to write,
+// and reads as such.
+const schemaVersion = 2
 
 // schema is the table runs, documented column by column in docs/sweeps.md.
 const schema = `
@@ -57,6 +61,10 @@ CREATE TABLE IF NOT EXISTS runs (
 	seconds                 REAL    NOT NULL,
 	train_seconds           REAL,
 	finished_at             TEXT    NOT NULL,
+	backend                 TEXT    NOT NULL DEFAULT 'cpu',
+	renderer                TEXT    NOT NULL DEFAULT '',
+	simd                    TEXT    NOT NULL DEFAULT '',
+	group_size              INTEGER NOT NULL DEFAULT 1,
 	PRIMARY KEY (config_key, seed)
 );
 CREATE INDEX IF NOT EXISTS runs_task ON runs (task, positions, causal, layers, heads);
@@ -67,6 +75,17 @@ const columns = `config_key, seed, task, layers, heads, d_model, d_ff, positions
 	status, error, params, accuracy, chance, loss, train_loss,
 	induction_heads, induction_off_accuracy, prev_token_heads, prev_token_off_accuracy, circuit,
 	config_json, heads_json, ablation_json, seconds, train_seconds, finished_at`
+
+// platformColumns are version 2's, after columns.
+const platformColumns = `, backend, renderer, simd, group_size`
+
+// migrateV1 adds version 2's columns to a version 1 table.
+const migrateV1 = `
+ALTER TABLE runs ADD COLUMN backend TEXT NOT NULL DEFAULT 'cpu';
+ALTER TABLE runs ADD COLUMN renderer TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN simd TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN group_size INTEGER NOT NULL DEFAULT 1;
+`
 
 // Record is one finished run, a row of runs.
 type Record struct {
@@ -99,6 +118,14 @@ type Record struct {
 	Seconds      float64 `json:"seconds"`
 	TrainSeconds float64 `json:"train_seconds"`
 	FinishedAt   string  `json:"finished_at"`
+
+	// Where it ran: the backend (cpu, gl), the GL renderer string, the
+	// host's SIMD path, and how many models trained in its group. A
+	// model's results do not depend on its group.
+	Backend  string `json:"backend"`
+	Renderer string `json:"renderer,omitempty"`
+	SIMD     string `json:"simd"`
+	Group    int    `json:"group_size"`
 }
 
 // Ablation is a run's ablation table: each head alone, then the heads of
@@ -139,6 +166,7 @@ func (r *Record) ID() RunID { return RunID{r.Key, r.Config.Seed} }
 type Store struct {
 	db   *sql.DB
 	path string
+	v1   bool // a version 1 database opened to read: no platform columns
 }
 
 // Create opens the database at path, creating the file and the schema if
@@ -191,6 +219,7 @@ func (s *Store) init(create bool) error {
 		if n == 0 {
 			return errors.New("not a headlab sweep database (no table runs)")
 		}
+		s.v1 = v == 1
 		return nil
 	}
 	tx, err := s.db.Begin()
@@ -198,6 +227,11 @@ func (s *Store) init(create bool) error {
 		return err
 	}
 	defer tx.Rollback()
+	if v == 1 {
+		if _, err := tx.Exec(migrateV1); err != nil {
+			return err
+		}
+	}
 	if _, err := tx.Exec(schema); err != nil {
 		return err
 	}
@@ -246,6 +280,27 @@ func (s *Store) Check() error {
 	return nil
 }
 
+// Backends lists the backends the database's runs used, sorted.
+func (s *Store) Backends() ([]string, error) {
+	if s.v1 {
+		return []string{"cpu"}, nil
+	}
+	rows, err := s.db.Query("SELECT DISTINCT backend FROM runs ORDER BY backend")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var b string
+		if err := rows.Scan(&b); err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
 // Count is the number of rows in runs.
 func (s *Store) Count() (int, error) {
 	var n int
@@ -255,8 +310,21 @@ func (s *Store) Count() (int, error) {
 
 // Put writes one record in its own transaction: once Put returns, the row
 // is on disk. A pair already in the database is an error.
-func (s *Store) Put(r *Record) error {
-	return put(s.db, r)
+func (s *Store) Put(r *Record) error { return s.PutAll([]*Record{r}) }
+
+// PutAll writes records in one transaction: all of them land, or none.
+func (s *Store) PutAll(rs []*Record) error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, r := range rs {
+		if err := put(tx, r); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // Delete removes the rows of ids (to rerun failed pairs).
@@ -303,8 +371,9 @@ func put(db execer, r *Record) error {
 	} else {
 		args = append(args, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, string(cfg), nil, nil)
 	}
-	args = append(args, r.Seconds, nullIfFailed(r, r.TrainSeconds), r.FinishedAt)
-	_, err = db.Exec("INSERT INTO runs ("+columns+") VALUES ("+strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+")", args...)
+	args = append(args, r.Seconds, nullIfFailed(r, r.TrainSeconds), r.FinishedAt,
+		cmp.Or(r.Backend, "cpu"), r.Renderer, r.SIMD, max(r.Group, 1))
+	_, err = db.Exec("INSERT INTO runs ("+columns+platformColumns+") VALUES ("+strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+")", args...)
 	if err != nil {
 		return fmt.Errorf("store seed %d of %s: %v", c.Seed, r.Key, err)
 	}
@@ -327,14 +396,18 @@ func nullIfFailed(r *Record, v float64) any {
 
 // Records returns every row, ordered by configuration key and seed.
 func (s *Store) Records() ([]Record, error) {
-	rows, err := s.db.Query("SELECT " + columns + " FROM runs ORDER BY config_key, seed")
+	cols := columns + platformColumns
+	if s.v1 {
+		cols = columns
+	}
+	rows, err := s.db.Query("SELECT " + cols + " FROM runs ORDER BY config_key, seed")
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []Record
 	for rows.Next() {
-		r, err := scan(rows)
+		r, err := scan(rows, !s.v1)
 		if err != nil {
 			return nil, fmt.Errorf("database %s: %v", s.path, err)
 		}
@@ -343,7 +416,7 @@ func (s *Store) Records() ([]Record, error) {
 	return out, rows.Err()
 }
 
-func scan(rows *sql.Rows) (Record, error) {
+func scan(rows *sql.Rows, platform bool) (Record, error) {
 	var (
 		r                                      Record
 		seed                                   int64
@@ -355,11 +428,15 @@ func scan(rows *sql.Rows) (Record, error) {
 		cfg                                    string
 		c                                      = &r.Config
 	)
-	err := rows.Scan(&r.Key, &seed, &c.Task, &c.Layers, &c.Heads, &c.DModel, &c.DFF, &c.Positions, &c.Causal, &c.Steps, &c.Batch, &c.LR,
+	dst := []any{&r.Key, &seed, &c.Task, &c.Layers, &c.Heads, &c.DModel, &c.DFF, &c.Positions, &c.Causal, &c.Steps, &c.Batch, &c.LR,
 		&r.Status, &r.Error, &params, &acc, &chance, &loss, &tloss,
 		&indHeads, &indOff, &pHeads, &pOff, &circuit,
-		&cfg, &heads, &abl, &r.Seconds, &tsecs, &r.FinishedAt)
-	if err != nil {
+		&cfg, &heads, &abl, &r.Seconds, &tsecs, &r.FinishedAt}
+	r.Backend, r.Group = "cpu", 1
+	if platform {
+		dst = append(dst, &r.Backend, &r.Renderer, &r.SIMD, &r.Group)
+	}
+	if err := rows.Scan(dst...); err != nil {
 		return r, err
 	}
 	c.Seed = uint64(seed)

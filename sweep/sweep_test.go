@@ -11,7 +11,6 @@ import (
 	"headlab/analysis"
 	"headlab/backend/cpu"
 	"headlab/inspect"
-	"headlab/kernels"
 	"headlab/train"
 )
 
@@ -322,10 +321,47 @@ func tiny(task string, steps int) train.Config {
 	return c
 }
 
+func cpuPlatform() Platform { return Platform{Device: cpu.New(), SIMD: "test"} }
+
+// TestGroupsMatchLoneRuns trains three seeds (two learning rates) as one
+// group: every record is, timing aside, the one each pair gives alone.
+func TestGroupsMatchLoneRuns(t *testing.T) {
+	a, b := tiny("induction", 15), tiny("induction", 15)
+	b.LR = 1e-2
+	pairs := Pairs([]train.Config{a, b}, []uint64{1, 2})[:3]
+	groups := Groups(pairs, 8)
+	if len(groups) != 1 || len(groups[0]) != 3 {
+		t.Fatalf("groups %v", groups)
+	}
+	together, err := RunGroup(pairs, cpuPlatform(), GroupHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pairs {
+		alone, err := RunOne(p, cpuPlatform(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, o := together[i].Record, alone.Record
+		if g.Group != 3 || o.Group != 1 || g.Backend != "cpu" || g.SIMD != "test" {
+			t.Errorf("platform fields %+v", g)
+		}
+		if field, x, y := Differ(&g, &o); field != "" {
+			t.Errorf("pair %d: %s is %s in the group, %s alone", i, field, x, y)
+		}
+	}
+	other := tiny("induction", 15)
+	other.Layers = 1
+	mixed := append(Pairs([]train.Config{other}, []uint64{1}), pairs...)
+	if gs := Groups(mixed, 2); len(gs) != 3 || len(gs[0]) != 1 || len(gs[1]) != 2 || len(gs[2]) != 1 {
+		t.Errorf("groups of 2 over two shapes: %v", gs)
+	}
+}
+
 func TestSweepRunOneMatchesTrainRun(t *testing.T) {
 	c := tiny("induction", 20)
 	c.Seed = 3
-	o, err := RunOne(Pair{Key: Key(c), Config: c}, cpu.New(), nil)
+	o, err := RunOne(Pair{Key: Key(c), Config: c}, cpuPlatform(), nil)
 	if err != nil || o.Record.Status != StatusOK {
 		t.Fatalf("RunOne: %v %+v", err, o.Record)
 	}
@@ -354,7 +390,7 @@ func TestSweepRunStoresFailuresAndResumes(t *testing.T) {
 	broken := pairs[0].Config
 	broken.Heads = 3
 	pairs = append(pairs, Pair{Index: 2, Key: Key(broken), Config: broken})
-	opt := Options{Workers: 2, NewBackend: func() kernels.Backend { return cpu.New() }}
+	opt := Options{Workers: 2, Group: 1, NewPlatform: func() (Platform, error) { return cpuPlatform(), nil }}
 	var calls int
 	opt.Progress = func(Progress) { calls++ }
 	sum, err := Run(context.Background(), st, pairs, opt)

@@ -1,45 +1,96 @@
 package train
 
-import "math"
+import (
+	"fmt"
+	"math"
 
-// adam is Adam over the raw float32 slices of the weights and their
-// gradients: the arithmetic of Gorgonia's AdamSolver (v0.9.18, float32,
-// no regularisation or clipping), operation for operation and rounding for
-// rounding, without its per-tensor allocations. docs/model.md gives the
-// formula; TestAdamMatchesGorgonia checks it bit for bit.
+	"headlab/kernels"
+)
+
+// adam is Adam on a device over the parameter blocks of S models: the
+// arithmetic of Gorgonia's AdamSolver (v0.9.18, float32, no
+// regularisation or clipping), operation for operation and rounding for
+// rounding (kernels.Device.Adam; docs/model.md gives the formula;
+// TestAdamMatchesGorgonia checks it bit for bit). Each model has its own
+// learning rate, and a model whose loss stopped being finite stops
+// moving.
 type adam struct {
-	lr, beta1, beta2, eps float64
-	t                     int
-	m, v                  [][]float32
+	dev   kernels.Device
+	S, n  int
+	t     int
+	m, v  kernels.Tensor // [S][n]
+	negLR kernels.Tensor // [S][1]: minus each model's learning rate
+	// failed holds, per model, the step whose loss was not finite, or 0.
+	failed kernels.Tensor
+	bufs   []kernels.Buffer
 }
 
-func newAdam(lr float64, sizes []int) *adam {
-	a := &adam{lr: lr, beta1: 0.9, beta2: 0.999, eps: 1e-8}
-	for _, n := range sizes {
-		a.m = append(a.m, make([]float32, n))
-		a.v = append(a.v, make([]float32, n))
+func newAdam(dev kernels.Device, n int, lrs []float64) (a *adam, err error) {
+	S := len(lrs)
+	a = &adam{dev: dev, S: S, n: n}
+	defer func() {
+		if err != nil {
+			a.free()
+		}
+	}()
+	alloc := func(per int) (kernels.Tensor, error) {
+		b, err := dev.Alloc(S * per)
+		if err != nil {
+			return kernels.Tensor{}, err
+		}
+		a.bufs = append(a.bufs, b)
+		return kernels.Dense(b, per), nil
 	}
-	return a
-}
-
-// step updates every w[i] from its gradient g[i]. The explicit float32
-// conversions stop the compiler fusing a multiply and an add (the Go spec
-// allows it), which would change the rounding.
-func (a *adam) step(w, g [][]float32) {
-	a.t++
-	c1 := float32(1) / float32(1-math.Pow(a.beta1, float64(a.t)))
-	c2 := float32(1) / float32(1-math.Pow(a.beta2, float64(a.t)))
-	b1, b2 := float32(a.beta1), float32(a.beta2)
-	omb1, omb2 := float32(1)-b1, float32(1)-b2
-	eps, negEta := float32(a.eps), -float32(a.lr)
-	for i := range w {
-		wi, gi, mi, vi := w[i], g[i][:len(w[i])], a.m[i][:len(w[i])], a.v[i][:len(w[i])]
-		for j, gr := range gi {
-			m := float32(gr*omb1) + float32(mi[j]*b1)
-			v := float32(float32(gr*gr)*omb2) + float32(vi[j]*b2)
-			mi[j], vi[j] = m, v
-			den := float32(math.Sqrt(float64(float32(v*c2)))) + eps
-			wi[j] += float32(float32(m*c1)*negEta) / den
+	for _, t := range []*kernels.Tensor{&a.m, &a.v} {
+		if *t, err = alloc(n); err != nil {
+			return nil, err
 		}
 	}
+	if a.negLR, err = alloc(1); err != nil {
+		return nil, err
+	}
+	if a.failed, err = alloc(1); err != nil {
+		return nil, err
+	}
+	neg := make([]float32, S)
+	for s, lr := range lrs {
+		neg[s] = -float32(lr)
+	}
+	return a, dev.Upload(a.negLR, S, neg)
+}
+
+// step records which models' loss is not finite, then updates every
+// other model's weights w from its gradients g ([S][n] each).
+func (a *adam) step(w, g, loss kernels.Tensor) error {
+	a.t++
+	if err := a.dev.MarkDiverged(a.S, loss, a.failed, a.t); err != nil {
+		return err
+	}
+	c1 := float32(1) / float32(1-math.Pow(kernels.AdamBeta1, float64(a.t)))
+	c2 := float32(1) / float32(1-math.Pow(kernels.AdamBeta2, float64(a.t)))
+	return a.dev.Adam(a.S, a.n, w, g, a.m, a.v, a.negLR, a.failed, c1, c2)
+}
+
+// diverged reads, per model, the step at which its loss stopped being
+// finite, or 0.
+func (a *adam) diverged() ([]int, error) {
+	f := make([]float32, a.S)
+	if err := a.dev.Download(f, a.failed, a.S); err != nil {
+		return nil, err
+	}
+	out := make([]int, a.S)
+	for s, v := range f {
+		if v < 0 || v != float32(int(v)) {
+			return nil, fmt.Errorf("train: divergence record %v", v)
+		}
+		out[s] = int(v)
+	}
+	return out, nil
+}
+
+func (a *adam) free() {
+	for _, b := range a.bufs {
+		a.dev.Free(b)
+	}
+	a.bufs = nil
 }

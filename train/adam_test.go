@@ -1,12 +1,15 @@
 package train
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"headlab/backend/cpu"
 )
 
 // TestAdamMatchesGorgonia runs headlab's Adam and Gorgonia's AdamSolver
@@ -16,7 +19,7 @@ func TestAdamMatchesGorgonia(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	sizes := []int{7, 64, 1000}
 	var pairs []G.ValueGrad
-	var ws, gs [][]float32
+	var ws [][]float32
 	var gorg [][2][]float32 // Gorgonia's weights and gradients
 	for _, n := range sizes {
 		w := make([]float32, n)
@@ -24,15 +27,31 @@ func TestAdamMatchesGorgonia(t *testing.T) {
 			w[j] = float32(r.NormFloat64())
 		}
 		gw, gg := slices.Clone(w), make([]float32, n)
-		ws, gs = append(ws, w), append(gs, make([]float32, n))
+		ws = append(ws, w)
 		gorg = append(gorg, [2][]float32{gw, gg})
 		pairs = append(pairs, valueGrad{
 			tensor.New(tensor.WithShape(n), tensor.WithBacking(gw)),
 			tensor.New(tensor.WithShape(n), tensor.WithBacking(gg))})
 	}
 	solver := G.NewAdamSolver(G.WithLearnRate(3e-3))
-	mine := newAdam(3e-3, sizes)
+	// headlab's Adam runs on the CPU device over one flat block; a second
+	// model with another learning rate shares it and must not disturb it.
+	dev := cpu.New()
+	flat := slices.Concat(ws...)
+	n := len(flat)
+	block := cpu.Wrap(append(slices.Clone(flat), flat...))
+	block.Len, block.Stride = n, n
+	grads := cpu.Wrap(make([]float32, 2*n))
+	grads.Len, grads.Stride = n, n
+	loss := cpu.Wrap([]float32{1, 1})
+	loss.Len, loss.Stride = 1, 1
+	mine, err := newAdam(dev, n, []float64{3e-3, 1e-1})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for step := 0; step < 50; step++ {
+		g := grads.Buf.(*cpu.Buffer).Data()
+		at := 0
 		for i := range gorg {
 			gd := gorg[i][1]
 			for j := range gd {
@@ -41,17 +60,35 @@ func TestAdamMatchesGorgonia(t *testing.T) {
 					gd[j] *= 1e-4
 				}
 			}
-			copy(gs[i], gd)
+			at += copy(g[at:], gd)
 		}
+		copy(g[n:], g[:n])
 		if err := solver.Step(pairs); err != nil {
 			t.Fatal(err)
 		}
-		mine.step(ws, gs)
-		for i := range gorg {
-			if !slices.Equal(ws[i], gorg[i][0]) {
-				t.Fatalf("step %d tensor %d: weights differ from AdamSolver", step, i)
-			}
+		if err := mine.step(block, grads, loss); err != nil {
+			t.Fatal(err)
 		}
+		w := block.Buf.(*cpu.Buffer).Data()
+		if !slices.Equal(w[:n], slices.Concat(gorg[0][0], gorg[1][0], gorg[2][0])) {
+			t.Fatalf("step %d: weights differ from AdamSolver", step)
+		}
+		if slices.Equal(w[:n], w[n:]) {
+			t.Fatalf("step %d: the model with learning rate 0.1 moved as the other did", step)
+		}
+	}
+	// A loss that is not finite stops that model and records the step.
+	loss.Buf.(*cpu.Buffer).Data()[1] = float32(math.NaN())
+	before := slices.Clone(block.Buf.(*cpu.Buffer).Data())
+	if err := mine.step(block, grads, loss); err != nil {
+		t.Fatal(err)
+	}
+	after := block.Buf.(*cpu.Buffer).Data()
+	if !slices.Equal(before[n:], after[n:]) || slices.Equal(before[:n], after[:n]) {
+		t.Fatal("the diverged model moved, or the healthy one did not")
+	}
+	if d, err := mine.diverged(); err != nil || d[0] != 0 || d[1] != 51 {
+		t.Fatalf("diverged steps %v, %v; want [0 51]", d, err)
 	}
 }
 

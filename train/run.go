@@ -18,14 +18,14 @@ type Hook struct {
 
 // Run trains a model for c.Steps steps. progress, if not nil, is called
 // every reportEvery steps and at the end; hooks as Hook says.
-func Run(c Config, be kernels.Backend, reportEvery int, progress func(Progress), hooks ...Hook) (*Model, Result, error) {
-	tr, err := NewTrainer(c, be)
+func Run(c Config, dev kernels.Device, reportEvery int, progress func(Progress), hooks ...Hook) (*Model, Result, error) {
+	tr, err := NewTrainer(c, dev)
 	if err != nil {
 		return nil, Result{}, err
 	}
 	defer tr.Close()
 	m := tr.Model
-	eval, err := NewEvaluator(m, be)
+	eval, err := tr.Evaluator()
 	if err != nil {
 		return nil, Result{}, err
 	}
@@ -35,6 +35,9 @@ func Run(c Config, be kernels.Backend, reportEvery int, progress func(Progress),
 	runHooks := func(loss float64) error {
 		for _, h := range hooks {
 			if h.Every > 0 && (tr.Step%h.Every == 0 || tr.Step == c.Steps) {
+				if err := tr.Sync(); err != nil {
+					return err
+				}
 				if err := h.Fn(tr.Step, m, loss); err != nil {
 					return err
 				}
@@ -64,6 +67,9 @@ func Run(c Config, be kernels.Backend, reportEvery int, progress func(Progress),
 		}
 	}
 	secs := time.Since(start).Seconds()
+	if err := tr.Sync(); err != nil {
+		return nil, Result{}, err
+	}
 	acc, heldLoss, err := eval.Accuracy(HeldOut(m), nil)
 	if err != nil {
 		return nil, Result{}, err

@@ -97,67 +97,50 @@ type Result struct {
 	UnseenAccuracy *float64 `json:"unseen_accuracy,omitempty"`
 }
 
-// Trainer owns a model being trained and steps it one batch at a time.
+// Trainer trains one model: a Group of one, which reads its loss back
+// after every step.
 type Trainer struct {
 	Model *Model
 	Step  int // steps taken
 
-	net     *graph.Net
-	opt     *adam
-	weights [][]float32 // the parameters' storage, in Params order
-	grads   [][]float32 // the net's gradient buffers, the same order
-	stream  *tasks.Stream
-	batch   *tasks.Batch
+	g *Group
 }
 
-// NewTrainer initialises a model from c.Seed, ready to train.
-func NewTrainer(c Config, be kernels.Backend) (*Trainer, error) {
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	t, _ := tasks.New(c.Task)
-	m := &Model{Train: c, Shape: c.Model(t), Task: t, Weights: graph.InitWeights(c.Model(t), c.Seed)}
-	net, err := graph.Build(m.Shape, m.Weights, be, c.Batch, true)
+// NewTrainer initialises a model from c.Seed on dev, ready to train.
+func NewTrainer(c Config, dev kernels.Device) (*Trainer, error) {
+	g, err := NewGroup([]Config{c}, dev)
 	if err != nil {
 		return nil, err
 	}
-	grads, err := net.Grads()
-	if err != nil {
-		return nil, err
-	}
-	var weights [][]float32
-	var sizes []int
-	for _, n := range net.Params() {
-		p := m.Weights.Get(n.Name())
-		weights, sizes = append(weights, p.Data), append(sizes, len(p.Data))
-	}
-	stream := tasks.NewStream(t, c.Seed, tasks.Train)
-	return &Trainer{Model: m, net: net, opt: newAdam(c.LR, sizes), weights: weights, grads: grads,
-		stream: stream, batch: stream.Next(c.Batch)}, nil
+	return &Trainer{Model: g.Models[0], g: g}, nil
 }
 
 // TrainStep draws the next batch, runs forward and backward and takes one
 // Adam step. It returns the batch's loss, and an error when the loss is not
 // finite (the run diverged).
 func (tr *Trainer) TrainStep() (float64, error) {
-	tr.Step++
-	tr.stream.Fill(tr.batch)
-	if err := tr.net.SetInputs(tr.batch.Tokens, tr.batch.Targets); err != nil {
+	if err := tr.g.TrainStep(); err != nil {
 		return 0, err
 	}
-	if err := tr.net.Run(); err != nil {
-		return 0, fmt.Errorf("step %d: %w", tr.Step, err)
+	tr.Step = tr.g.Step
+	l, err := tr.g.Losses()
+	if err != nil {
+		return 0, err
 	}
-	loss := float64(tr.net.Loss())
-	if math.IsNaN(loss) || math.IsInf(loss, 0) {
-		return loss, fmt.Errorf("training diverged at step %d: loss is %v", tr.Step, loss)
+	if math.IsNaN(l[0]) || math.IsInf(l[0], 0) {
+		return l[0], fmt.Errorf("training diverged at step %d: loss is %v", tr.Step, l[0])
 	}
-	tr.opt.step(tr.weights, tr.grads)
-	return loss, nil
+	return l[0], nil
 }
 
-// Close releases the training graph.
-func (tr *Trainer) Close() error { return tr.net.Close() }
+// Group is the Group the Trainer steps.
+func (tr *Trainer) Group() *Group { return tr.g }
+
+// Sync copies the trained weights from the device into Model.Weights.
+func (tr *Trainer) Sync() error { return tr.g.Sync() }
+
+// Close releases the model's tensors on the device.
+func (tr *Trainer) Close() error { return tr.g.Close() }
 
 // HeldOut is the fixed held-out set of a model's task and seed.
 func HeldOut(m *Model) *tasks.Batch {

@@ -14,15 +14,10 @@ import (
 	"headlab/kernels"
 )
 
-// Backend implements kernels.Backend on the CPU. It holds no state and is
-// safe for concurrent use.
-type Backend struct{}
-
-// New returns the CPU backend.
-func New() *Backend { return &Backend{} }
-
-// Name implements kernels.Backend.
-func (*Backend) Name() string { return "cpu" }
+// attn holds the attention kernels on host slices, for one group of
+// sequences; Device's attention methods call them on each seed's (or all
+// seeds') arrays. It holds no state.
+type attn struct{}
 
 func check(s kernels.Shape, lens ...[2]int) error {
 	if err := s.Validate(); err != nil {
@@ -77,9 +72,9 @@ func transpose(dst, x []float32, off, ld, t, dh int) {
 	}
 }
 
-// Probs implements kernels.Backend: S = Q K^T per head on simd.Gemm, then
+// Probs computes kernels.Device.Probs on slices: S = Q K^T per head on simd.Gemm, then
 // each row's softmax over its visible keys (exp by simd.Exp).
-func (*Backend) Probs(s kernels.Shape, q, k, p []float32) error {
+func (attn) Probs(s kernels.Shape, q, k, p []float32) error {
 	if err := check(s, [2]int{len(q), s.QKVLen()}, [2]int{len(k), s.QKVLen()}, [2]int{len(p), s.ProbsLen()}); err != nil {
 		return err
 	}
@@ -120,8 +115,8 @@ func (*Backend) Probs(s kernels.Shape, q, k, p []float32) error {
 	return nil
 }
 
-// Mix implements kernels.Backend: O = P V per head (masked P is 0).
-func (*Backend) Mix(s kernels.Shape, p, v, o []float32) error {
+// Mix computes kernels.Device.Mix on slices: O = P V per head (masked P is 0).
+func (attn) Mix(s kernels.Shape, p, v, o []float32) error {
 	if err := check(s, [2]int{len(p), s.ProbsLen()}, [2]int{len(v), s.QKVLen()}, [2]int{len(o), s.QKVLen()}); err != nil {
 		return err
 	}
@@ -132,8 +127,8 @@ func (*Backend) Mix(s kernels.Shape, p, v, o []float32) error {
 	return nil
 }
 
-// MixGradP implements kernels.Backend: dP = dO V^T, masked cells 0.
-func (*Backend) MixGradP(s kernels.Shape, dO, v, dP []float32) error {
+// MixGradP computes kernels.Device.MixGradP on slices: dP = dO V^T, masked cells 0.
+func (attn) MixGradP(s kernels.Shape, dO, v, dP []float32) error {
 	if err := check(s, [2]int{len(dO), s.QKVLen()}, [2]int{len(v), s.QKVLen()}, [2]int{len(dP), s.ProbsLen()}); err != nil {
 		return err
 	}
@@ -150,8 +145,8 @@ func (*Backend) MixGradP(s kernels.Shape, dO, v, dP []float32) error {
 	return nil
 }
 
-// MixGradV implements kernels.Backend: dV = P^T dO.
-func (*Backend) MixGradV(s kernels.Shape, p, dO, dV []float32) error {
+// MixGradV computes kernels.Device.MixGradV on slices: dV = P^T dO.
+func (attn) MixGradV(s kernels.Shape, p, dO, dV []float32) error {
 	if err := check(s, [2]int{len(p), s.ProbsLen()}, [2]int{len(dO), s.QKVLen()}, [2]int{len(dV), s.QKVLen()}); err != nil {
 		return err
 	}
@@ -180,8 +175,8 @@ func scoreGrads(s kernels.Shape, p, dP []float32, poff int, scale float32, ds []
 	}
 }
 
-// ProbsGradQ implements kernels.Backend: dQ = scale * dS K.
-func (*Backend) ProbsGradQ(s kernels.Shape, p, dP, k, dQ []float32) error {
+// ProbsGradQ computes kernels.Device.ProbsGradQ on slices: dQ = scale * dS K.
+func (attn) ProbsGradQ(s kernels.Shape, p, dP, k, dQ []float32) error {
 	if err := check(s, [2]int{len(p), s.ProbsLen()}, [2]int{len(dP), s.ProbsLen()}, [2]int{len(k), s.QKVLen()}, [2]int{len(dQ), s.QKVLen()}); err != nil {
 		return err
 	}
@@ -196,8 +191,8 @@ func (*Backend) ProbsGradQ(s kernels.Shape, p, dP, k, dQ []float32) error {
 	return nil
 }
 
-// ProbsGradK implements kernels.Backend: dK = scale * dS^T Q.
-func (*Backend) ProbsGradK(s kernels.Shape, p, dP, q, dK []float32) error {
+// ProbsGradK computes kernels.Device.ProbsGradK on slices: dK = scale * dS^T Q.
+func (attn) ProbsGradK(s kernels.Shape, p, dP, q, dK []float32) error {
 	if err := check(s, [2]int{len(p), s.ProbsLen()}, [2]int{len(dP), s.ProbsLen()}, [2]int{len(q), s.QKVLen()}, [2]int{len(dK), s.QKVLen()}); err != nil {
 		return err
 	}

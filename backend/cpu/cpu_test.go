@@ -12,7 +12,7 @@ import (
 // TestKernelsMatchReference holds every kernel to its plain-loop original
 // (reference_test.go) on causal and full shapes, including odd sizes.
 func TestKernelsMatchReference(t *testing.T) {
-	be := New()
+	be := attn{}
 	r := rand.New(rand.NewPCG(1, 2))
 	fill := func(n int) []float32 {
 		x := make([]float32, n)

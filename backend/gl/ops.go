@@ -1,392 +1,594 @@
 package gl
 
 import (
-	"bytes"
 	"fmt"
 	"math"
-	"strings"
-	"unsafe"
+	"os"
 
 	ogl "github.com/go-gl/gl/v4.3-core/gl"
 
 	"headlab/kernels"
 )
 
-// Buffer slots: one persistent SSBO per kernel argument role, grown when a
-// call needs more and otherwise reused, so calls do not reallocate.
-const (
-	slotQ = iota
-	slotK
-	slotV
-	slotP
-	slotDP
-	slotDO
-	slotOut   // QKV-sized outputs: O, dV, dQ, dK
-	slotRS    // rowsum(P * dP), scratch between two passes
-	slotProbs // Probs output, kept for ProbsBuffer
-	slotDPOut // MixGradP output
-	numSlots
-)
-
-// buffer is one SSBO and its allocated size in bytes.
-type buffer struct {
-	id   uint32
-	size int
-}
-
-// groupSize matches local_size_x in common.glsl.
+// groupSize is local_size_x in common.glsl (WG).
 const groupSize = 64
 
 // maxGroups is the guaranteed minimum of GL_MAX_COMPUTE_WORK_GROUP_COUNT
 // per dimension; larger grids spill into y.
 const maxGroups = 65535
 
-// createBuffers makes every slot's SSBO with a small initial store, so ids
-// are fixed for the Backend's life (ProbsBuffer relies on it).
-func (b *Backend) createBuffers() {
-	for i := range b.bufs {
-		ogl.GenBuffers(1, &b.bufs[i].id)
-		b.ck("GenBuffers")
-		b.grow(i, 256)
-	}
+// maxBindings is the storage buffer bindings a kernel may use (binding 7
+// is the status flags); 8 is GL 4.3's minimum for compute shaders.
+const maxBindings = 7
+
+// layerNormEps is the epsilon added to the variance, as float32 (the CPU
+// adds backend/cpu.LayerNormEps to a float32).
+const layerNormEps = float32(1e-5)
+
+func envDebug() bool { return os.Getenv("HEADLAB_GL_DEBUG") == "1" }
+
+// bind is one storage buffer binding: the buffer and the tensor's offset
+// and seed stride, in floats.
+type bind struct {
+	id          uint32
+	off, stride int32
 }
 
-// grow reallocates slot's store to at least n bytes; the old contents are
-// dropped, as every caller rewrites them. It grows by half again at least,
-// so alternating shapes settle quickly.
-func (b *Backend) grow(slot, n int) {
-	buf := &b.bufs[slot]
-	if n <= buf.size {
-		return
-	}
-	n = max(n, buf.size+buf.size/2)
-	ogl.BindBuffer(ogl.SHADER_STORAGE_BUFFER, buf.id)
-	ogl.BufferData(ogl.SHADER_STORAGE_BUFFER, n, nil, ogl.DYNAMIC_COPY)
-	b.ck("BufferData")
-	buf.size = n
-	b.shadow[slot] = nil
+// launch is one dispatch, built on the calling goroutine and run on the
+// GL thread.
+type launch struct {
+	prog    int
+	S, work int32
+	// groups says work counts workgroups per seed (kernels that give a
+	// workgroup to one seed), not invocations.
+	groups bool
+	// flags says the kernel may raise status flags.
+	flags  bool
+	nb     int
+	b      [maxBindings]bind
+	ints   [maxUniforms]int32
+	floats [maxUniforms]float32
 }
 
-// output readies slot to be written by a shader: its old contents, and so
-// its shadow, are no longer what the GPU holds.
-func (b *Backend) output(slot, n int) {
-	b.grow(slot, n)
-	b.shadow[slot] = nil
-}
-
-// Tensors stay on the GPU between kernels. Every slot keeps a host shadow
-// of what its buffer holds (set on upload and on download, dropped when a
-// shader writes it); an input whose bytes equal a shadow is not sent
-// again: the slot already holds it, or it is copied there on the GPU from
-// the slot that does. The attention probabilities a forward kernel made,
-// and the queries, keys and values, are so reused by the backward kernels
-// without leaving the GPU. Comparing bytes keeps it exact: a caller that
-// changed a slice in place gets it uploaded again.
-
-// upload makes data the start of slot's buffer.
-func (b *Backend) upload(slot int, data []float32) {
-	if sameBits(b.shadow[slot], data) {
-		b.stats.Resident++
-		return
-	}
-	n := 4 * len(data)
-	b.grow(slot, n)
-	for src, sh := range b.shadow {
-		if src != slot && sameBits(sh, data) {
-			ogl.BindBuffer(ogl.COPY_READ_BUFFER, b.bufs[src].id)
-			ogl.BindBuffer(ogl.COPY_WRITE_BUFFER, b.bufs[slot].id)
-			ogl.CopyBufferSubData(ogl.COPY_READ_BUFFER, ogl.COPY_WRITE_BUFFER, 0, 0, n)
-			b.ck("CopyBufferSubData")
-			b.remember(slot, data)
-			b.stats.DeviceCopies++
-			return
+// newLaunch makes the launch of prog over S seeds of work, binding ts in
+// order (a tensor with no buffer binds the status buffer in its place,
+// for arguments the kernel does not read).
+func newLaunch(prog, S, work int, ts ...kernels.Tensor) launch {
+	l := launch{prog: prog, S: int32(S), work: int32(work), nb: len(ts)}
+	for i, t := range ts {
+		if b, ok := t.Buf.(*Buffer); ok {
+			l.b[i] = bind{id: b.id, off: int32(t.Off), stride: int32(t.Stride)}
 		}
 	}
-	ogl.BindBuffer(ogl.SHADER_STORAGE_BUFFER, b.bufs[slot].id)
-	ogl.BufferSubData(ogl.SHADER_STORAGE_BUFFER, 0, n, unsafe.Pointer(&data[0]))
-	b.ck("BufferSubData")
-	b.remember(slot, data)
-	b.stats.Uploads++
+	return l
 }
 
-// download copies the start of slot's buffer into dst. The caller has
-// issued a BUFFER_UPDATE barrier after the shader that wrote it.
-func (b *Backend) download(slot int, dst []float32) {
-	ogl.BindBuffer(ogl.SHADER_STORAGE_BUFFER, b.bufs[slot].id)
-	ogl.GetBufferSubData(ogl.SHADER_STORAGE_BUFFER, 0, 4*len(dst), unsafe.Pointer(&dst[0]))
-	b.ck("GetBufferSubData")
-	b.remember(slot, dst)
-}
-
-// remember records data as slot's contents, in storage the slot owns and
-// reuses, so steady training allocates nothing here.
-func (b *Backend) remember(slot int, data []float32) {
-	st := b.shadowStore[slot]
-	if cap(st) < len(data) {
-		st = make([]float32, len(data))
+// seti sets the program's int uniforms, in progSpec order.
+func (l *launch) seti(v ...int) *launch {
+	for i, x := range v {
+		l.ints[i] = int32(x)
 	}
-	st = st[:len(data)]
-	copy(st, data)
-	b.shadowStore[slot], b.shadow[slot] = st, st
+	return l
 }
 
-// sameBits reports whether a and b hold the same float32 bit patterns.
-func sameBits(a, b []float32) bool {
-	if a == nil || len(a) != len(b) {
-		return false
+// setf sets the program's float uniforms, in progSpec order.
+func (l *launch) setf(v ...float32) *launch {
+	copy(l.floats[:], v)
+	return l
+}
+
+// exec runs l on the GL thread: program, uniforms, bindings, dispatch,
+// then a SHADER_STORAGE barrier for whatever reads the results next.
+func (d *Device) exec(l *launch) {
+	p := &d.progs[l.prog]
+	if p.id == 0 {
+		return // the device was closed with this work still queued
 	}
-	if len(a) == 0 {
-		return true
+	ogl.UseProgram(p.id)
+	ogl.Uniform1i(p.locS, l.S)
+	ogl.Uniform1i(p.locWork, l.work)
+	var off, stride [maxBindings]int32
+	for i := range l.nb {
+		off[i], stride[i] = l.b[i].off, l.b[i].stride
 	}
-	return bytes.Equal(unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 4*len(a)),
-		unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), 4*len(b)))
-}
-
-// TransferStats counts how the kernels' inputs reached the GPU.
-type TransferStats struct {
-	// Uploads are inputs sent from host memory.
-	Uploads int
-	// Resident inputs were already in their buffer; DeviceCopies were
-	// copied there from another buffer on the GPU.
-	Resident, DeviceCopies int
-}
-
-// Stats returns the transfer counts since the Backend was made.
-func (b *Backend) Stats() TransferStats {
-	var s TransferStats
-	_ = b.Call(func() { s = b.stats })
-	return s
-}
-
-// bind attaches slots to binding points 0, 1, ... in order.
-func (b *Backend) bind(slots ...int) {
-	for i, s := range slots {
-		ogl.BindBufferBase(ogl.SHADER_STORAGE_BUFFER, uint32(i), b.bufs[s].id)
+	ogl.Uniform1iv(p.locOff, int32(l.nb), &off[0])
+	ogl.Uniform1iv(p.locStride, int32(l.nb), &stride[0])
+	for i := range p.numInts {
+		ogl.Uniform1i(p.locInts[i], l.ints[i])
 	}
-	b.ck("BindBufferBase")
-}
-
-// dispatch runs program p over total invocations for shape s.
-func (b *Backend) dispatch(p int, s kernels.Shape, total int) {
-	prog := &b.progs[p]
-	ogl.UseProgram(prog.id)
-	b.ck("UseProgram")
-	causal := int32(0)
-	if s.Causal {
-		causal = 1
+	for i := range p.numFloats {
+		ogl.Uniform1f(p.locFloats[i], l.floats[i])
 	}
-	ogl.Uniform1i(prog.loc[uB], int32(s.B))
-	ogl.Uniform1i(prog.loc[uT], int32(s.T))
-	ogl.Uniform1i(prog.loc[uH], int32(s.H))
-	ogl.Uniform1i(prog.loc[uDh], int32(s.Dh))
-	ogl.Uniform1i(prog.loc[uCausal], causal)
-	ogl.Uniform1f(prog.loc[uScale], scaleOf(s))
-	ogl.Uniform1ui(prog.loc[uTotal], uint32(total))
-	b.ck("Uniform")
-	groups := (total + groupSize - 1) / groupSize
+	for i := range l.nb {
+		id := l.b[i].id
+		if id == 0 {
+			id = d.status
+		}
+		ogl.BindBufferBase(ogl.SHADER_STORAGE_BUFFER, uint32(i), id)
+	}
+	ogl.BindBufferBase(ogl.SHADER_STORAGE_BUFFER, 7, d.status)
+	total := int64(l.S) * int64(l.work)
+	groups := total
+	if !l.groups {
+		groups = (total + groupSize - 1) / groupSize
+	}
 	gx := min(groups, maxGroups)
 	gy := (groups + gx - 1) / gx
 	ogl.DispatchCompute(uint32(gx), uint32(gy), 1)
-	b.ck("DispatchCompute")
-}
-
-// scaleOf is 1/sqrt(Dh), rounded exactly as backend/cpu rounds it.
-func scaleOf(s kernels.Shape) float32 { return float32(1 / math.Sqrt(float64(s.Dh))) }
-
-// ck records the first glGetError failure in debug mode; outside debug
-// mode errors are collected once per call by takeErr instead.
-func (b *Backend) ck(op string) {
-	if !b.debug || b.pending != nil {
-		return
-	}
-	if e := ogl.GetError(); e != ogl.NO_ERROR {
-		b.pending = fmt.Errorf("%s: %s", op, enumName(e))
+	ogl.MemoryBarrier(ogl.SHADER_STORAGE_BARRIER_BIT)
+	d.dirty = true
+	if l.flags {
+		d.flagged = true
 	}
 }
 
-// takeErr drains glGetError and the debug messages into one error for
-// operation op, or nil.
-func (b *Backend) takeErr(op string) error {
-	var msgs []string
-	if b.pending != nil {
-		msgs = append(msgs, b.pending.Error())
-		b.pending = nil
-	}
-	for range 16 {
-		e := ogl.GetError()
-		if e == ogl.NO_ERROR {
-			break
+// run validates nothing: it counts l's dispatch and queues it (see queue).
+func (d *Device) run(name string, ls ...launch) error {
+	d.dispatches.Add(int64(len(ls)))
+	return d.queue(name, func() {
+		for i := range ls {
+			d.exec(&ls[i])
 		}
-		msgs = append(msgs, enumName(e))
-	}
-	for _, m := range b.dbgErrs {
-		msgs = append(msgs, "debug: "+m)
-	}
-	b.dbgErrs = nil
-	if len(msgs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("gl: %s: %s", op, strings.Join(msgs, "; "))
+	})
 }
 
-func enumName(e uint32) string {
-	switch e {
-	case ogl.INVALID_ENUM:
-		return "GL_INVALID_ENUM"
-	case ogl.INVALID_VALUE:
-		return "GL_INVALID_VALUE"
-	case ogl.INVALID_OPERATION:
-		return "GL_INVALID_OPERATION"
-	case ogl.INVALID_FRAMEBUFFER_OPERATION:
-		return "GL_INVALID_FRAMEBUFFER_OPERATION"
-	case ogl.OUT_OF_MEMORY:
-		return "GL_OUT_OF_MEMORY"
+// check validates a kernel's tensors before any GL work: each is a live
+// buffer of this device, fits it for S seeds, and holds at least want[i]
+// floats per seed.
+func (d *Device) check(name string, S int, ts []kernels.Tensor, want []int) error {
+	if d.closed.Load() {
+		return ErrClosed
 	}
-	return fmt.Sprintf("GL error 0x%04x", e)
+	for i, t := range ts {
+		b, ok := t.Buf.(*Buffer)
+		switch {
+		case t.Buf == nil:
+			return fmt.Errorf("gl: %s: argument %d has no buffer", name, i)
+		case !ok:
+			return fmt.Errorf("gl: %s: argument %d is a %T, not a buffer of this device", name, i, t.Buf)
+		case b.dev != d:
+			return fmt.Errorf("gl: %s: argument %d is a buffer of another GL device", name, i)
+		case b.freed.Load():
+			return fmt.Errorf("gl: %s: argument %d's buffer was freed", name, i)
+		}
+	}
+	if err := kernels.Check(S, ts, want); err != nil {
+		return fmt.Errorf("gl: %s: %v", name, err)
+	}
+	return nil
 }
 
-// check validates the shape and slice lengths before any GL work, and
-// that every index fits the shaders' 32-bit ints.
-func check(s kernels.Shape, lens ...[2]int) error {
-	if err := s.Validate(); err != nil {
-		return err
-	}
-	if s.QKVLen() > math.MaxInt32 || s.ProbsLen() > math.MaxInt32 ||
-		s.QKVLen()/s.Dh != s.B*s.T*s.H || s.ProbsLen()/s.T != s.B*s.H*s.T {
-		return fmt.Errorf("gl: shape %+v too large for 32-bit indices", s)
-	}
-	for _, l := range lens {
-		if l[0] != l[1] {
-			return fmt.Errorf("gl: slice of length %d, want %d for shape %+v", l[0], l[1], s)
+// sizes refuses negative sizes.
+func sizes(name string, v ...int) error {
+	for _, x := range v {
+		if x < 0 {
+			return fmt.Errorf("gl: %s: negative size %d in %v", name, x, v)
 		}
 	}
 	return nil
 }
 
-// run executes f on the GL thread and returns its error or the GL errors
-// it raised, prefixed with the kernel's name.
-func (b *Backend) run(name string, f func()) error {
-	var err error
-	if cerr := b.call(func() {
-		f()
-		err = b.takeErr(name)
-	}); cerr != nil {
-		return cerr
+// fits32 refuses a grid of S seeds of work invocations whose indices
+// overflow the shaders' 32-bit ints, and sizes that overflow them (n).
+func fits32(name string, S, work int, n ...int) error {
+	if int64(S)*int64(work) > math.MaxInt32 {
+		return fmt.Errorf("gl: %s: %d seeds of %d invocations overflow the shaders' 32-bit indices", name, S, work)
 	}
-	return err
+	for _, x := range n {
+		if x > math.MaxInt32 {
+			return fmt.Errorf("gl: %s: size %d overflows the shaders' 32-bit indices", name, x)
+		}
+	}
+	return nil
 }
 
-// Barriers: SHADER_STORAGE for a later pass reading an SSBO, BUFFER_UPDATE
-// before glGetBufferSubData reads what a shader wrote.
-const (
-	barrierPass     = ogl.SHADER_STORAGE_BARRIER_BIT
-	barrierReadback = ogl.BUFFER_UPDATE_BARRIER_BIT
-)
-
-// Probs implements kernels.Backend. The result also stays on the GPU; see
-// ProbsBuffer.
-func (b *Backend) Probs(s kernels.Shape, q, k, p []float32) error {
-	if err := check(s, [2]int{len(q), s.QKVLen()}, [2]int{len(k), s.QKVLen()}, [2]int{len(p), s.ProbsLen()}); err != nil {
+// simple validates and runs a kernel of one dispatch of work invocations
+// per seed over ts (want their per-seed lengths), with int uniforms ints.
+func (d *Device) simple(name string, prog, S, work int, ts []kernels.Tensor, want []int, ints ...int) error {
+	if err := d.check(name, S, ts, want); err != nil {
 		return err
 	}
-	return b.run("Probs", func() {
-		b.upload(slotQ, q)
-		b.upload(slotK, k)
-		b.output(slotProbs, 4*len(p))
-		b.bind(slotQ, slotK, slotProbs)
-		b.dispatch(progProbs, s, s.B*s.H*s.T)
-		// Also SHADER_STORAGE and PIXEL_BUFFER, for whoever reads the
-		// buffer on the GPU through ProbsBuffer.
-		ogl.MemoryBarrier(barrierReadback | barrierPass | ogl.PIXEL_BUFFER_BARRIER_BIT)
-		b.download(slotProbs, p)
-		b.mu.Lock()
-		b.probsShape = s
-		b.mu.Unlock()
+	if err := fits32(name, S, work, ints...); err != nil {
+		return err
+	}
+	if work == 0 {
+		return nil
+	}
+	l := newLaunch(prog, S, work, ts...)
+	l.seti(ints...)
+	return d.run(name, l)
+}
+
+// matRows and matCols are the block of c one MatMul invocation computes
+// (matmul.comp's R and Q).
+const matRows, matCols = 4, 8
+
+// MatMul implements kernels.Device: one invocation per 4 x 8 block of c.
+func (d *Device) MatMul(S int, tA, tB bool, m, n, k int, a, b, c, bias kernels.Tensor) error {
+	return d.matmul("MatMul", S, tA, tB, m, n, k, a, b, c, bias, kernels.Tensor{}, kernels.Tensor{})
+}
+
+// Linear implements kernels.Device: MatMul's program with its epilogue.
+func (d *Device) Linear(S, m, n, k int, x, w, bias, res, out, deriv kernels.Tensor) error {
+	return d.matmul("Linear", S, false, false, m, n, k, x, w, out, bias, res, deriv)
+}
+
+// matmul checks and queues matmul.comp; res and deriv switch the
+// epilogue on.
+func (d *Device) matmul(name string, S int, tA, tB bool, m, n, k int, a, b, c, bias, res, deriv kernels.Tensor) error {
+	if err := sizes(name, m, n, k); err != nil {
+		return err
+	}
+	ts, want := []kernels.Tensor{a, b, c}, []int{m * k, k * n, m * n}
+	for i, t := range [3]kernels.Tensor{bias, res, deriv} {
+		if t.Buf != nil {
+			ts, want = append(ts, t), append(want, [3]int{n, m * n, m * n}[i])
+		}
+	}
+	if err := d.check(name, S, ts, want); err != nil {
+		return err
+	}
+	if err := fits32(name, S, m*n, m, n, k); err != nil {
+		return err
+	}
+	if m*n == 0 {
+		return nil
+	}
+	tiles := ((m + matRows - 1) / matRows) * ((n + matCols - 1) / matCols)
+	l := newLaunch(progMatMul, S, tiles, a, b, c, bias, res, deriv)
+	l.seti(m, n, k, b2i(tA), b2i(tB), b2i(bias.Buf != nil), b2i(deriv.Buf != nil), b2i(res.Buf != nil))
+	return d.run(name, l)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ColSum implements kernels.Device: one invocation per column.
+func (d *Device) ColSum(S, rows, n int, x, out kernels.Tensor) error {
+	if err := sizes("ColSum", rows, n); err != nil {
+		return err
+	}
+	return d.simple("ColSum", progColSum, S, n, []kernels.Tensor{x, out}, []int{rows * n, n}, rows, n)
+}
+
+// ColDot implements kernels.Device: one invocation per column.
+func (d *Device) ColDot(S, rows, n int, a, b, out kernels.Tensor) error {
+	if err := sizes("ColDot", rows, n); err != nil {
+		return err
+	}
+	return d.simple("ColDot", progColDot, S, n, []kernels.Tensor{a, b, out}, []int{rows * n, rows * n, n}, rows, n)
+}
+
+// LayerNorm implements kernels.Device: one invocation per row.
+func (d *Device) LayerNorm(S, rows, n int, x, gamma, beta, out, xh, inv kernels.Tensor) error {
+	const name = "LayerNorm"
+	if err := sizes(name, rows, n); err != nil {
+		return err
+	}
+	ts := []kernels.Tensor{x, gamma, beta, out, xh, inv}
+	if err := d.check(name, S, ts, []int{rows * n, n, n, rows * n, rows * n, rows}); err != nil {
+		return err
+	}
+	if err := fits32(name, S, rows, n); err != nil {
+		return err
+	}
+	if rows == 0 {
+		return nil
+	}
+	l := newLaunch(progLayerNorm, S, rows, ts...)
+	l.seti(rows, n).setf(layerNormEps)
+	return d.run(name, l)
+}
+
+// LayerNormGradX implements kernels.Device: one invocation per row.
+func (d *Device) LayerNormGradX(S, rows, n int, gamma, dy, xh, inv, out kernels.Tensor) error {
+	if err := sizes("LayerNormGradX", rows, n); err != nil {
+		return err
+	}
+	return d.simple("LayerNormGradX", progLayerNormGradX, S, rows, []kernels.Tensor{gamma, dy, xh, inv, out},
+		[]int{n, rows * n, rows * n, rows, rows * n}, rows, n)
+}
+
+// GELU implements kernels.Device: one invocation per element.
+func (d *Device) GELU(S, n int, x, out, deriv kernels.Tensor) error {
+	if err := sizes("GELU", n); err != nil {
+		return err
+	}
+	return d.simple("GELU", progGELU, S, n, []kernels.Tensor{x, out, deriv}, []int{n, n, n})
+}
+
+// Mul implements kernels.Device: one invocation per element; out may be
+// a or b.
+func (d *Device) Mul(S, n int, a, b, out kernels.Tensor) error {
+	if err := sizes("Mul", n); err != nil {
+		return err
+	}
+	return d.simple("Mul", progMul, S, n, []kernels.Tensor{a, b, out}, []int{n, n, n})
+}
+
+// Add implements kernels.Device: one invocation per element; out may be
+// a or b.
+func (d *Device) Add(S, n int, a, b, out kernels.Tensor) error {
+	if err := sizes("Add", n); err != nil {
+		return err
+	}
+	return d.simple("Add", progAdd, S, n, []kernels.Tensor{a, b, out}, []int{n, n, n})
+}
+
+// ColScale implements kernels.Device: one invocation per element; out may
+// be x.
+func (d *Device) ColScale(S, rows, n int, x, g, out kernels.Tensor) error {
+	if err := sizes("ColScale", rows, n); err != nil {
+		return err
+	}
+	return d.simple("ColScale", progColScale, S, rows*n, []kernels.Tensor{x, g, out}, []int{rows * n, n, rows * n}, n)
+}
+
+// Embed implements kernels.Device: one invocation per element of out.
+// The table has table.Len/n rows; an id that is not a whole number below
+// that gives a row of NaN, and the next Download or Sync returns an error.
+func (d *Device) Embed(S, rows, n int, ids, table, out kernels.Tensor) error {
+	const name = "Embed"
+	if err := sizes(name, rows, n); err != nil {
+		return err
+	}
+	ts := []kernels.Tensor{ids, table, out}
+	if err := d.check(name, S, ts, []int{rows, n, rows * n}); err != nil {
+		return err
+	}
+	if err := fits32(name, S, rows*n); err != nil {
+		return err
+	}
+	if rows*n == 0 {
+		return nil
+	}
+	l := newLaunch(progEmbed, S, rows*n, ts...)
+	l.seti(n, table.Len/n, bitEmbed)
+	l.flags = true
+	return d.run(name, l)
+}
+
+// EmbedGrad implements kernels.Device: one invocation per element of out
+// gathers over the rows. An id that is not a whole number in 0..n-1 is
+// left out, and the next Download or Sync returns an error.
+func (d *Device) EmbedGrad(S, rows, n, vocab int, ids, dy, out kernels.Tensor) error {
+	const name = "EmbedGrad"
+	if err := sizes(name, rows, n, vocab); err != nil {
+		return err
+	}
+	ts := []kernels.Tensor{ids, dy, out}
+	if err := d.check(name, S, ts, []int{rows, rows * n, vocab * n}); err != nil {
+		return err
+	}
+	if err := fits32(name, S, vocab*n, rows); err != nil {
+		return err
+	}
+	if vocab*n == 0 {
+		return nil
+	}
+	l := newLaunch(progEmbedGrad, S, vocab*n, ts...)
+	l.seti(rows, n, vocab, bitEmbedGrad)
+	l.flags = true
+	return d.run(name, l)
+}
+
+// attnLaunch validates an attention call (its tensors' per-seed lengths
+// want) and makes the launch of prog with work invocations per seed.
+func (d *Device) attnLaunch(name string, prog, S int, s kernels.Shape, work int, ts []kernels.Tensor, want []int) (launch, error) {
+	if err := s.Validate(); err != nil {
+		return launch{}, fmt.Errorf("gl: %s: %v", name, err)
+	}
+	if err := d.check(name, S, ts, want); err != nil {
+		return launch{}, err
+	}
+	if err := fits32(name, S, work, s.QKVLen(), s.ProbsLen()); err != nil {
+		return launch{}, err
+	}
+	l := newLaunch(prog, S, work, ts...)
+	l.seti(s.B, s.T, s.H, s.Dh, b2i(s.Causal)).setf(scaleOf(s))
+	return l, nil
+}
+
+// scaleOf is 1/sqrt(Dh), rounded as the CPU device rounds it.
+func scaleOf(s kernels.Shape) float32 { return float32(1 / math.Sqrt(float64(s.Dh))) }
+
+// Probs implements kernels.Device: one invocation per query row.
+func (d *Device) Probs(S int, s kernels.Shape, q, k, p kernels.Tensor) error {
+	l, err := d.attnLaunch("Probs", progProbs, S, s, s.B*s.H*s.T, []kernels.Tensor{q, k, p}, []int{s.QKVLen(), s.QKVLen(), s.ProbsLen()})
+	if err != nil {
+		return err
+	}
+	return d.run("Probs", l)
+}
+
+// Mix implements kernels.Device: one invocation per element of O.
+func (d *Device) Mix(S int, s kernels.Shape, p, v, o kernels.Tensor) error {
+	l, err := d.attnLaunch("Mix", progMix, S, s, s.QKVLen(), []kernels.Tensor{p, v, o}, []int{s.ProbsLen(), s.QKVLen(), s.QKVLen()})
+	if err != nil {
+		return err
+	}
+	return d.run("Mix", l)
+}
+
+// MixGradP implements kernels.Device: one invocation per element of dP.
+func (d *Device) MixGradP(S int, s kernels.Shape, dO, v, dP kernels.Tensor) error {
+	l, err := d.attnLaunch("MixGradP", progMixGradP, S, s, s.ProbsLen(), []kernels.Tensor{dO, v, dP}, []int{s.QKVLen(), s.QKVLen(), s.ProbsLen()})
+	if err != nil {
+		return err
+	}
+	return d.run("MixGradP", l)
+}
+
+// MixGradV implements kernels.Device: one invocation per element of dV,
+// a gather over queries.
+func (d *Device) MixGradV(S int, s kernels.Shape, p, dO, dV kernels.Tensor) error {
+	l, err := d.attnLaunch("MixGradV", progMixGradV, S, s, s.QKVLen(), []kernels.Tensor{p, dO, dV}, []int{s.ProbsLen(), s.QKVLen(), s.QKVLen()})
+	if err != nil {
+		return err
+	}
+	return d.run("MixGradV", l)
+}
+
+// ProbsGradQ implements kernels.Device: one invocation per element of dQ,
+// each summing its row's rowsum(P * dP) itself; one dispatch.
+func (d *Device) ProbsGradQ(S int, s kernels.Shape, p, dP, k, dQ kernels.Tensor) error {
+	l, err := d.attnLaunch("ProbsGradQ", progProbsGradQ, S, s, s.QKVLen(), []kernels.Tensor{p, dP, k, dQ},
+		[]int{s.ProbsLen(), s.ProbsLen(), s.QKVLen(), s.QKVLen()})
+	if err != nil {
+		return err
+	}
+	return d.run("ProbsGradQ", l)
+}
+
+// ProbsGradK implements kernels.Device in two dispatches: rowsum(P * dP)
+// per row into the device's scratch buffer, then dK gathered over
+// queries, one invocation per element.
+func (d *Device) ProbsGradK(S int, s kernels.Shape, p, dP, q, dK kernels.Tensor) error {
+	const name = "ProbsGradK"
+	ts := []kernels.Tensor{p, dP, q, dK}
+	l, err := d.attnLaunch(name, progProbsGradK, S, s, s.QKVLen(), ts, []int{s.ProbsLen(), s.ProbsLen(), s.QKVLen(), s.QKVLen()})
+	if err != nil {
+		return err
+	}
+	rows := s.B * s.H * s.T
+	if int64(S)*int64(rows) > int64(d.maxFloats) {
+		return fmt.Errorf("gl: %s: the row sums of %d seeds (%d floats) exceed the largest buffer", name, S, S*rows)
+	}
+	rl := newLaunch(progRowsum, S, rows, p, dP)
+	rl.ints, rl.floats = l.ints, l.floats
+	rl.nb = 5
+	rl.b[4] = bind{off: 0, stride: int32(rows)}
+	l.nb = 5
+	l.b[4] = rl.b[4]
+	d.dispatches.Add(2)
+	return d.queue(name, func() {
+		id := d.growScratch(S * rows)
+		rl.b[4].id, l.b[4].id = id, id
+		d.exec(&rl)
+		d.exec(&l)
 	})
 }
 
-// Mix implements kernels.Backend.
-func (b *Backend) Mix(s kernels.Shape, p, v, o []float32) error {
-	if err := check(s, [2]int{len(p), s.ProbsLen()}, [2]int{len(v), s.QKVLen()}, [2]int{len(o), s.QKVLen()}); err != nil {
-		return err
+// growScratch returns the scratch buffer, made at least n floats; its old
+// contents are dropped (every user writes before it reads). GL thread
+// only.
+func (d *Device) growScratch(n int) uint32 {
+	if n <= d.scrN {
+		return d.scratch
 	}
-	return b.run("Mix", func() {
-		b.upload(slotP, p)
-		b.upload(slotV, v)
-		b.output(slotOut, 4*len(o))
-		b.bind(slotP, slotV, slotOut)
-		b.dispatch(progMix, s, len(o))
-		ogl.MemoryBarrier(barrierReadback)
-		b.download(slotOut, o)
-	})
+	n = max(n, d.scrN+d.scrN/2)
+	n = min(n, d.maxFloats)
+	if d.scratch == 0 {
+		ogl.GenBuffers(1, &d.scratch)
+	}
+	ogl.BindBuffer(ogl.SHADER_STORAGE_BUFFER, d.scratch)
+	ogl.BufferData(ogl.SHADER_STORAGE_BUFFER, 4*n, nil, ogl.DYNAMIC_COPY)
+	d.scrN = n
+	return d.scratch
 }
 
-// MixGradP implements kernels.Backend.
-func (b *Backend) MixGradP(s kernels.Shape, dO, v, dP []float32) error {
-	if err := check(s, [2]int{len(dO), s.QKVLen()}, [2]int{len(v), s.QKVLen()}, [2]int{len(dP), s.ProbsLen()}); err != nil {
+// SoftmaxXent implements kernels.Device: one workgroup per seed. A target
+// that is not a whole number in 0..v-1 makes that seed's loss NaN, and
+// the next Download or Sync returns an error.
+func (d *Device) SoftmaxXent(S, rows, v int, logits, targets, probs, loss kernels.Tensor) error {
+	const name = "SoftmaxXent"
+	if err := sizes(name, rows, v); err != nil {
 		return err
 	}
-	return b.run("MixGradP", func() {
-		b.upload(slotDO, dO)
-		b.upload(slotV, v)
-		b.output(slotDPOut, 4*len(dP))
-		b.bind(slotDO, slotV, slotDPOut)
-		b.dispatch(progMixGradP, s, len(dP))
-		ogl.MemoryBarrier(barrierReadback)
-		b.download(slotDPOut, dP)
-	})
-}
-
-// MixGradV implements kernels.Backend.
-func (b *Backend) MixGradV(s kernels.Shape, p, dO, dV []float32) error {
-	if err := check(s, [2]int{len(p), s.ProbsLen()}, [2]int{len(dO), s.QKVLen()}, [2]int{len(dV), s.QKVLen()}); err != nil {
+	ts := []kernels.Tensor{logits, targets, probs, loss}
+	if err := d.check(name, S, ts, []int{rows * v, rows, rows * v, 1}); err != nil {
 		return err
 	}
-	return b.run("MixGradV", func() {
-		b.upload(slotP, p)
-		b.upload(slotDO, dO)
-		b.output(slotOut, 4*len(dV))
-		b.bind(slotP, slotDO, slotOut)
-		b.dispatch(progMixGradV, s, len(dV))
-		ogl.MemoryBarrier(barrierReadback)
-		b.download(slotOut, dV)
-	})
-}
-
-// probsGrad runs the two passes shared by ProbsGradQ and ProbsGradK:
-// rowsum(P * dP) per row, then the gather program prog over out's elements
-// with x (K or Q) as the third input.
-func (b *Backend) probsGrad(name string, prog, xslot int, s kernels.Shape, p, dP, x, out []float32) error {
-	return b.run(name, func() {
-		b.upload(slotP, p)
-		b.upload(slotDP, dP)
-		b.upload(xslot, x)
-		b.output(slotOut, 4*len(out))
-		b.output(slotRS, 4*s.B*s.H*s.T)
-		// Binding 4 is the rowsum buffer in both passes (see the shaders).
-		b.bind(slotP, slotDP, xslot, slotOut, slotRS)
-		b.dispatch(progRowsum, s, s.B*s.H*s.T)
-		ogl.MemoryBarrier(barrierPass)
-		b.dispatch(prog, s, len(out))
-		ogl.MemoryBarrier(barrierReadback)
-		b.download(slotOut, out)
-	})
-}
-
-// ProbsGradQ implements kernels.Backend. It takes two dispatches: the
-// row sums, then dQ.
-func (b *Backend) ProbsGradQ(s kernels.Shape, p, dP, k, dQ []float32) error {
-	if err := check(s, [2]int{len(p), s.ProbsLen()}, [2]int{len(dP), s.ProbsLen()}, [2]int{len(k), s.QKVLen()}, [2]int{len(dQ), s.QKVLen()}); err != nil {
+	if err := fits32(name, S, groupSize, rows*v); err != nil {
 		return err
 	}
-	return b.probsGrad("ProbsGradQ", progProbsGradQ, slotK, s, p, dP, k, dQ)
+	l := newLaunch(progSoftmaxXent, S, 1, ts...)
+	l.groups, l.flags = true, true
+	l.seti(rows, v, bitSoftmaxXent)
+	return d.run(name, l)
 }
 
-// ProbsGradK implements kernels.Backend. It takes two dispatches: the
-// row sums, then dK gathered over keys.
-func (b *Backend) ProbsGradK(s kernels.Shape, p, dP, q, dK []float32) error {
-	if err := check(s, [2]int{len(p), s.ProbsLen()}, [2]int{len(dP), s.ProbsLen()}, [2]int{len(q), s.QKVLen()}, [2]int{len(dK), s.QKVLen()}); err != nil {
+// SoftmaxXentGrad implements kernels.Device: workgroups of 64 rows of one
+// seed, each counting the seed's answer rows itself; one dispatch.
+func (d *Device) SoftmaxXentGrad(S, rows, v int, targets, probs, up, out kernels.Tensor) error {
+	const name = "SoftmaxXentGrad"
+	if err := sizes(name, rows, v); err != nil {
 		return err
 	}
-	return b.probsGrad("ProbsGradK", progProbsGradK, slotQ, s, p, dP, q, dK)
+	ts := []kernels.Tensor{targets, probs, up, out}
+	if err := d.check(name, S, ts, []int{rows, rows * v, 1, rows * v}); err != nil {
+		return err
+	}
+	work := (rows + groupSize - 1) / groupSize
+	if err := fits32(name, S, work*groupSize, rows*v); err != nil {
+		return err
+	}
+	if rows == 0 {
+		return nil
+	}
+	l := newLaunch(progSoftmaxXentGrad, S, work, ts...)
+	l.groups, l.flags = true, true
+	l.seti(rows, v, bitSoftmaxXentGrad)
+	return d.run(name, l)
+}
+
+// CountCorrect implements kernels.Device: one workgroup per seed.
+func (d *Device) CountCorrect(S, rows, v int, logits, targets, out kernels.Tensor) error {
+	const name = "CountCorrect"
+	if err := sizes(name, rows, v); err != nil {
+		return err
+	}
+	ts := []kernels.Tensor{logits, targets, out}
+	if err := d.check(name, S, ts, []int{rows * v, rows, 1}); err != nil {
+		return err
+	}
+	if err := fits32(name, S, groupSize, rows*v); err != nil {
+		return err
+	}
+	l := newLaunch(progCountCorrect, S, 1, ts...)
+	l.groups = true
+	l.seti(rows, v)
+	return d.run(name, l)
+}
+
+// Adam implements kernels.Device: one invocation per parameter; w, m and
+// v are updated in place.
+func (d *Device) Adam(S, n int, w, g, m, v, negLR, failed kernels.Tensor, c1, c2 float32) error {
+	const name = "Adam"
+	if err := sizes(name, n); err != nil {
+		return err
+	}
+	ts := []kernels.Tensor{w, g, m, v, negLR, failed}
+	if err := d.check(name, S, ts, []int{n, n, n, n, 1, 1}); err != nil {
+		return err
+	}
+	if err := fits32(name, S, n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	b1, b2 := float32(kernels.AdamBeta1), float32(kernels.AdamBeta2)
+	l := newLaunch(progAdam, S, n, ts...)
+	l.setf(c1, c2, b1, b2, float32(1)-b1, float32(1)-b2, float32(kernels.AdamEps))
+	return d.run(name, l)
+}
+
+// MarkDiverged implements kernels.Device: one invocation per seed.
+func (d *Device) MarkDiverged(S int, loss, failed kernels.Tensor, step int) error {
+	const name = "MarkDiverged"
+	ts := []kernels.Tensor{loss, failed}
+	if err := d.check(name, S, ts, []int{1, 1}); err != nil {
+		return err
+	}
+	if err := fits32(name, S, 1); err != nil {
+		return err
+	}
+	l := newLaunch(progMarkDiverged, S, 1, ts...)
+	l.setf(float32(step))
+	return d.run(name, l)
 }

@@ -8,92 +8,188 @@ import (
 	ogl "github.com/go-gl/gl/v4.3-core/gl"
 )
 
-// The kernels' GLSL sources; common.glsl is their shared prologue.
+// The kernels' GLSL sources: one .comp file per program, common.glsl the
+// prologue of every one, and .glsl pieces a kernel takes in with
+// `#include "name.glsl"` (expanded here; GLSL has no includes).
 //
-//go:embed shaders/*.comp shaders/common.glsl
+//go:embed shaders/*.comp shaders/*.glsl
 var shaderFS embed.FS
 
 // Program indices, one per compute shader.
 const (
-	progProbs = iota
+	progMatMul = iota
+	progColSum
+	progColDot
+	progLayerNorm
+	progLayerNormGradX
+	progGELU
+	progMul
+	progAdd
+	progColScale
+	progEmbed
+	progEmbedGrad
+	progProbs
 	progMix
 	progMixGradP
 	progMixGradV
-	progRowsum
 	progProbsGradQ
+	progRowsum
 	progProbsGradK
+	progSoftmaxXent
+	progSoftmaxXentGrad
+	progCountCorrect
+	progAdam
+	progMarkDiverged
 	numProgs
 )
 
-var progFiles = [numProgs]string{
-	progProbs:      "probs.comp",
-	progMix:        "mix.comp",
-	progMixGradP:   "mixgradp.comp",
-	progMixGradV:   "mixgradv.comp",
-	progRowsum:     "rowsum.comp",
-	progProbsGradQ: "probsgradq.comp",
-	progProbsGradK: "probsgradk.comp",
+// progSpec names a program's file and its own uniforms, in the order the
+// Go side passes their values (ints, then floats). Every program also has
+// common.glsl's S, work, off[] and stride[].
+type progSpec struct {
+	file   string
+	ints   []string
+	floats []string
 }
 
-// Uniforms every kernel may use (from common.glsl); unused ones are
-// optimised away and get location -1, which glUniform ignores.
-const (
-	uB = iota
-	uT
-	uH
-	uDh
-	uCausal
-	uScale
-	uTotal
-	numUniforms
+// attnInts and attnFloats are attn.glsl's uniforms.
+var (
+	attnInts   = []string{"B", "T", "H", "Dh", "causal"}
+	attnFloats = []string{"scale"}
 )
 
-var uniformNames = [numUniforms]string{"B", "T", "H", "Dh", "causal", "scale", "total"}
-
-// program is a linked compute program and its uniform locations.
-type program struct {
-	id  uint32
-	loc [numUniforms]int32
+var progSpecs = [numProgs]progSpec{
+	progMatMul:          {file: "matmul.comp", ints: []string{"M", "N", "K", "tA", "tB", "hasBias", "act", "hasRes"}},
+	progColSum:          {file: "colsum.comp", ints: []string{"R", "D"}},
+	progColDot:          {file: "coldot.comp", ints: []string{"R", "D"}},
+	progLayerNorm:       {file: "layernorm.comp", ints: []string{"R", "D"}, floats: []string{"eps"}},
+	progLayerNormGradX:  {file: "layernormgradx.comp", ints: []string{"R", "D"}},
+	progGELU:            {file: "gelu.comp"},
+	progMul:             {file: "mul.comp"},
+	progAdd:             {file: "add.comp"},
+	progColScale:        {file: "colscale.comp", ints: []string{"D"}},
+	progEmbed:           {file: "embed.comp", ints: []string{"D", "V", "bit"}},
+	progEmbedGrad:       {file: "embedgrad.comp", ints: []string{"R", "D", "V", "bit"}},
+	progProbs:           {file: "probs.comp", ints: attnInts, floats: attnFloats},
+	progMix:             {file: "mix.comp", ints: attnInts, floats: attnFloats},
+	progMixGradP:        {file: "mixgradp.comp", ints: attnInts, floats: attnFloats},
+	progMixGradV:        {file: "mixgradv.comp", ints: attnInts, floats: attnFloats},
+	progProbsGradQ:      {file: "probsgradq.comp", ints: attnInts, floats: attnFloats},
+	progRowsum:          {file: "rowsum.comp", ints: attnInts, floats: attnFloats},
+	progProbsGradK:      {file: "probsgradk.comp", ints: attnInts, floats: attnFloats},
+	progSoftmaxXent:     {file: "softmaxxent.comp", ints: []string{"R", "V", "bit"}},
+	progSoftmaxXentGrad: {file: "softmaxxentgrad.comp", ints: []string{"R", "V", "bit"}},
+	progCountCorrect:    {file: "countcorrect.comp", ints: []string{"R", "V"}},
+	progAdam:            {file: "adam.comp", floats: []string{"c1", "c2", "b1", "b2", "omb1", "omb2", "eps"}},
+	progMarkDiverged:    {file: "markdiverged.comp", floats: []string{"atStep"}},
 }
 
-// source builds a kernel's full source: version, shared prologue, then the
-// file itself starting again at line 1 so that logs point into the file.
-func source(file string) (string, error) {
+// maxUniforms bounds a program's own int and float uniforms.
+const maxUniforms = 8
+
+// program is a linked compute program and its uniform locations
+// (-1 where the linker optimised a uniform away; glUniform ignores it).
+type program struct {
+	id                 uint32
+	locS, locWork      int32
+	locOff, locStride  int32
+	locInts, locFloats [maxUniforms]int32
+	numInts, numFloats int
+	name               string
+}
+
+// The source strings of a kernel, numbered in #line directives so that a
+// driver's log says which file a line is in: 0 the kernel, 1 common.glsl,
+// 2 and up its includes in order.
+//
+// source builds a kernel's full source: version, common.glsl, then the
+// file, its includes expanded. It also returns the legend of its source
+// numbers for error messages.
+func source(file, body string) (src, legend string, err error) {
 	common, err := shaderFS.ReadFile("shaders/common.glsl")
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	body, err := shaderFS.ReadFile("shaders/" + file)
-	if err != nil {
-		return "", err
+	names := []string{file, "common.glsl"}
+	var b strings.Builder
+	b.WriteString("#version 430 core\n#line 1 1\n")
+	b.Write(common)
+	b.WriteString("\n#line 1 0\n")
+	for i, line := range strings.Split(body, "\n") {
+		inc, ok := strings.CutPrefix(strings.TrimSpace(line), "#include ")
+		if !ok {
+			b.WriteString(line)
+			b.WriteByte('\n')
+			continue
+		}
+		name := strings.Trim(inc, `" `)
+		text, err := shaderFS.ReadFile("shaders/" + name)
+		if err != nil {
+			return "", "", fmt.Errorf("%s:%d: include %q: %v", file, i+1, name, err)
+		}
+		fmt.Fprintf(&b, "#line 1 %d\n%s\n#line %d 0\n", len(names), text, i+2)
+		names = append(names, name)
 	}
-	return "#version 430 core\n" + string(common) + "\n#line 1\n" + string(body), nil
+	for i, n := range names {
+		if i > 0 {
+			legend += ", "
+		}
+		legend += fmt.Sprintf("%d %s", i, n)
+	}
+	return b.String(), legend, nil
 }
 
-// compileAll compiles and links every kernel program.
-func (b *Backend) compileAll() error {
-	for i, file := range progFiles {
-		src, err := source(file)
-		if err != nil {
-			return fmt.Errorf("gl: %s: %v", file, err)
+// compileKernel compiles and links the compute program of file with
+// source body, looking up its uniforms. It runs on the GL thread.
+func compileKernel(file, body string, spec progSpec) (program, error) {
+	src, legend, err := source(file, body)
+	if err != nil {
+		return program{}, fmt.Errorf("gl: %v", err)
+	}
+	id, err := Program(file, Stage{Kind: ogl.COMPUTE_SHADER, Source: src})
+	if err != nil {
+		return program{}, fmt.Errorf("%v (source numbers: %s)", err, legend)
+	}
+	if len(spec.ints) > maxUniforms || len(spec.floats) > maxUniforms {
+		ogl.DeleteProgram(id)
+		return program{}, fmt.Errorf("gl: %s: more than %d uniforms of one kind", file, maxUniforms)
+	}
+	loc := func(name string) int32 { return ogl.GetUniformLocation(id, ogl.Str(name+"\x00")) }
+	p := program{id: id, name: file, numInts: len(spec.ints), numFloats: len(spec.floats)}
+	p.locS, p.locWork, p.locOff, p.locStride = loc("S"), loc("work"), loc("off"), loc("stride")
+	for i, n := range spec.ints {
+		p.locInts[i] = loc(n)
+	}
+	for i, n := range spec.floats {
+		p.locFloats[i] = loc(n)
+	}
+	return p, nil
+}
+
+// compileAll compiles every kernel program; on failure it deletes those
+// it made.
+func compileAll(progs *[numProgs]program) error {
+	for i, spec := range progSpecs {
+		body, err := shaderFS.ReadFile("shaders/" + spec.file)
+		if err == nil {
+			progs[i], err = compileKernel(spec.file, string(body), spec)
 		}
-		id, err := compileCompute(file, src)
 		if err != nil {
+			deletePrograms(progs)
 			return err
-		}
-		b.progs[i].id = id
-		for u, name := range uniformNames {
-			b.progs[i].loc[u] = ogl.GetUniformLocation(id, ogl.Str(name+"\x00"))
 		}
 	}
 	return nil
 }
 
-// compileCompute compiles and links one compute shader from src. On failure
-// the error names the file and holds the driver's info log. It runs on the
-// GL thread.
-func compileCompute(name, src string) (uint32, error) {
-	return Program(name, Stage{Kind: ogl.COMPUTE_SHADER, Source: src})
+// deletePrograms deletes the programs made so far.
+func deletePrograms(progs *[numProgs]program) {
+	for i := range progs {
+		if progs[i].id != 0 {
+			ogl.DeleteProgram(progs[i].id)
+			progs[i] = program{}
+		}
+	}
 }
 
 // Stage is one shader of a program: its kind (ogl.VERTEX_SHADER,
@@ -104,9 +200,9 @@ type Stage struct {
 }
 
 // Program compiles stages and links them into a program. On failure the
-// error names the program and holds the driver's info log. It must run on
-// the GL thread (inside Call); the viewer builds its drawing programs with
-// it too.
+// error, one line, names the program and holds the driver's info log. It
+// must run on the GL thread (inside Thread().Call); the viewer builds its
+// drawing programs with it too.
 func Program(name string, stages ...Stage) (uint32, error) {
 	prog := ogl.CreateProgram()
 	var shaders []uint32
@@ -148,7 +244,8 @@ func Program(name string, stages ...Stage) (uint32, error) {
 	return prog, nil
 }
 
-// infoLog reads a shader's or program's info log.
+// infoLog reads a shader's or program's info log as one line, its lines
+// joined by "; ".
 func infoLog(obj uint32, getiv func(uint32, uint32, *int32), getLog func(uint32, int32, *int32, *uint8)) string {
 	var n int32
 	getiv(obj, ogl.INFO_LOG_LENGTH, &n)
@@ -157,5 +254,14 @@ func infoLog(obj uint32, getiv func(uint32, uint32, *int32), getLog func(uint32,
 	}
 	buf := make([]byte, n)
 	getLog(obj, n, nil, &buf[0])
-	return strings.TrimSpace(strings.TrimRight(string(buf), "\x00"))
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(string(buf), "\x00"), "\n") {
+		if l = oneLine(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "; ")
 }
+
+// oneLine keeps text from drivers to one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -8,34 +8,61 @@ import (
 
 	"headlab/backend/cpu"
 	"headlab/backend/gl"
+	"headlab/glctx"
+	"headlab/internal/simd"
 	"headlab/kernels"
+	"headlab/sweep"
 )
 
-// backendFlag is --backend, shared by every command that computes. This is
-// the only place in headlab that chooses a backend.
+// backendFlag is --backend, shared by every command that computes. open
+// is the one factory of devices in headlab: every command, bench, view,
+// sweep and reproduce included, gets its device from it.
 type backendFlag struct{ name string }
 
 func (b *backendFlag) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&b.name, "backend", "cpu", "attention kernels: cpu, gl (OpenGL 4.3 compute) or auto (gl when a context can be made)")
+	cmd.Flags().StringVar(&b.name, "backend", "cpu", "where the model computes: cpu, gl (the whole step on OpenGL 4.3 compute; EGL without a display) or auto (gl when a context can be made)")
 }
 
-// open returns the chosen backend and a function that releases it. With
-// auto, a GL failure falls back to the CPU with one line on stderr.
-func (b *backendFlag) open(stderr io.Writer) (kernels.Backend, func(), error) {
+// check refuses an unknown backend name before any work starts.
+func (b *backendFlag) check() error {
 	switch b.name {
-	case "cpu":
-		return cpu.New(), func() {}, nil
-	case "gl", "auto":
-		g, err := gl.New(gl.Options{})
-		if err == nil {
-			return g, func() { g.Close() }, nil
-		}
-		if b.name == "gl" {
-			return nil, nil, usageError{fmt.Errorf("--backend gl: %w", err)}
-		}
-		fmt.Fprintf(stderr, "headlab: using the cpu backend: %v\n", err)
-		return cpu.New(), func() {}, nil
-	default:
-		return nil, nil, usagef("unknown --backend %q (want cpu, gl or auto)", b.name)
+	case "cpu", "gl", "auto":
+		return nil
 	}
+	return usagef("unknown --backend %q (want cpu, gl or auto)", b.name)
+}
+
+// open returns the chosen device and a function that releases it. With
+// auto, a GL failure falls back to the CPU with one line on stderr.
+func (b *backendFlag) open(stderr io.Writer) (kernels.Device, func(), error) {
+	return b.openOn(stderr, nil)
+}
+
+// openOn is open with a GL device on thread th (the viewer's window), or
+// on a headless context of its own when th is nil.
+func (b *backendFlag) openOn(stderr io.Writer, th *glctx.Thread) (kernels.Device, func(), error) {
+	if err := b.check(); err != nil {
+		return nil, nil, err
+	}
+	if b.name == "cpu" {
+		return cpu.New(), func() {}, nil
+	}
+	g, err := gl.New(gl.Options{Thread: th})
+	if err == nil {
+		return g, func() { g.Close() }, nil
+	}
+	if b.name == "gl" {
+		return nil, nil, usageError{fmt.Errorf("--backend gl: %w", err)}
+	}
+	fmt.Fprintf(stderr, "headlab: using the cpu backend: %v\n", err)
+	return cpu.New(), func() {}, nil
+}
+
+// platform describes dev for the records a sweep stores.
+func platform(dev kernels.Device) sweep.Platform {
+	p := sweep.Platform{Device: dev, SIMD: simd.KernelName()}
+	if g, ok := dev.(*gl.Device); ok {
+		p.Renderer = g.Renderer()
+	}
+	return p
 }

@@ -3,16 +3,18 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"headlab/backend/cpu"
-	"headlab/backend/gl"
 	"headlab/bench"
 	"headlab/kernels"
 	"headlab/train"
@@ -22,12 +24,23 @@ func init() { commands = append(commands, benchCmd) }
 
 // benchReport is what `headlab bench --json` prints.
 type benchReport struct {
-	Renderer string               `json:"gl_renderer,omitempty"`
-	GLError  string               `json:"gl_error,omitempty"`
-	Kernels  []bench.KernelResult `json:"kernels"`
-	Steps    []bench.StepResult   `json:"train_steps"`
-	Peak     *bench.PeakResult    `json:"sgemm_peak,omitempty"`
-	PyTorch  *vsPyTorch           `json:"vs_pytorch,omitempty"`
+	Renderer  string `json:"gl_renderer,omitempty"`
+	GLContext string `json:"gl_context,omitempty"`
+	GLError   string `json:"gl_error,omitempty"`
+	// Steps is the groups curve: one row per backend and group size, at
+	// Batch, with the CPU on CPUWorkers concurrent groups.
+	Steps      []bench.GroupResult `json:"steps,omitempty"`
+	Batch      int                 `json:"batch,omitempty"`
+	CPUWorkers int                 `json:"cpu_workers,omitempty"`
+	// Skipped says, one line each, which group sizes were not measured.
+	Skipped []string `json:"skipped,omitempty"`
+	// GPUPaysFrom is the smallest group size from which on GL beat the CPU
+	// in this run, 0 when it never did; absent unless both were measured.
+	GPUPaysFrom *int                 `json:"gpu_pays_from,omitempty"`
+	Kernels     []bench.KernelResult `json:"kernels,omitempty"`
+	TrainSteps  []bench.StepResult   `json:"train_steps,omitempty"`
+	Peak        *bench.PeakResult    `json:"sgemm_peak,omitempty"`
+	PyTorch     *vsPyTorch           `json:"vs_pytorch,omitempty"`
 }
 
 // vsPyTorch is the --vs-pytorch part of the report.
@@ -42,11 +55,95 @@ type vsPyTorch struct {
 	Sweep      *bench.SweepComparison `json:"sweep,omitempty"`
 }
 
+// defaultGroups is the curve `headlab bench` measures by default.
+const defaultGroups = "1,4,16,64,256,1024"
+
+// benchParts are what --parts may name, in the order they run.
+var benchParts = []string{"kernels", "steps", "groups"}
+
+// parseList splits a comma-separated flag value, refusing empty items and
+// repeats.
+func parseList(flag, v string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			return nil, usagef("--%s %q: an empty item", flag, v)
+		}
+		if slices.Contains(out, f) {
+			return nil, usagef("--%s %q: %s is listed twice", flag, v, f)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// parseGroups reads --groups: positive group sizes.
+func parseGroups(v string) ([]int, error) {
+	items, err := parseList("groups", v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(items))
+	for i, f := range items {
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			return nil, usagef("--groups %q: %q is not a positive group size", v, f)
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+// parseBackends reads --backends: all, or a list of cpu and gl. With all,
+// gl is optional (benched when a context can be made).
+func parseBackends(v string) (names []string, glOptional bool, err error) {
+	if v == "all" {
+		return []string{"cpu", "gl"}, true, nil
+	}
+	if names, err = parseList("backends", v); err != nil {
+		return nil, false, err
+	}
+	for _, n := range names {
+		if n != "cpu" && n != "gl" {
+			return nil, false, usagef("unknown backend %q in --backends %q (want all, or a list of cpu and gl)", n, v)
+		}
+	}
+	return names, false, nil
+}
+
+// parseParts reads --parts.
+func parseParts(v string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if v == "all" {
+		for _, p := range benchParts {
+			out[p] = true
+		}
+		return out, nil
+	}
+	items, err := parseList("parts", v)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range items {
+		if !slices.Contains(benchParts, p) {
+			return nil, usagef("unknown part %q in --parts %q (want all, or a list of %s)", p, v, strings.Join(benchParts, ", "))
+		}
+		out[p] = true
+	}
+	return out, nil
+}
+
 func benchCmd(e *env) *cobra.Command {
 	var (
 		asJSON   bool
 		backends string
+		parts    string
+		groups   string
+		batch    int
 		budget   time.Duration
+		stepTime time.Duration
+		maxStep  time.Duration
 		steps    int
 		profile  string
 		vs       bool
@@ -58,48 +155,65 @@ func benchCmd(e *env) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Benchmark the attention kernels and training steps on each backend",
-		Long: `Times each attention kernel on each backend and shape (microseconds per
-call, GFLOP/s counted as 2*T*T*Dh per sequence-head, ratio to the CPU), then
-whole training steps of the default induction model at batch 32 and 64.
-GL times include uploads and readbacks. Under Mesa's llvmpipe (no GPU) the
-GL backend is expected to be slower than the CPU.
+		Short: "Benchmark training groups of S models, training steps and kernels on each backend",
+		Long: `Measures, on each backend of --backends, in the order of --parts:
+
+  kernels  each attention kernel alone, for one seed, on each shape:
+           microseconds per call (the kernel and a Sync; its tensors are
+           uploaded once beforehand), GFLOP/s counted as 2*T*T*Dh per
+           sequence-head, and the ratio to the CPU's time;
+  steps    one model's training steps (train.Trainer, which reads the loss
+           back every step) at batch 32 and 64;
+  groups   S default induction models (18,704 parameters) trained in
+           lockstep at --batch, for each S of --groups: seed-steps/s,
+           ms per step, kernel dispatches, bytes uploaded and read back per
+           step (the device's own counters: a step uploads each model's
+           tokens and targets and reads nothing back), GFLOP/s (the step's
+           matrix-product FLOPs x seed-steps/s) and GB/s (each kernel
+           reading its inputs and writing its output once, plus Adam's
+           7 x 4 bytes per parameter, x seed-steps/s). The CPU uses every
+           core: GOMAXPROCS groups, each of its share of the S models, all
+           stepping at once, their figures summed. GL runs one group of S
+           on one device. Then one line says from which S the GPU beat the
+           CPU in this run. An S too large for the device is skipped with
+           one line on stderr, and so is an S whose step, at the
+           seed-steps/s of the S measured before it, would take longer
+           than --max-step.
+
+Every measurement warms up (one to three steps) and then times --steps
+steps, or with --steps 0 (the default) as many as take about --step-time,
+at least one. On Mesa's llvmpipe (no GPU; 2 vCPUs) a GL seed-step costs
+135-350 ms, so --max-step skips GL's S = 64 or 256 and above there, and
+the default command takes one to two minutes; on a GPU the whole curve is
+measured. Under llvmpipe GL is expected to be slower than the CPU.
 
 With --vs-pytorch it instead measures headlab's CPU training against the
 same model in PyTorch eager on one thread (bench/pytorch/train_step.py, run
 with --python): one default training run first (its peak resident memory),
 the single-core sgemm peak, ms per step at batch 32 and 64 (best of
---rounds, alternating the two), achieved GFLOP/s, and sweep throughput with
---workers trainers (goroutines) against as many PyTorch processes, each side
-training for --window. Without PyTorch it says so in one line and reports
-headlab alone.`,
+--rounds, alternating the two, --steps steps each, 50 when 0), achieved
+GFLOP/s, and sweep throughput with --workers trainers (goroutines) against
+as many PyTorch processes, each side training for --window. Without
+PyTorch it says so in one line and reports headlab alone.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if budget <= 0 || steps <= 0 {
-				return usagef("--budget and --steps must be positive")
+			if budget <= 0 || stepTime <= 0 || steps < 0 || maxStep < 0 {
+				return usagef("--budget and --step-time must be positive, --steps and --max-step not negative")
 			}
-			var bes []kernels.Backend
-			var rep benchReport
-			switch backends {
-			case "cpu", "all":
-				bes = append(bes, cpu.New())
-			case "gl":
-			default:
-				return usagef("unknown --backends %q (want all, cpu or gl)", backends)
+			if batch <= 0 || batch > 4096 {
+				return usagef("--batch must be in 1..4096, got %d", batch)
 			}
-			if backends != "cpu" && !vs {
-				g, err := gl.New(gl.Options{})
-				switch {
-				case err == nil:
-					defer g.Close()
-					bes = append(bes, g)
-					rep.Renderer = g.Renderer()
-				case backends == "gl":
-					return usageError{fmt.Errorf("--backends gl: %w", err)}
-				default:
-					rep.GLError = err.Error()
-					fmt.Fprintf(e.stderr, "headlab: benchmarking the cpu backend only: %v\n", err)
-				}
+			names, glOptional, err := parseBackends(backends)
+			if err != nil {
+				return err
+			}
+			sizes, err := parseGroups(groups)
+			if err != nil {
+				return err
+			}
+			want, err := parseParts(parts)
+			if err != nil {
+				return err
 			}
 			if profile != "" {
 				f, err := os.Create(profile)
@@ -113,48 +227,24 @@ headlab alone.`,
 				defer pprof.StopCPUProfile()
 			}
 			if vs {
+				if steps == 0 {
+					steps = 50
+				}
 				return benchVsPyTorch(e, asJSON, python, steps, rounds, rssSteps, window, workers)
 			}
-			fmt.Fprintln(e.stderr, "timing kernels...")
-			var err error
-			if rep.Kernels, err = bench.Kernels(bes, bench.Shapes, budget); err != nil {
-				return err
-			}
-			for _, be := range bes {
-				for _, batch := range []int{32, 64} {
-					fmt.Fprintf(e.stderr, "timing %d training steps on %s at batch %d...\n", steps, be.Name(), batch)
-					r, err := bench.TrainSteps(be, batch, steps)
-					if err != nil {
-						return err
-					}
-					rep.Steps = append(rep.Steps, r)
-				}
-			}
-			if asJSON {
-				return writeJSON(e.stdout, rep)
-			}
-			if rep.Renderer != "" {
-				fmt.Fprintf(e.stdout, "GL renderer: %s\n\n", rep.Renderer)
-			}
-			tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "backend\tkernel\tshape\tus/call\tGFLOP/s\tx CPU time\t")
-			for _, k := range rep.Kernels {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%.2f\t%.2f\t\n", k.Backend, k.Kernel, k.Shape, k.MicrosPerOp, k.GFLOPs, k.RatioToCPU)
-			}
-			tw.Flush()
-			fmt.Fprintln(e.stdout)
-			tw = tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "backend\tbatch\tms/step\tsteps/s\tallocs/step\tMB/step\t")
-			for _, s := range rep.Steps {
-				fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.1f\t%.0f\t%.1f\t\n", s.Backend, s.Batch, s.MsPerStep, s.StepsPerSec, s.AllocsPerStep, s.BytesPerStep/(1<<20))
-			}
-			return tw.Flush()
+			return runBench(e, benchRun{names: names, glOptional: glOptional, parts: want, groups: sizes, batch: batch,
+				budget: budget, timing: bench.Timing{Steps: steps, Target: stepTime}, maxStep: maxStep, asJSON: asJSON})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
-	cmd.Flags().StringVar(&backends, "backends", "all", "which backends: all (cpu, and gl when a context can be made), cpu or gl")
-	cmd.Flags().DurationVar(&budget, "budget", 200*time.Millisecond, "time spent measuring each kernel and shape")
-	cmd.Flags().IntVar(&steps, "steps", 50, "training steps timed per backend and batch")
+	cmd.Flags().StringVar(&backends, "backends", "all", "which backends: all (cpu, and gl when a context can be made), or a list of cpu and gl (gl then must work)")
+	cmd.Flags().StringVar(&parts, "parts", "all", "what to measure: all, or a list of kernels, steps and groups")
+	cmd.Flags().StringVar(&groups, "groups", defaultGroups, "group sizes S (models trained in lockstep) to measure, comma-separated")
+	cmd.Flags().IntVar(&batch, "batch", 64, "groups: the batch each model trains on")
+	cmd.Flags().DurationVar(&budget, "budget", 200*time.Millisecond, "kernels: time spent measuring each kernel and shape")
+	cmd.Flags().IntVar(&steps, "steps", 0, "training steps timed per measurement after the warm-up (0: about --step-time of them)")
+	cmd.Flags().DurationVar(&stepTime, "step-time", bench.DefaultTarget, "with --steps 0: about how long each measurement of steps or groups is timed")
+	cmd.Flags().DurationVar(&maxStep, "max-step", 10*time.Second, "groups: skip an S whose step would take longer, at the speed of the S measured before it (0: never skip)")
 	cmd.Flags().StringVar(&profile, "profile", "", "write a CPU profile of the whole benchmark to this file (go tool pprof)")
 	cmd.Flags().BoolVar(&vs, "vs-pytorch", false, "compare CPU training steps and sweep throughput with PyTorch eager")
 	cmd.Flags().StringVar(&python, "python", defaultPython(), "Python interpreter with torch, for --vs-pytorch")
@@ -163,6 +253,185 @@ headlab alone.`,
 	cmd.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "--vs-pytorch: concurrent trainers (and PyTorch processes) in the sweep")
 	cmd.Flags().IntVar(&rssSteps, "rss-steps", 1000, "--vs-pytorch: steps of the training run whose peak resident memory is reported")
 	return cmd
+}
+
+// benchRun is a parsed `headlab bench` without --vs-pytorch.
+type benchRun struct {
+	names      []string
+	glOptional bool
+	parts      map[string]bool
+	groups     []int
+	batch      int
+	budget     time.Duration
+	timing     bench.Timing
+	maxStep    time.Duration
+	asJSON     bool
+}
+
+// benchDevice is one backend to measure: a device for the kernels and
+// steps parts, and how the groups part gets its devices.
+type benchDevice struct {
+	dev     kernels.Device
+	backend bench.Backend
+}
+
+// openBenchDevices opens each backend through the one device factory
+// (backendFlag.open). The CPU's groups each get a fresh CPU device; GL's
+// one group uses the device opened here, released when done.
+func openBenchDevices(e *env, r benchRun, rep *benchReport) ([]benchDevice, func(), error) {
+	var out []benchDevice
+	var releases []func()
+	done := func() {
+		for _, f := range slices.Backward(releases) {
+			f()
+		}
+	}
+	for _, name := range r.names {
+		bf := backendFlag{name: name}
+		dev, release, err := bf.open(e.stderr)
+		if err != nil {
+			if name == "gl" && r.glOptional {
+				msg := err.Error()
+				var ue usageError
+				if errors.As(err, &ue) && errors.Unwrap(ue.error) != nil {
+					msg = errors.Unwrap(ue.error).Error()
+				}
+				rep.GLError = msg
+				fmt.Fprintf(e.stderr, "headlab: benchmarking the cpu backend only: %s\n", msg)
+				continue
+			}
+			done()
+			if name == "gl" {
+				return nil, nil, usagef("--backends gl: %s", strings.TrimPrefix(err.Error(), "--backend gl: "))
+			}
+			return nil, nil, err
+		}
+		releases = append(releases, release)
+		b := bench.Backend{Name: name, Workers: 1, Open: func() (kernels.Device, func(), error) { return dev, func() {}, nil }}
+		if name == "cpu" {
+			b.Workers = runtime.GOMAXPROCS(0)
+			b.Open = func() (kernels.Device, func(), error) { return bf.open(e.stderr) }
+			rep.CPUWorkers = b.Workers
+		} else {
+			p := platform(dev)
+			rep.Renderer = p.Renderer
+			if c, ok := dev.(interface{ Context() string }); ok {
+				rep.GLContext = c.Context()
+			}
+		}
+		out = append(out, benchDevice{dev: dev, backend: b})
+	}
+	return out, done, nil
+}
+
+// runBench is `headlab bench` without --vs-pytorch.
+func runBench(e *env, r benchRun) error {
+	var rep benchReport
+	devs, release, err := openBenchDevices(e, r, &rep)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if r.parts["kernels"] {
+		fmt.Fprintln(e.stderr, "timing kernels...")
+		var ds []kernels.Device
+		for _, d := range devs {
+			ds = append(ds, d.dev)
+		}
+		if rep.Kernels, err = bench.Kernels(ds, bench.Shapes, r.budget); err != nil {
+			return err
+		}
+	}
+	if r.parts["steps"] {
+		for _, d := range devs {
+			for _, batch := range []int{32, 64} {
+				fmt.Fprintf(e.stderr, "timing training steps on %s at batch %d...\n", d.backend.Name, batch)
+				s, err := bench.TrainSteps(d.dev, batch, r.timing)
+				if err != nil {
+					return err
+				}
+				rep.TrainSteps = append(rep.TrainSteps, s)
+			}
+		}
+	}
+	if r.parts["groups"] {
+		rep.Batch = r.batch
+		c := bench.BenchConfig(r.batch)
+		for _, d := range devs {
+			fmt.Fprintf(e.stderr, "timing groups of %s models on %s (%d concurrent groups) at batch %d...\n",
+				joinInts(r.groups), d.backend.Name, d.backend.Workers, r.batch)
+			rows, err := bench.Curve(d.backend, c, r.groups, r.timing, r.maxStep, func(err error) {
+				rep.Skipped = append(rep.Skipped, err.Error())
+				fmt.Fprintf(e.stderr, "headlab: %v\n", err)
+			})
+			if err != nil {
+				return err
+			}
+			rep.Steps = append(rep.Steps, rows...)
+		}
+		if len(devs) == 2 {
+			from, _ := bench.GPUPaysFrom(rep.Steps, "gl", "cpu")
+			rep.GPUPaysFrom = &from
+		}
+	}
+	if r.asJSON {
+		return writeJSON(e.stdout, rep)
+	}
+	return printBench(e.stdout, rep)
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// printBench writes the report as tables.
+func printBench(w io.Writer, rep benchReport) error {
+	if rep.Renderer != "" {
+		fmt.Fprintf(w, "GL renderer: %s (%s)\n\n", rep.Renderer, rep.GLContext)
+	}
+	if len(rep.Kernels) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "backend\tkernel\tshape\tus/call\tGFLOP/s\tx CPU time\t")
+		for _, k := range rep.Kernels {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%.2f\t%.2f\t\n", k.Backend, k.Kernel, k.Shape, k.MicrosPerOp, k.GFLOPs, k.RatioToCPU)
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+	}
+	if len(rep.TrainSteps) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "backend\tbatch\tms/step\tsteps/s\tallocs/step\tMB/step\t")
+		for _, s := range rep.TrainSteps {
+			fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.1f\t%.0f\t%.1f\t\n", s.Backend, s.Batch, s.MsPerStep, s.StepsPerSec, s.AllocsPerStep, s.BytesPerStep/(1<<20))
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+	}
+	if rep.Batch == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "groups of S default models at batch %d (cpu: %d groups stepping at once):\n", rep.Batch, rep.CPUWorkers)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "backend\tS\tseed-steps/s\tms/step\tdispatches/step\tupload B/step\treadback B/step\tGFLOP/s\tGB/s\t")
+	for _, s := range rep.Steps {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.2f\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t\n", s.Backend, s.Group, s.SeedStepsPerS, s.MsPerStep,
+			s.DispatchesPerStep, s.UploadBytesPerStep, s.ReadbackBytesPerStep, s.GFLOPs, s.GBs)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if rep.GPUPaysFrom != nil {
+		if *rep.GPUPaysFrom > 0 {
+			fmt.Fprintf(w, "gl beats the cpu from S = %d on, in this run\n", *rep.GPUPaysFrom)
+		} else {
+			fmt.Fprintf(w, "gl never beat the cpu in this run (at the largest S both measured; renderer %s)\n", rep.Renderer)
+		}
+	}
+	return nil
 }
 
 // defaultPython is Debian's interpreter (where python3-torch installs)
@@ -184,7 +453,12 @@ func benchVsPyTorch(e *env, asJSON bool, python string, steps, rounds, rssSteps 
 	fmt.Fprintf(e.stderr, "one default training run of %d steps (memory)...\n", rssSteps)
 	c := train.Defaults("induction")
 	c.Steps = rssSteps
-	if _, _, err := train.Run(c, cpu.New(), 0, nil); err != nil {
+	dev, release, err := (&backendFlag{name: "cpu"}).open(e.stderr)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if _, _, err := train.Run(c, dev, 0, nil); err != nil {
 		return err
 	}
 	_, vs.TrainRSSMB = bench.ResidentMB()
@@ -203,11 +477,11 @@ func benchVsPyTorch(e *env, asJSON bool, python string, steps, rounds, rssSteps 
 	}
 	if pt == nil {
 		for _, batch := range []int{32, 64} {
-			r, err := bench.TrainSteps(cpu.New(), batch, steps)
+			r, err := bench.TrainSteps(dev, batch, bench.Timing{Steps: steps})
 			if err != nil {
 				return err
 			}
-			rep.Steps = append(rep.Steps, r)
+			rep.TrainSteps = append(rep.TrainSteps, r)
 		}
 	} else {
 		fmt.Fprintf(e.stderr, "timing training steps, %d rounds...\n", rounds)
@@ -230,7 +504,7 @@ func benchVsPyTorch(e *env, asJSON bool, python string, steps, rounds, rssSteps 
 		fmt.Fprintf(e.stdout, "PyTorch: not installed (%s); headlab alone:\n", python)
 		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "batch\tms/step\tsteps/s\tGFLOP/s\tallocs/step\t")
-		for _, s := range rep.Steps {
+		for _, s := range rep.TrainSteps {
 			fmt.Fprintf(tw, "%d\t%.2f\t%.1f\t%.1f\t%.0f\t\n", s.Batch, s.MsPerStep, s.StepsPerSec, s.GFLOPs, s.AllocsPerStep)
 		}
 		return tw.Flush()

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -46,6 +47,10 @@ OUT is left as it was.`,
 			n, err := st.Count()
 			if err != nil {
 				return err
+			}
+			if len(res.Backends) > 1 {
+				fmt.Fprintf(e.stderr, "merge: %s now holds runs of backends %s: they agree as distributions over seeds, not bit for bit\n",
+					out, strings.Join(res.Backends, ", "))
 			}
 			fmt.Fprintf(e.stdout, "merged %d databases into %s: %d runs added, %d duplicates skipped, %d runs in all\n",
 				len(ins), out, res.Added, res.Duplicates, n)

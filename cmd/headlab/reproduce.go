@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"headlab/backend/cpu"
 	"headlab/findings"
 	"headlab/internal/atomicfile"
 	"headlab/sweep"
@@ -29,6 +28,7 @@ func reproduceCmd(e *env) *cobra.Command {
 		workers      int
 		resume       bool
 		quiet        bool
+		bf           backendFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "reproduce",
@@ -54,7 +54,8 @@ is 80 runs, a few minutes on 2 cores; --steps-scale 0.02 --seeds 4
 			case workers < 1:
 				return usagef("--workers must be at least 1, got %d", workers)
 			}
-			return reproduce(e, reproduceOpts{out: out, plan: findings.NewPlan(seeds, small, scale), workers: workers, resume: resume, bar: !quiet})
+			f := sweepFlags{bf: bf, workers: workers, workersGiven: cmd.Flags().Changed("workers"), noBar: quiet}
+			return reproduce(e, reproduceOpts{out: out, plan: findings.NewPlan(seeds, small, scale), flags: f, resume: resume})
 		},
 	}
 	fs := cmd.Flags()
@@ -65,18 +66,32 @@ is 80 runs, a few minutes on 2 cores; --steps-scale 0.02 --seeds 4
 	fs.IntVar(&workers, "workers", runtime.NumCPU(), "runs in flight at once")
 	fs.BoolVar(&resume, "resume", false, "keep the runs of an interrupted reproduce in DIR/findings/findings.db instead of starting over")
 	fs.BoolVar(&quiet, "quiet", false, "no progress on stderr")
+	bf.register(cmd)
 	return cmd
 }
 
 type reproduceOpts struct {
-	out     string
-	plan    findings.Plan
-	workers int
-	resume  bool
-	bar     bool
+	out    string
+	plan   findings.Plan
+	flags  sweepFlags // workers, backend, progress
+	resume bool
 }
 
 func reproduce(e *env, o reproduceOpts) error {
+	if err := o.flags.bf.check(); err != nil {
+		return err
+	}
+	dev, closeDev, err := o.flags.bf.open(e.stderr)
+	if err != nil {
+		return err
+	}
+	defer closeDev()
+	p := o.plan
+	pairs := p.Pairs()
+	run, err := o.flags.plan(e.stderr, dev, pairs)
+	if err != nil {
+		return err
+	}
 	pics := filepath.Join(o.out, "findings")
 	if err := os.MkdirAll(pics, 0o755); err != nil {
 		return err
@@ -99,8 +114,6 @@ func reproduce(e *env, o reproduceOpts) error {
 		return err
 	}
 	defer st.Close()
-	p := o.plan
-	pairs := p.Pairs()
 	seed1 := sweep.RunID{Key: sweep.Key(p.Induction), Seed: 1}
 	heatmap := filepath.Join(pics, findings.HeatmapFile)
 	keep := func(out *sweep.Outcome) {
@@ -112,7 +125,8 @@ func reproduce(e *env, o reproduceOpts) error {
 	}
 	fmt.Fprintf(e.stderr, "reproduce: %d runs into %s\n", len(pairs), dbPath)
 	start := time.Now()
-	sum, err := runSweep(e.stderr, st, pairs, o.workers, false, o.bar, keep)
+	run.keep = keep
+	sum, err := runSweep(e.stderr, st, pairs, run)
 	if err != nil {
 		return err
 	}
@@ -133,7 +147,7 @@ func reproduce(e *env, o reproduceOpts) error {
 	var notes []string
 	if _, err := os.Stat(heatmap); err != nil && byID[seed1] != nil && byID[seed1].Status == sweep.StatusOK {
 		p1 := sweep.Pair{Key: seed1.Key, Config: byID[seed1].Config}
-		again, err := sweep.RunOne(p1, cpu.New(), nil)
+		again, err := sweep.RunOne(p1, platform(dev), nil)
 		if err != nil {
 			return err
 		}
@@ -150,7 +164,7 @@ func reproduce(e *env, o reproduceOpts) error {
 	}
 	var md strings.Builder
 	findings.Markdown(&md, findings.Input{Plan: p, Reports: reports, ByID: byID, Summary: sum, Wall: wall,
-		Workers: o.workers, Out: o.out, Notes: notes, Version: version})
+		Workers: run.workers, Out: o.out, Notes: notes, Version: version})
 	path := filepath.Join(o.out, "findings.md")
 	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := io.WriteString(w, md.String()); return err }); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -8,14 +9,15 @@ import (
 	"os/signal"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"headlab/backend/cpu"
 	"headlab/kernels"
 	"headlab/sweep"
+	"headlab/train"
 )
 
 func init() { commands = append(commands, sweepCmd) }
@@ -23,10 +25,14 @@ func init() { commands = append(commands, sweepCmd) }
 // sweepFlags are the flags that say which pairs a sweep runs and how.
 type sweepFlags struct {
 	tf           trainFlags
+	bf           backendFlag
 	seeds, grid  string
 	db, shard    string
 	workers      int
+	group        int
 	retry, noBar bool
+	workersGiven bool
+	groupGiven   bool
 }
 
 func sweepCmd(e *env) *cobra.Command {
@@ -34,12 +40,15 @@ func sweepCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sweep --seeds 1-64 --db FILE",
 		Short: "Train every (configuration, seed) pair of a grid and store each run in SQLite",
-		Long: `Trains every pair of a grid of configurations and a list of seeds on the CPU
-backend, one run per worker, and stores each run in a SQLite database the
-moment it finishes: accuracy, loss, time, every head's label and scores, and
-single-head and joint ablations (docs/sweeps.md has the schema). Rerunning the
-same command resumes: finished pairs are skipped. Ctrl-C stops new runs and
-waits for those in flight (a second Ctrl-C abandons them).
+		Long: `Trains every pair of a grid of configurations and a list of seeds and
+stores each run in a SQLite database as soon as its group finishes: accuracy,
+loss, time, every head's label and scores, and single-head and joint ablations
+(docs/sweeps.md has the schema). On the CPU backend each worker trains one
+pair at a time on one core; on --backend gl the pairs of one configuration
+train together, --group of them in lockstep on the GPU (default: as many as
+fit, at most 1024). Rerunning the same command resumes: finished pairs are
+skipped. Ctrl-C stops new runs and waits for those in flight (a second Ctrl-C
+abandons them).
 
 The train flags set the base configuration; --grid varies it, e.g.
 --grid 'positions=on,off;layers=1,2' (keys: ` + strings.Join(sweep.GridKeys, ", ") + `).
@@ -55,11 +64,24 @@ The train flags set the base configuration; --grid varies it, e.g.
 			if f.db == "" {
 				return usagef("--db FILE is required")
 			}
+			dev, closeDev, err := f.bf.open(e.stderr)
+			if err != nil {
+				return err
+			}
+			defer closeDev()
+			run, err := f.plan(e.stderr, dev, pairs)
+			if err != nil {
+				return err
+			}
 			st, err := sweep.Create(f.db)
 			if err != nil {
 				return usageError{err}
 			}
-			sum, err := runSweep(e.stderr, st, pairs, f.workers, f.retry, !f.noBar, nil)
+			if err := noteBackends(e.stderr, st, dev.Name()); err != nil {
+				st.Close()
+				return err
+			}
+			sum, err := runSweep(e.stderr, st, pairs, run)
 			if cerr := st.Close(); err == nil && cerr != nil {
 				err = cerr
 			}
@@ -84,7 +106,9 @@ The train flags set the base configuration; --grid varies it, e.g.
 	fs.StringVar(&f.grid, "grid", "", "configurations to cross, e.g. 'positions=on,off;layers=1,2'")
 	fs.StringVar(&f.db, "db", "", "SQLite database to write (created if missing; resumed if not)")
 	fs.StringVar(&f.shard, "shard", "", "run only shard i of n, e.g. 0/4 (default: from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID, else all)")
-	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "runs in flight at once (each computes on one core)")
+	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "groups in flight at once, each computing on one core (default: all CPUs on cpu, 1 on gl)")
+	fs.IntVar(&f.group, "group", 0, "pairs of one configuration trained together (default: 1 on cpu; on gl as many as fit, at most 1024)")
+	f.bf.register(cmd)
 	fs.BoolVar(&f.retry, "retry-failed", false, "rerun pairs recorded as failed instead of skipping them")
 	fs.BoolVar(&f.noBar, "quiet", false, "no progress on stderr")
 	return cmd
@@ -97,6 +121,13 @@ func (f *sweepFlags) pairs(cmd *cobra.Command, stderr io.Writer) ([]sweep.Pair, 
 	}
 	if f.workers < 1 {
 		return nil, sweep.Shard{}, usagef("--workers must be at least 1, got %d", f.workers)
+	}
+	f.workersGiven, f.groupGiven = cmd.Flags().Changed("workers"), cmd.Flags().Changed("group")
+	if f.groupGiven && f.group < 1 {
+		return nil, sweep.Shard{}, usagef("--group must be at least 1, got %d", f.group)
+	}
+	if err := f.bf.check(); err != nil {
+		return nil, sweep.Shard{}, err
 	}
 	seeds, err := sweep.ParseSeeds(f.seeds)
 	if err != nil {
@@ -134,10 +165,79 @@ func (f *sweepFlags) pairs(cmd *cobra.Command, stderr io.Writer) ([]sweep.Pair, 
 	return pairs, shard, nil
 }
 
+// sweepRun is how runSweep runs: sweep.Options' fields that a command
+// sets, and whether to draw progress.
+type sweepRun struct {
+	workers, group int
+	retry, bar     bool
+	keep           func(*sweep.Outcome)
+	// first is the device opened to check the flags; the first worker
+	// uses it, later workers open their own of the same backend.
+	first kernels.Device
+	bf    backendFlag
+}
+
+// plan chooses workers and group size for pairs on dev, refusing an
+// explicit --group the device cannot hold, and saying in one line when
+// the default group size splits a configuration's seeds.
+func (f *sweepFlags) plan(stderr io.Writer, dev kernels.Device, pairs []sweep.Pair) (sweepRun, error) {
+	run := sweepRun{workers: f.workers, group: f.group, retry: f.retry, bar: !f.noBar, first: dev, bf: f.bf}
+	onCPU := dev.Name() == "cpu"
+	if !f.workersGiven && !onCPU {
+		run.workers = 1
+	}
+	if !f.groupGiven && onCPU {
+		run.group = 1
+		return run, nil
+	}
+	limit, why, perShape := train.MaxGroup, "", map[int]int{}
+	classes := sweep.Groups(pairs, len(pairs)+1)
+	for i, g := range classes {
+		n, w, err := train.GroupLimit(dev, g[0].Config)
+		if err != nil {
+			return run, usageError{err}
+		}
+		if n < limit {
+			limit, why = n, w
+		}
+		perShape[i] = len(g)
+	}
+	if f.groupGiven {
+		if f.group > limit {
+			return run, usagef("--group %d: at most %d fit (%s)", f.group, limit, cmp.Or(why, fmt.Sprintf("headlab's cap is %d", train.MaxGroup)))
+		}
+		return run, nil
+	}
+	run.group = limit
+	for _, n := range perShape {
+		if n > limit {
+			fmt.Fprintf(stderr, "sweep: training in groups of %d models: %s\n", limit, cmp.Or(why, fmt.Sprintf("headlab's cap is %d", train.MaxGroup)))
+			break
+		}
+	}
+	return run, nil
+}
+
+// noteBackends says in one line when st holds runs of another backend.
+func noteBackends(stderr io.Writer, st *sweep.Store, backend string) error {
+	bs, err := st.Backends()
+	if err != nil {
+		return err
+	}
+	for _, b := range bs {
+		if b != backend {
+			fmt.Fprintf(stderr, "sweep: %s holds runs made on %s; these run on %s (backends agree as distributions over seeds, not bit for bit)\n",
+				st.Path(), strings.Join(bs, ", "), backend)
+			break
+		}
+	}
+	return nil
+}
+
 // runSweep runs pairs into st with a progress bar on stderr, stopping
 // cleanly on SIGINT or SIGTERM: the first stops new runs, the second
-// abandons those in flight. keep is passed to sweep.Options.
-func runSweep(stderr io.Writer, st *sweep.Store, pairs []sweep.Pair, workers int, retry, bar bool, keep func(*sweep.Outcome)) (sweep.Summary, error) {
+// abandons those in flight.
+func runSweep(stderr io.Writer, st *sweep.Store, pairs []sweep.Pair, run sweepRun) (sweep.Summary, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	abort := make(chan struct{})
@@ -165,18 +265,34 @@ func runSweep(stderr io.Writer, st *sweep.Store, pairs []sweep.Pair, workers int
 		}
 	}()
 	pb := &sweepProgress{w: stderr, tty: writesToTerminal(stderr)}
+	var mu sync.Mutex
+	first := run.first
 	opt := sweep.Options{
-		Workers:     workers,
-		NewBackend:  func() kernels.Backend { return cpu.New() },
+		Workers: run.workers,
+		Group:   run.group,
+		NewPlatform: func() (sweep.Platform, error) {
+			mu.Lock()
+			dev := first
+			first = nil
+			mu.Unlock()
+			if dev == nil {
+				d, _, err := run.bf.open(io.Discard)
+				if err != nil {
+					return sweep.Platform{}, err
+				}
+				dev = d
+			}
+			return platform(dev), nil
+		},
 		Abort:       abort,
-		Keep:        keep,
-		RetryFailed: retry,
+		Keep:        run.keep,
+		RetryFailed: run.retry,
 	}
-	if bar {
+	if run.bar {
 		opt.Progress = pb.update
 	}
 	sum, err := sweep.Run(ctx, st, pairs, opt)
-	if bar {
+	if run.bar {
 		pb.finish()
 	}
 	return sum, err

@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"headlab/analysis"
 	"headlab/inspect"
+	"headlab/sweep"
 	"headlab/train"
 )
 
@@ -61,6 +64,8 @@ func trainCmd(e *env) *cobra.Command {
 		pics   pictureFlags
 
 		recordEvery int
+		seeds       string
+		group       int
 	)
 	cmd := &cobra.Command{
 		Use:   "train",
@@ -73,6 +78,16 @@ func trainCmd(e *env) *cobra.Command {
 			}
 			if every <= 0 {
 				return usagef("--progress-every must be positive, got %d", every)
+			}
+			if cmd.Flags().Changed("seeds") || cmd.Flags().Changed("group") {
+				for _, one := range []string{"seed", "save", "record-every", "png", "arcs"} {
+					if cmd.Flags().Changed(one) {
+						return usagef("--seeds trains many models at once; --%s is for one model (--seed)", one)
+					}
+				}
+				f := sweepFlags{bf: bf, seeds: seeds, group: group, groupGiven: cmd.Flags().Changed("group"),
+					workers: 1, workersGiven: true}
+				return trainMany(e, c, f, every, quiet, asJSON)
 			}
 			be, closeBackend, err := bf.open(e.stderr)
 			if err != nil {
@@ -149,6 +164,8 @@ func trainCmd(e *env) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress on stderr")
 	cmd.Flags().IntVar(&every, "progress-every", 250, "steps between progress lines")
+	cmd.Flags().StringVar(&seeds, "seeds", "", "train these seeds at once instead of --seed, e.g. 1-64: one summary line (or JSON object) per seed")
+	cmd.Flags().IntVar(&group, "group", 0, "with --seeds: models trained in lockstep (default: 1 on cpu; on gl as many as fit, at most 1024)")
 	cmd.Flags().IntVar(&recordEvery, "record-every", 0, "every K steps record loss, accuracy and every head's scores (JSON history, history.json in the checkpoint)")
 	pics.register(cmd)
 	return cmd
@@ -200,4 +217,74 @@ func printPhase(w io.Writer, p analysis.Phase) {
 	}
 	fmt.Fprintf(w, "phase change: induction score rises (20%% to 80%% of the way) over steps %d-%d (+%.2f), accuracy over steps %d-%d (+%.2f): %s\n",
 		p.InductionFrom, p.InductionTo, p.InductionRise, p.AccuracyFrom, p.AccuracyTo, p.AccuracyRise, together)
+}
+
+// trainMany trains every seed of f.seeds with configuration c, in groups
+// on one device, and prints one summary per seed.
+func trainMany(e *env, c train.Config, f sweepFlags, every int, quiet, asJSON bool) error {
+	if f.groupGiven && f.group < 1 {
+		return usagef("--group must be at least 1, got %d", f.group)
+	}
+	list, err := sweep.ParseSeeds(f.seeds)
+	if err != nil {
+		return usageError{err}
+	}
+	dev, closeDev, err := f.bf.open(e.stderr)
+	if err != nil {
+		return err
+	}
+	defer closeDev()
+	pairs := sweep.Pairs([]train.Config{c}, list)
+	run, err := f.plan(e.stderr, dev, pairs)
+	if err != nil {
+		return err
+	}
+	if !f.groupGiven && dev.Name() == "cpu" {
+		// One goroutine steps a group on the CPU: one group is as fast as any.
+		run.group = min(len(pairs), train.MaxGroup)
+	}
+	pl := platform(dev)
+	var recs []sweep.Record
+	start := time.Now()
+	done := 0
+	for _, g := range sweep.Groups(pairs, run.group) {
+		h := sweep.GroupHooks{}
+		if !quiet {
+			h.Every = every
+			h.Progress = func(step, steps int, losses []float64) {
+				mean := 0.0
+				for _, l := range losses {
+					mean += l / float64(len(losses))
+				}
+				rate := float64(done*c.Steps+step*len(losses)) / time.Since(start).Seconds()
+				fmt.Fprintf(e.stderr, "seeds %d-%d of %d: step %5d/%d  mean loss %.4f  %.0f seed-steps/s\n",
+					done+1, done+len(losses), len(pairs), step, steps, mean, rate)
+			}
+		}
+		outs, err := sweep.RunGroup(g, pl, h)
+		if err != nil {
+			return err
+		}
+		for _, o := range outs {
+			recs = append(recs, o.Record)
+		}
+		done += len(g)
+	}
+	if asJSON {
+		return writeJSON(e.stdout, recs)
+	}
+	for _, r := range recs {
+		if r.Status != sweep.StatusOK {
+			fmt.Fprintf(e.stdout, "seed %d  FAILED: %s\n", r.Config.Seed, r.Error)
+			continue
+		}
+		var heads []string
+		for _, h := range r.Heads {
+			heads = append(heads, h.Name+" "+h.Title())
+		}
+		fmt.Fprintf(e.stdout, "seed %d  accuracy %.4f (chance %.4f)  loss %.4f  heads: %s\n",
+			r.Config.Seed, r.Accuracy, r.Chance, r.Loss, strings.Join(heads, "; "))
+	}
+	fmt.Fprintf(e.stderr, "trained %d seeds in %.1f s on %s, groups of up to %d\n", len(recs), time.Since(start).Seconds(), dev.Name(), run.group)
+	return nil
 }

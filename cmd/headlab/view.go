@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"headlab/backend/gl"
+	"headlab/glctx"
 	"headlab/train"
 	"headlab/viz/window"
 )
@@ -78,19 +78,21 @@ use xvfb-run on a machine without one.`,
 			if os.Getenv("DISPLAY") == "" {
 				return usagef("view: no display: DISPLAY is not set (run it on a desktop, or under xvfb-run)")
 			}
-			be, closeBackend, err := bf.open(e.stderr)
+			if err := bf.check(); err != nil {
+				return err
+			}
+			display, err := glctx.New(glctx.Options{Context: "glfw", Window: true, Title: "headlab"})
+			if err != nil {
+				return usageError{fmt.Errorf("view: %w", err)}
+			}
+			defer display.Close()
+			// GL kernels share the window's thread, so the heatmaps are
+			// filled on the GPU.
+			be, closeBackend, err := bf.openOn(e.stderr, display)
 			if err != nil {
 				return err
 			}
 			defer closeBackend()
-			display, ok := be.(*gl.Backend)
-			if !ok {
-				// CPU kernels: the window still needs a GL thread of its own.
-				if display, err = gl.New(gl.Options{}); err != nil {
-					return usageError{fmt.Errorf("view: %w", err)}
-				}
-				defer display.Close()
-			}
 			opts.Kernels, opts.Display = be, display
 			v, err := window.Open(opts)
 			if err != nil {

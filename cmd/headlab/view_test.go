@@ -12,6 +12,7 @@ import (
 
 	"headlab/backend/cpu"
 	"headlab/backend/gl"
+	"headlab/glctx"
 	"headlab/inspect"
 	"headlab/tasks"
 	"headlab/train"
@@ -20,29 +21,52 @@ import (
 )
 
 var (
-	glOnce   sync.Once
-	glReason string
+	winOnce   sync.Once
+	winReason string
+	glOnce    sync.Once
+	glReason  string
 )
 
-// needWindow skips a viewer test when no OpenGL 4.3 context can be made,
-// except in CI, where the viewer tests must run.
-func needWindow(t *testing.T) {
+// need skips a test when probe fails, except in CI, where it must run.
+func need(t *testing.T, once *sync.Once, reason *string, what string, probe func() error) {
 	t.Helper()
-	glOnce.Do(func() {
-		b, err := gl.New(gl.Options{})
-		if err != nil {
-			glReason = err.Error()
-			return
+	once.Do(func() {
+		if err := probe(); err != nil {
+			*reason = err.Error()
 		}
-		b.Close()
 	})
-	if glReason == "" {
+	if *reason == "" {
 		return
 	}
 	if os.Getenv("CI") != "" {
-		t.Fatalf("CI is set and no OpenGL 4.3 context: %s", glReason)
+		t.Fatalf("CI is set and no %s: %s", what, *reason)
 	}
-	t.Skip("no OpenGL 4.3 context: " + glReason)
+	t.Skipf("no %s: %s", what, *reason)
+}
+
+// needWindow skips a viewer test when no GL window can be made.
+func needWindow(t *testing.T) {
+	t.Helper()
+	need(t, &winOnce, &winReason, "GL window", func() error {
+		th, err := glctx.New(glctx.Options{Context: "glfw", Window: true})
+		if err != nil {
+			return err
+		}
+		return th.Close()
+	})
+}
+
+// needGL skips a GL compute test when no OpenGL 4.3 context (EGL or GLFW)
+// can be made.
+func needGL(t *testing.T) {
+	t.Helper()
+	need(t, &glOnce, &glReason, "OpenGL 4.3 context", func() error {
+		d, err := gl.New(gl.Options{})
+		if err != nil {
+			return err
+		}
+		return d.Close()
+	})
 }
 
 func TestViewBadInput(t *testing.T) {

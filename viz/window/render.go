@@ -132,7 +132,11 @@ func (v *Viewer) maxSlices() int { return v.slices }
 func (v *Viewer) initGL(shape graph.Config, tokChars int) (err error) {
 	v.win = v.display.Window()
 	if v.win == nil {
-		return fmt.Errorf("window: the GL backend has no window")
+		return fmt.Errorf("window: the GL thread has no window (a headless context)")
+	}
+	// go-gl's function table is global: load it for this context.
+	if err := ogl.InitWithProcAddrFunc(v.display.ProcAddr); err != nil {
+		return fmt.Errorf("window: loading OpenGL functions: %v", err)
 	}
 	g := &gpu{fpsAt: time.Now()}
 	v.g = g

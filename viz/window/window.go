@@ -4,12 +4,11 @@
 // loss and accuracy curves, and a ⊘ button per head that switches the head
 // off for evaluation.
 //
-// All GL work runs on the GL thread of a backend/gl Backend (through Call),
-// in the context of that Backend's window, which the viewer shows and
-// resizes. With GL kernels on the same Backend, the attention of every
-// captured example goes from the compute buffer (ProbsBuffer) into the
-// heatmap textures inside the GPU; with CPU kernels it is uploaded once per
-// refresh. Training runs on a goroutine of its own and hands results to the
+// All GL work runs on a glctx Thread (through Call), in the context of its
+// GLFW window, which the viewer shows and resizes. With a GL device on the
+// same thread, the attention of every captured example goes from the
+// evaluator's tensors into the heatmap textures inside the GPU; with CPU
+// kernels it is uploaded once per refresh. Training runs on a goroutine of its own and hands results to the
 // renderer under a mutex; the renderer's frames and the kernels interleave
 // on the GL thread, so frames keep coming while the model trains.
 //
@@ -29,7 +28,9 @@ import (
 	"github.com/go-gl/glfw/v3.3/glfw"
 
 	"headlab/analysis"
+	"headlab/backend/cpu"
 	"headlab/backend/gl"
+	"headlab/glctx"
 	"headlab/graph"
 	"headlab/kernels"
 	"headlab/tasks"
@@ -47,12 +48,13 @@ type Options struct {
 	// Steps is where training pauses (space trains on); 0 shows the
 	// untrained model, a negative Steps trains without pausing.
 	Steps int
-	// Kernels runs training and evaluation; nil means Display. When it is
-	// Display itself, the heatmap textures are filled on the GPU.
-	Kernels kernels.Backend
+	// Kernels runs training and evaluation; nil means the CPU. When it is
+	// a GL device on Display's thread, the heatmap textures are filled on
+	// the GPU.
+	Kernels kernels.Device
 	// Display owns the GL thread, the context and the window. The Viewer
-	// borrows it: Close hides the window but leaves the Backend open.
-	Display *gl.Backend
+	// borrows it: Close hides the window but leaves the thread open.
+	Display *glctx.Thread
 	// Size is the initial window size in logical pixels; zero picks
 	// PreferredSize, within the screen.
 	Size image.Point
@@ -60,10 +62,11 @@ type Options struct {
 
 // Viewer is an open viewer window with its training goroutine.
 type Viewer struct {
-	opts    Options
-	display *gl.Backend
-	gpuFill bool // the heatmap textures are filled from ProbsBuffer
-	slices  int  // GL_MAX_ARRAY_TEXTURE_LAYERS
+	opts      Options
+	display   *glctx.Thread
+	kernelsGL *gl.Device // Kernels, when it is GL on display's thread
+	gpuFill   bool       // the heatmap textures are filled from the attention tensors
+	slices    int        // GL_MAX_ARRAY_TEXTURE_LAYERS
 
 	// GL thread only.
 	win *glfw.Window
@@ -105,7 +108,7 @@ func Open(opts Options) (*Viewer, error) {
 		return nil, errors.New("window: Options.Display is nil")
 	}
 	if opts.Kernels == nil {
-		opts.Kernels = opts.Display
+		opts.Kernels = cpu.New()
 	}
 	cfg := opts.Config
 	if opts.Model != nil {
@@ -114,7 +117,9 @@ func Open(opts Options) (*Viewer, error) {
 		return nil, err
 	}
 	v := &Viewer{opts: opts, display: opts.Display, wake: make(chan struct{}, 1)}
-	v.gpuFill = opts.Kernels == kernels.Backend(opts.Display)
+	if g, ok := opts.Kernels.(*gl.Device); ok && g.Thread() == opts.Display {
+		v.kernelsGL, v.gpuFill = g, true
+	}
 	t, err := tasks.New(cfg.Task)
 	if err != nil {
 		return nil, err
@@ -417,7 +422,7 @@ type snapshot struct {
 	acc        float64
 	off        [][]bool
 	offVer     int
-	onGPU      bool // textures were filled from ProbsBuffer
+	onGPU      bool // textures were filled on the GPU
 }
 
 // state is everything the worker and the renderer share, under Viewer.mu.

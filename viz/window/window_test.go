@@ -14,6 +14,7 @@ import (
 
 	"headlab/backend/cpu"
 	"headlab/backend/gl"
+	"headlab/glctx"
 	"headlab/train"
 	"headlab/viz"
 )
@@ -21,13 +22,17 @@ import (
 // display is the GL thread and window the tests share, one viewer at a
 // time; skipReason is set when none could be made outside CI.
 var (
-	display    *gl.Backend
+	display    *glctx.Thread
+	displayGL  *gl.Device // GL kernels on display's thread
 	skipReason string
 )
 
 func TestMain(m *testing.M) {
 	var err error
-	display, err = gl.New(gl.Options{})
+	display, err = glctx.New(glctx.Options{Context: "glfw", Window: true, Title: "headlab test"})
+	if err == nil {
+		displayGL, err = gl.New(gl.Options{Thread: display})
+	}
 	if err != nil {
 		if os.Getenv("CI") != "" {
 			fmt.Fprintln(os.Stderr, "FAIL: CI is set and no OpenGL 4.3 context:", err)
@@ -36,6 +41,9 @@ func TestMain(m *testing.M) {
 		skipReason = "no OpenGL 4.3 context: " + err.Error()
 	}
 	code := m.Run()
+	if displayGL != nil {
+		displayGL.Close()
+	}
 	if display != nil {
 		display.Close()
 	}
@@ -283,7 +291,7 @@ func TestScreenshotAndClick(t *testing.T) {
 // show the same attention the model computed.
 func TestGPUTextures(t *testing.T) {
 	needGL(t)
-	v := open(t, Options{Config: tiny(40), Steps: 40, Kernels: display})
+	v := open(t, Options{Config: tiny(40), Steps: 40, Kernels: displayGL})
 	if !v.gpuFill {
 		t.Fatal("GL kernels on the display backend did not select the GPU copy")
 	}

@@ -2,7 +2,6 @@ package window
 
 import (
 	"fmt"
-	"sync"
 	"time"
 
 	ogl "github.com/go-gl/gl/v4.3-core/gl"
@@ -39,7 +38,6 @@ type worker struct {
 	tr    *train.Trainer // nil when viewing a saved model
 	model *train.Model
 	ev    *train.Evaluator
-	cap   *capture // nil unless the textures are filled on the GPU
 	held  *tasks.Batch
 	nc    int // examples captured
 
@@ -52,30 +50,25 @@ type worker struct {
 	rateAt      time.Time
 }
 
-func newWorker(v *Viewer) *worker {
-	w := &worker{v: v, done: make(chan struct{})}
-	if v.gpuFill {
-		w.cap = &capture{Backend: v.opts.Kernels, gl: v.display}
-	}
-	return w
-}
+func newWorker(v *Viewer) *worker { return &worker{v: v, done: make(chan struct{})} }
 
 // build makes a fresh trainer for c (or an evaluator for a saved model m)
 // and clears the curves.
 func (w *worker) build(c train.Config, m *train.Model) error {
 	w.closeNets()
+	var ev *train.Evaluator
+	var err error
 	if m == nil {
-		tr, err := train.NewTrainer(c, w.v.opts.Kernels)
-		if err != nil {
+		var tr *train.Trainer
+		if tr, err = train.NewTrainer(c, w.v.opts.Kernels); err != nil {
 			return err
 		}
 		w.tr, m = tr, tr.Model
+		// It reads the trainer's weights on the device: always current.
+		ev, err = tr.Evaluator()
+	} else {
+		ev, err = train.NewEvaluator(m, w.v.opts.Kernels)
 	}
-	var evalKernels kernels.Backend = w.v.opts.Kernels
-	if w.cap != nil {
-		evalKernels = w.cap
-	}
-	ev, err := train.NewEvaluator(m, evalKernels)
 	if err != nil {
 		w.closeNets()
 		return err
@@ -263,35 +256,48 @@ func (w *worker) refresh(off [][]bool, offVer int) error {
 	c := w.model.Shape
 	L, H, T, nc := c.Layers, c.Heads, c.SeqLen, w.nc
 	gen := w.gen + 1
-	if w.cap != nil {
-		var tex uint32
-		sh := texShape{l: L, n: nc, h: H, t: T}
+	var tex uint32
+	sh := texShape{l: L, n: nc, h: H, t: T}
+	if w.v.gpuFill {
 		if err := w.v.display.Call(func() { tex = w.v.g.ensure(gen%2, sh) }); err != nil {
 			return err
 		}
-		w.cap.arm(tex, sh)
 	}
 	probs := make([]float32, nc*L*H*T*T)
 	mat := T * T
 	right, total := 0, 0
-	V := c.Vocab
-	err := w.ev.Forward(w.held, off, func(net *graph.Net, first, n int) error {
-		r, t := train.CountCorrect(net.Logits()[:n*T*V], w.held.Targets[first*T:(first+n)*T], V)
-		right, total = right+r, total+t
+	err := w.ev.Forward([]*tasks.Batch{w.held}, [][][]bool{off}, func(net *graph.Net, first, n int) error {
+		hits, err := net.Correct()
+		if err != nil {
+			return err
+		}
+		right += int(hits[0])
+		total += (&tasks.Batch{N: n, T: T, Targets: w.held.Targets[first*T : (first+n)*T]}).Answers()
+		k := min(n, nc-first) // captured examples in this chunk
+		if k <= 0 {
+			return nil
+		}
 		for l := 0; l < L; l++ {
-			p := net.Probs(l) // [chunk][H][T][T]
-			for i := first; i < min(first+n, nc); i++ {
-				src := p[(i-first)*H*mat : (i-first+1)*H*mat]
-				copy(probs[(i*L+l)*H*mat:], src)
+			p, err := net.Probs(l, k) // [k][H][T][T]: the scores are computed on the host
+			if err != nil {
+				return err
+			}
+			for i := 0; i < k; i++ {
+				copy(probs[((first+i)*L+l)*H*mat:], p[i*H*mat:(i+1)*H*mat])
+			}
+			if w.v.gpuFill && first == 0 {
+				var cerr error
+				t := net.ProbsTensor(l)
+				if err := w.v.display.Call(func() { cerr = copyProbs(w.v.kernelsGL, t, tex, sh, l) }); err != nil {
+					return err
+				}
+				if cerr != nil {
+					return cerr
+				}
 			}
 		}
 		return nil
 	})
-	if w.cap != nil {
-		if cerr := w.cap.disarm(); err == nil {
-			err = cerr
-		}
-	}
 	if err != nil {
 		return err
 	}
@@ -312,7 +318,7 @@ func (w *worker) refresh(off [][]bool, offVer int) error {
 	st := &v.st
 	st.snap = &snapshot{gen: gen, step: step, l: L, h: H, t: T, n: nc, causal: c.Causal,
 		tokens: att.Tokens, probs: probs, scores: scores, acc: acc, off: off, offVer: offVer,
-		onGPU: w.cap != nil}
+		onGPU: w.v.gpuFill}
 	if w.tr != nil {
 		if k := len(st.accHist); k > 0 && st.accHist[k-1].step == step {
 			st.accHist[k-1].v = acc // a click re-evaluated the same step
@@ -326,76 +332,23 @@ func (w *worker) refresh(off [][]bool, offVer int) error {
 	return nil
 }
 
-// capture wraps the GL kernels of the evaluator. While armed, after each
-// layer's Probs it copies the captured examples' attention from the compute
-// buffer into the texture array through a pixel-unpack binding: the copy
-// stays on the GPU. The evaluator's graph calls Probs once per layer, in
-// layer order, so the n-th call after arm is layer n.
-type capture struct {
-	kernels.Backend
-	gl *gl.Backend
-
-	mu    sync.Mutex
-	armed bool
-	next  int
-	tex   uint32
-	shape texShape
-	err   error
-}
-
-func (c *capture) arm(tex uint32, s texShape) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.armed, c.next, c.tex, c.shape, c.err = true, 0, tex, s, nil
-}
-
-// disarm stops capturing and reports a failed copy, or a forward pass
-// that did not run every layer.
-func (c *capture) disarm() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.armed = false
-	if c.err == nil && c.next != c.shape.l {
-		c.err = fmt.Errorf("window: captured %d layers of %d", c.next, c.shape.l)
+// copyProbs copies layer l of the first sh.n examples of the evaluator's
+// attention tensor t ([B][H][T][T] on the GL device, so those examples
+// are one contiguous run) into slices l*n*H ... of texture tex, without
+// leaving the GPU. It runs on the GL thread, after the kernels that wrote
+// t (the thread runs work in order).
+func copyProbs(d *gl.Device, t kernels.Tensor, tex uint32, sh texShape, l int) error {
+	if t.Len < sh.n*sh.h*sh.t*sh.t {
+		return fmt.Errorf("window: attention tensor of %d floats, want %d examples of %d heads, T=%d", t.Len, sh.n, sh.h, sh.t)
 	}
-	return c.err
-}
-
-// Probs implements kernels.Backend.
-func (c *capture) Probs(s kernels.Shape, q, k, p []float32) error {
-	if err := c.Backend.Probs(s, q, k, p); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.armed || c.next >= c.shape.l || c.err != nil {
-		return nil
-	}
-	l := c.next
-	c.next++
-	var cerr error
-	err := c.gl.Call(func() { cerr = copyProbs(c.gl, c.tex, c.shape, l) })
-	if err == nil {
-		err = cerr
-	}
-	c.err = err
-	return nil
-}
-
-// copyProbs copies layer l of the first sh.n examples from the backend's
-// Probs buffer ([B][H][T][T], so those examples are one contiguous run)
-// into slices l*n*H ... of texture tex. It runs on the GL thread; Probs
-// has issued the PIXEL_BUFFER barrier this read needs.
-func copyProbs(b *gl.Backend, tex uint32, sh texShape, l int) error {
-	id, s := b.ProbsBuffer()
-	if s.B < sh.n || s.H != sh.h || s.T != sh.t {
-		return fmt.Errorf("window: probs buffer holds %+v, want %d examples of %d heads, T=%d", s, sh.n, sh.h, sh.t)
-	}
-	ogl.BindBuffer(ogl.PIXEL_UNPACK_BUFFER, id)
+	ogl.MemoryBarrier(ogl.PIXEL_BUFFER_BARRIER_BIT)
+	ogl.BindBuffer(ogl.PIXEL_UNPACK_BUFFER, d.BufferID(t.Buf))
 	ogl.BindTexture(ogl.TEXTURE_2D_ARRAY, tex)
 	ogl.PixelStorei(ogl.UNPACK_ALIGNMENT, 4)
+	//lint:ignore SA1019 TexSubImage3D has no WithOffset form: the pointer is an offset into the bound unpack buffer.
+	at := ogl.PtrOffset(4 * t.Off)
 	ogl.TexSubImage3D(ogl.TEXTURE_2D_ARRAY, 0, 0, 0, int32(l*sh.n*sh.h), int32(sh.t), int32(sh.t), int32(sh.n*sh.h),
-		ogl.RED, ogl.FLOAT, nil)
+		ogl.RED, ogl.FLOAT, at)
 	ogl.BindBuffer(ogl.PIXEL_UNPACK_BUFFER, 0)
 	return nil
 }

@@ -2,32 +2,119 @@
 // before each kernel; "#line 1" follows it so that driver logs give the
 // kernel file's own line numbers.
 //
-// Layout (see kernels.go): Q, K, V, O and their gradients are [B, T, H, Dh]
-// row-major; P and dP are [B, H, T, T]. One invocation computes one output
-// element (or one row for Probs and rowsum) and sums serially in the same
-// order as backend/cpu, so results are deterministic without atomics.
+// Every kernel covers all S seeds in one dispatch: seed s's array of the
+// tensor bound at binding b starts at off[b] + s*stride[b] (a tensor's Off
+// and Stride; stride 0 is a constant every seed shares). The grid is one
+// invocation per output element (or per row, or one workgroup per seed for
+// the reductions over rows) of every seed, flattened as s*work + index and
+// rounded up to whole workgroups; past 65535 workgroups it spills into y.
+//
+// Each invocation sums serially in a fixed order that depends only on the
+// kernel's shape, never on S or on the other seeds, and nothing sums with
+// atomics: a seed's bits are the same alone or in any group (batch
+// invariance), and the same on every run. Sums marked precise keep their
+// written order and rounding; fma() is used where the CPU device fuses
+// (its matrix products), a*b + c where it rounds twice.
 
 layout(local_size_x = 64) in;
+#define WG 64
 
-uniform int B;
-uniform int T;
-uniform int H;
-uniform int Dh;
-uniform bool causal;
-uniform float scale;
-// total is the number of invocations that do work; the grid is rounded up
-// and may be two-dimensional when it exceeds 65535 groups.
-uniform uint total;
+// S is the number of seeds, work the invocations (or, for one-seed
+// workgroups, the workgroups) per seed.
+uniform int S;
+uniform int work;
+uniform int off[8];
+uniform int stride[8];
 
-uint gid() {
-	return gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x;
+// base is where seed s's array of the tensor at binding b starts.
+int base(int b, int s) { return off[b] + s * stride[b]; }
+
+// item splits this invocation's global index into a seed and an index
+// within that seed; it is false past the end of the grid.
+bool item(out int s, out int i) {
+	uint g = gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x;
+	if (g >= uint(S) * uint(work)) {
+		s = 0;
+		i = 0;
+		return false;
+	}
+	s = int(g) / work;
+	i = int(g) % work;
+	return true;
 }
 
-// row is the offset of (b, t, h) in a [B, T, H, Dh] buffer.
-int row(int b, int t, int h) { return ((b * T + t) * H + h) * Dh; }
+// group is the linear index of this workgroup, for the kernels that give
+// each workgroup to one seed (their grids count workgroups).
+int group() { return int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x); }
 
-// prow is the offset of row i of head (b, h) in a [B, H, T, T] buffer.
-int prow(int b, int h, int i) { return ((b * H + h) * T + i) * T; }
+// lid is the invocation's index within its workgroup.
+int lid() { return int(gl_LocalInvocationIndex); }
 
-// keys is how many keys query i sees; masked keys are a suffix.
-int keys(int i) { return causal ? i + 1 : T; }
+// Status flags a kernel raises on bad input that only the device sees (an
+// id that is not a whole number in range); the Go side reads and clears
+// them at the next Download or Sync and reports the kernel by its bit.
+layout(std430, binding = 7) coherent buffer Status { uint status; };
+void flag(uint bit) { atomicOr(status, bit); }
+
+// div is a / b rounded once to the nearest float, as the CPU's float32
+// division is (GLSL allows float division 2.5 ULP).
+float div(float a, float b) { return float(double(a) / double(b)); }
+
+// wholeIn says whether x is a whole number in 0..n-1.
+bool wholeIn(float x, int n) { return x >= 0.0 && x < float(n) && floor(x) == x; }
+
+// finite says whether x is neither infinite nor NaN, from its bits (a
+// compiler may fold isnan away).
+bool finite(float x) { return (floatBitsToUint(x) & 0x7f800000u) != 0x7f800000u; }
+
+// nonzero says whether x is not +0 or -0 (NaN is nonzero, as in Go).
+bool nonzero(float x) { return (floatBitsToUint(x) & 0x7fffffffu) != 0u; }
+
+// NAN is a quiet NaN.
+#define NAN uintBitsToFloat(0x7fc00000u)
+// NEG_INF is -Inf.
+#define NEG_INF uintBitsToFloat(0xff800000u)
+
+// exp32 is exp(max(x, -104)) as internal/simd's float32 kernel computes
+// it: 2^n p(r), n = roundEven(x log2 e), r = x - n ln2 with ln2 in two
+// parts, p the Taylor polynomial of degree 7, scaled by 2^n. Relative
+// error under 1e-7 for normal results on any driver (GLSL's own exp is
+// allowed 3 + 2|x| ULP).
+float exp32(float x) {
+	precise float t = max(x, uintBitsToFloat(0xc2d00000u));
+	precise float n = roundEven(t * uintBitsToFloat(0x3fb8aa3bu));
+	precise float r = fma(n, uintBitsToFloat(0xbf317200u), t);
+	r = fma(n, uintBitsToFloat(0xb5bfbe8eu), r);
+	precise float p = uintBitsToFloat(0x39500d01u);
+	p = fma(p, r, uintBitsToFloat(0x3ab60b61u));
+	p = fma(p, r, uintBitsToFloat(0x3c088889u));
+	p = fma(p, r, uintBitsToFloat(0x3d2aaaabu));
+	p = fma(p, r, uintBitsToFloat(0x3e2aaaabu));
+	p = fma(p, r, 0.5);
+	p = fma(p, r, 1.0);
+	p = fma(p, r, 1.0);
+	// 2^n in two steps, so that n down to -150 stays in range.
+	int k = int(n);
+	int k1 = k >> 1;
+	return ldexp(ldexp(p, k1), k - k1);
+}
+
+// dlog is the natural logarithm in double precision (GLSL has no double
+// log): x = m 2^e with m in [sqrt(1/2), sqrt 2), log m = 2 atanh(z),
+// z = (m-1)/(m+1), |z| < 0.172, by its series to z^25 (error < 1e-17).
+double dlog(double x) {
+	int e;
+	double m = frexp(x, e);
+	if (m < 0.70710678118654752lf) {
+		m *= 2.0lf;
+		e -= 1;
+	}
+	precise double z = (m - 1.0lf) / (m + 1.0lf);
+	precise double z2 = z * z;
+	precise double s = 1.0lf / 25.0lf;
+	for (int k = 23; k >= 1; k -= 2) {
+		s = s * z2 + 1.0lf / double(k);
+	}
+	precise double l = double(e) * 0.69314718055994531lf + 2.0lf * z * s;
+	return l;
+}

@@ -1,0 +1,658 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"headlab/internal/simd"
+	"headlab/kernels"
+)
+
+// Device implements kernels.Device on host memory: a Buffer is a slice,
+// Upload and Download are copies, and every kernel runs at once on the
+// calling goroutine, one seed after another, each seed exactly as a lone
+// model runs. A Device holds no state but its counters, so several
+// goroutines may use one Device at once, each on its own tensors.
+type Device struct {
+	dispatches, uploaded, readBack atomic.Int64
+}
+
+var _ kernels.Device = (*Device)(nil)
+
+// New returns a CPU device.
+func New() *Device { return &Device{} }
+
+// Name implements kernels.Device.
+func (*Device) Name() string { return "cpu" }
+
+// Buffer is the CPU device's storage.
+type Buffer struct{ data []float32 }
+
+// Len implements kernels.Buffer.
+func (b *Buffer) Len() int { return len(b.data) }
+
+// Data is the buffer's storage: the CPU device's tensors can be read and
+// written in place, which the graph's own tests use.
+func (b *Buffer) Data() []float32 { return b.data }
+
+// Wrap makes data a buffer, shared, not copied: a tensor over host memory
+// for code that computes on the CPU device without uploading.
+func Wrap(data []float32) kernels.Tensor {
+	return kernels.Dense(&Buffer{data: data}, len(data))
+}
+
+// Alloc implements kernels.Device.
+func (*Device) Alloc(n int) (kernels.Buffer, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("cpu: buffer of %d floats", n)
+	}
+	return &Buffer{data: make([]float32, n)}, nil
+}
+
+// Free implements kernels.Device: the garbage collector frees buffers.
+func (*Device) Free(kernels.Buffer) {}
+
+// Sync implements kernels.Device: kernels have finished when they return.
+func (*Device) Sync() error { return nil }
+
+// Close implements kernels.Device.
+func (*Device) Close() error { return nil }
+
+// Stats implements kernels.Device.
+func (d *Device) Stats() kernels.Stats {
+	return kernels.Stats{Dispatches: d.dispatches.Load(), Uploaded: d.uploaded.Load(), ReadBack: d.readBack.Load()}
+}
+
+// temp is per-call scratch, pooled so that a step allocates nothing.
+type temp struct {
+	gemm simd.Scratch
+	ones []float32
+	es   []float64
+	x    [][]float32
+}
+
+var temps = sync.Pool{New: func() any { return new(temp) }}
+
+// seed returns seed s's array of t.
+func seed(t kernels.Tensor, s int) []float32 {
+	b := t.Off + s*t.Stride
+	return t.Buf.(*Buffer).data[b : b+t.Len]
+}
+
+// all returns every seed's array of a contiguous tensor as one slice.
+func all(t kernels.Tensor, S int) []float32 {
+	return t.Buf.(*Buffer).data[t.Off : t.Off+S*t.Len]
+}
+
+// launch validates a kernel's tensors and their per-seed lengths (want,
+// pairwise) and counts the call.
+func (d *Device) launch(S int, ts []kernels.Tensor, want ...int) error {
+	for _, t := range ts {
+		if _, ok := t.Buf.(*Buffer); !ok && t.Buf != nil {
+			return fmt.Errorf("cpu: a tensor of another device (%T)", t.Buf)
+		}
+	}
+	if err := kernels.Check(S, ts, want); err != nil {
+		return err
+	}
+	d.dispatches.Add(1)
+	return nil
+}
+
+// Upload implements kernels.Device.
+func (d *Device) Upload(dst kernels.Tensor, seeds int, src []float32) error {
+	if err := d.launch(seeds, []kernels.Tensor{dst}, 0); err != nil {
+		return err
+	}
+	if len(src) != seeds*dst.Len {
+		return fmt.Errorf("cpu: upload of %d floats into %d seeds of %d", len(src), seeds, dst.Len)
+	}
+	for s := 0; s < seeds; s++ {
+		copy(seed(dst, s), src[s*dst.Len:])
+	}
+	d.dispatches.Add(-1)
+	d.uploaded.Add(4 * int64(len(src)))
+	return nil
+}
+
+// Download implements kernels.Device.
+func (d *Device) Download(dst []float32, src kernels.Tensor, seeds int) error {
+	if err := d.launch(seeds, []kernels.Tensor{src}, 0); err != nil {
+		return err
+	}
+	if len(dst) != seeds*src.Len {
+		return fmt.Errorf("cpu: download of %d seeds of %d into %d floats", seeds, src.Len, len(dst))
+	}
+	for s := 0; s < seeds; s++ {
+		copy(dst[s*src.Len:], seed(src, s))
+	}
+	d.dispatches.Add(-1)
+	d.readBack.Add(4 * int64(len(dst)))
+	return nil
+}
+
+// MatMul implements kernels.Device on simd.Sgemm.
+func (d *Device) MatMul(S int, tA, tB bool, m, n, k int, a, b, c, bias kernels.Tensor) error {
+	ts, want, args := [4]kernels.Tensor{a, b, c, bias}, [4]int{m * k, k * n, m * n, n}, 3
+	if bias.Buf != nil {
+		args = 4
+	}
+	if err := d.launch(S, ts[:args], want[:args]...); err != nil {
+		return err
+	}
+	matmul(S, tA, tB, m, n, k, a, b, c, bias)
+	return nil
+}
+
+func matmul(S int, tA, tB bool, m, n, k int, a, b, c, bias kernels.Tensor) {
+	sc := temps.Get().(*temp)
+	defer temps.Put(sc)
+	for s := 0; s < S; s++ {
+		var bs []float32
+		if bias.Buf != nil {
+			bs = seed(bias, s)
+		}
+		simd.Sgemm(tA, tB, m, n, k, seed(a, s), seed(b, s), seed(c, s), bs, &sc.gemm)
+	}
+}
+
+// Linear implements kernels.Device: MatMul, then GELU and Add on its
+// result in place, so the bits are those of the three kernels run apart.
+func (d *Device) Linear(S, m, n, k int, x, w, bias, res, out, deriv kernels.Tensor) error {
+	ts, want, args := [6]kernels.Tensor{x, w, out}, [6]int{m * k, k * n, m * n}, 3
+	for i, t := range [3]kernels.Tensor{bias, res, deriv} {
+		if t.Buf != nil {
+			ts[args], want[args] = t, [3]int{n, m * n, m * n}[i]
+			args++
+		}
+	}
+	if err := d.launch(S, ts[:args], want[:args]...); err != nil {
+		return err
+	}
+	matmul(S, false, false, m, n, k, x, w, out, bias)
+	if deriv.Buf != nil {
+		gelu(S, m*n, out, out, deriv)
+	}
+	if res.Buf != nil {
+		add(S, m*n, res, out, out)
+	}
+	return nil
+}
+
+// ColSum implements kernels.Device. It is the product ones[1, rows] x,
+// and 1*v + acc rounds exactly as v + acc does.
+func (d *Device) ColSum(S, rows, n int, x, out kernels.Tensor) error {
+	if err := d.launch(S, []kernels.Tensor{x, out}, rows*n, n); err != nil {
+		return err
+	}
+	sc := temps.Get().(*temp)
+	defer temps.Put(sc)
+	for len(sc.ones) < rows {
+		sc.ones = append(sc.ones, 1)
+	}
+	ones := sc.ones[:rows]
+	for s := 0; s < S; s++ {
+		simd.Sgemm(false, false, 1, n, rows, ones, seed(x, s), seed(out, s), nil, nil)
+	}
+	return nil
+}
+
+// ColDot implements kernels.Device.
+func (d *Device) ColDot(S, rows, n int, a, b, out kernels.Tensor) error {
+	if err := d.launch(S, []kernels.Tensor{a, b, out}, rows*n, rows*n, n); err != nil {
+		return err
+	}
+	for s := 0; s < S; s++ {
+		o, as, bs := seed(out, s), seed(a, s), seed(b, s)
+		clear(o)
+		for r := 0; r < rows*n; r += n {
+			ar, br := as[r:r+n], bs[r:r+n]
+			for j := range o {
+				o[j] += float32(ar[j] * br[j])
+			}
+		}
+	}
+	return nil
+}
+
+// LayerNormEps is the epsilon added to the variance in every LayerNorm.
+const LayerNormEps = 1e-5
+
+// sum4 adds x in four interleaved partial sums (element j goes to sum
+// j mod 4), combined as (s0+s1)+(s2+s3): a fixed order, and four
+// independent chains instead of one long one.
+func sum4(x []float32) float32 {
+	var s0, s1, s2, s3 float32
+	j := 0
+	for ; j+4 <= len(x); j += 4 {
+		s0 += x[j]
+		s1 += x[j+1]
+		s2 += x[j+2]
+		s3 += x[j+3]
+	}
+	for ; j < len(x); j++ {
+		s0 += x[j]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// lnStats returns the mean and 1/sqrt(var+eps) of one row; dev receives
+// x - mean. Both sums use sum4's order.
+func lnStats(row, dev []float32) (mean, inv float32) {
+	mean = sum4(row) / float32(len(row))
+	dev = dev[:len(row)]
+	for j, v := range row {
+		dev[j] = v - mean
+	}
+	var s0, s1, s2, s3 float32
+	j := 0
+	for ; j+4 <= len(dev); j += 4 {
+		s0 += float32(dev[j] * dev[j])
+		s1 += float32(dev[j+1] * dev[j+1])
+		s2 += float32(dev[j+2] * dev[j+2])
+		s3 += float32(dev[j+3] * dev[j+3])
+	}
+	for ; j < len(dev); j++ {
+		s0 += float32(dev[j] * dev[j])
+	}
+	q := (s0 + s1) + (s2 + s3)
+	return mean, float32(1 / math.Sqrt(float64(q/float32(len(row))+LayerNormEps)))
+}
+
+// LayerNorm implements kernels.Device (biased variance, eps inside the
+// root).
+func (d *Device) LayerNorm(S, rows, n int, x, gamma, beta, out, xh, inv kernels.Tensor) error {
+	if err := d.launch(S, []kernels.Tensor{x, gamma, beta, out, xh, inv}, rows*n, n, n, rows*n, rows*n, rows); err != nil {
+		return err
+	}
+	for s := 0; s < S; s++ {
+		xs, g, b, o, h, iv := seed(x, s), seed(gamma, s)[:n], seed(beta, s)[:n], seed(out, s), seed(xh, s), seed(inv, s)
+		for r := 0; r < rows; r++ {
+			hr := h[r*n : r*n+n]
+			_, v := lnStats(xs[r*n:r*n+n], hr)
+			iv[r] = v
+			or := o[r*n : r*n+n]
+			for j := range hr {
+				hr[j] *= v
+				or[j] = float32(hr[j]*g[j]) + b[j]
+			}
+		}
+	}
+	return nil
+}
+
+// LayerNormGradX implements kernels.Device; its sums use sum4's order.
+func (d *Device) LayerNormGradX(S, rows, n int, gamma, dy, xh, inv, out kernels.Tensor) error {
+	if err := d.launch(S, []kernels.Tensor{gamma, dy, xh, inv, out}, n, rows*n, rows*n, rows, rows*n); err != nil {
+		return err
+	}
+	for s := 0; s < S; s++ {
+		lnGradX(seed(out, s)[:rows*n], seed(gamma, s)[:n], seed(dy, s), seed(xh, s), seed(inv, s), n)
+	}
+	return nil
+}
+
+func lnGradX(out, gm, dy, xh, inv []float32, d int) {
+	for r := 0; r < len(out)/d; r++ {
+		dr, hr, or := dy[r*d:r*d+d], xh[r*d:r*d+d], out[r*d:r*d+d]
+		// or holds g = dy*gamma until the last loop.
+		var m0, m1, m2, m3, x0, x1, x2, x3 float32
+		j := 0
+		for ; j+4 <= d; j += 4 {
+			g0, g1, g2, g3 := dr[j]*gm[j], dr[j+1]*gm[j+1], dr[j+2]*gm[j+2], dr[j+3]*gm[j+3]
+			or[j], or[j+1], or[j+2], or[j+3] = g0, g1, g2, g3
+			m0, m1, m2, m3 = m0+g0, m1+g1, m2+g2, m3+g3
+			x0, x1, x2, x3 = x0+float32(g0*hr[j]), x1+float32(g1*hr[j+1]), x2+float32(g2*hr[j+2]), x3+float32(g3*hr[j+3])
+		}
+		for ; j < d; j++ {
+			g := dr[j] * gm[j]
+			or[j] = g
+			m0 += g
+			x0 += float32(g * hr[j])
+		}
+		mg := ((m0 + m1) + (m2 + m3)) / float32(d)
+		mgx := ((x0 + x1) + (x2 + x3)) / float32(d)
+		iv := inv[r]
+		for j := range or {
+			or[j] = iv * (or[j] - mg - float32(hr[j]*mgx))
+		}
+	}
+}
+
+// GELU implements kernels.Device on simd.GELU (docs/model.md).
+func (d *Device) GELU(S, n int, x, out, deriv kernels.Tensor) error {
+	if err := d.launch(S, []kernels.Tensor{x, out, deriv}, n, n, n); err != nil {
+		return err
+	}
+	gelu(S, n, x, out, deriv)
+	return nil
+}
+
+func gelu(S, n int, x, out, deriv kernels.Tensor) {
+	for s := 0; s < S; s++ {
+		simd.GELU(seed(x, s)[:n], seed(out, s), seed(deriv, s))
+	}
+}
+
+// Mul implements kernels.Device.
+func (d *Device) Mul(S, n int, a, b, out kernels.Tensor) error {
+	if err := d.launch(S, []kernels.Tensor{a, b, out}, n, n, n); err != nil {
+		return err
+	}
+	for s := 0; s < S; s++ {
+		simd.Mul(seed(out, s)[:n], seed(a, s), seed(b, s))
+	}
+	return nil
+}
+
+// Add implements kernels.Device.
+func (d *Device) Add(S, n int, a, b, out kernels.Tensor) error {
+	if err := d.launch(S, []kernels.Tensor{a, b, out}, n, n, n); err != nil {
+		return err
+	}
+	add(S, n, a, b, out)
+	return nil
+}
+
+func add(S, n int, a, b, out kernels.Tensor) {
+	for s := 0; s < S; s++ {
+		o, as, bs := seed(out, s)[:n], seed(a, s)[:n], seed(b, s)[:n]
+		for j := range o {
+			o[j] = as[j] + bs[j]
+		}
+	}
+}
+
+// ColScale implements kernels.Device.
+func (d *Device) ColScale(S, rows, n int, x, g, out kernels.Tensor) error {
+	if err := d.launch(S, []kernels.Tensor{x, g, out}, rows*n, n, rows*n); err != nil {
+		return err
+	}
+	for s := 0; s < S; s++ {
+		xs, gs, o := seed(x, s), seed(g, s)[:n], seed(out, s)[:rows*n]
+		for r := 0; r < len(o); r += n {
+			xr, or := xs[r:r+n], o[r:r+n]
+			for j, v := range gs {
+				or[j] = xr[j] * v
+			}
+		}
+	}
+	return nil
+}
+
+// id reads a whole number stored as a float and checks it against n.
+func id(v float32, n int) (int, error) {
+	i := int(v)
+	if float32(i) != v || i < 0 || i >= n {
+		return 0, fmt.Errorf("cpu: index %v out of range 0..%d", v, n-1)
+	}
+	return i, nil
+}
+
+// Embed implements kernels.Device. A copied row equals the one-hot
+// product it replaces: that product adds exact zeros to one 1*w term.
+func (d *Device) Embed(S, rows, n int, ids, table, out kernels.Tensor) error {
+	if err := d.launch(S, []kernels.Tensor{ids, table, out}, rows, n, rows*n); err != nil {
+		return err
+	}
+	for s := 0; s < S; s++ {
+		is, tb, o := seed(ids, s), seed(table, s), seed(out, s)
+		vocab := len(tb) / n
+		for r := 0; r < rows; r++ {
+			v, err := id(is[r], vocab)
+			if err != nil {
+				return err
+			}
+			copy(o[r*n:r*n+n], tb[v*n:v*n+n])
+		}
+	}
+	return nil
+}
+
+// EmbedGrad implements kernels.Device: the rows are added in order, as
+// the one-hot product's transpose adds them.
+func (d *Device) EmbedGrad(S, rows, n, vocab int, ids, dy, out kernels.Tensor) error {
+	if err := d.launch(S, []kernels.Tensor{ids, dy, out}, rows, rows*n, vocab*n); err != nil {
+		return err
+	}
+	for s := 0; s < S; s++ {
+		is, g, o := seed(ids, s), seed(dy, s), seed(out, s)[:vocab*n]
+		clear(o)
+		for r := 0; r < rows; r++ {
+			v, err := id(is[r], vocab)
+			if err != nil {
+				return err
+			}
+			or, gr := o[v*n:v*n+n], g[r*n:r*n+n]
+			for j := range or {
+				or[j] += gr[j]
+			}
+		}
+	}
+	return nil
+}
+
+// eachSeed runs an attention kernel over S seeds: once over all S*B
+// sequences when every tensor is dense, else seed by seed. Either way
+// each sequence is computed alone, so the bits are the same.
+func (d *Device) eachSeed(S int, s kernels.Shape, ts []kernels.Tensor, want []int, f func(s kernels.Shape, x [][]float32) error) error {
+	if err := d.launch(S, ts, want...); err != nil {
+		return err
+	}
+	sc := temps.Get().(*temp)
+	defer temps.Put(sc)
+	x := append(sc.x[:0], make([][]float32, len(ts))...)
+	sc.x = x
+	dense := true
+	for i, t := range ts {
+		dense = dense && t.Contiguous() && t.Len == want[i]
+	}
+	if dense {
+		for i, t := range ts {
+			x[i] = all(t, S)
+		}
+		s.B *= S
+		return f(s, x)
+	}
+	for k := 0; k < S; k++ {
+		for i, t := range ts {
+			x[i] = seed(t, k)[:want[i]]
+		}
+		if err := f(s, x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Probs implements kernels.Device.
+func (d *Device) Probs(S int, s kernels.Shape, q, k, p kernels.Tensor) error {
+	return d.eachSeed(S, s, []kernels.Tensor{q, k, p}, []int{s.QKVLen(), s.QKVLen(), s.ProbsLen()},
+		func(s kernels.Shape, x [][]float32) error { return attn{}.Probs(s, x[0], x[1], x[2]) })
+}
+
+// Mix implements kernels.Device.
+func (d *Device) Mix(S int, s kernels.Shape, p, v, o kernels.Tensor) error {
+	return d.eachSeed(S, s, []kernels.Tensor{p, v, o}, []int{s.ProbsLen(), s.QKVLen(), s.QKVLen()},
+		func(s kernels.Shape, x [][]float32) error { return attn{}.Mix(s, x[0], x[1], x[2]) })
+}
+
+// MixGradP implements kernels.Device.
+func (d *Device) MixGradP(S int, s kernels.Shape, dO, v, dP kernels.Tensor) error {
+	return d.eachSeed(S, s, []kernels.Tensor{dO, v, dP}, []int{s.QKVLen(), s.QKVLen(), s.ProbsLen()},
+		func(s kernels.Shape, x [][]float32) error { return attn{}.MixGradP(s, x[0], x[1], x[2]) })
+}
+
+// MixGradV implements kernels.Device.
+func (d *Device) MixGradV(S int, s kernels.Shape, p, dO, dV kernels.Tensor) error {
+	return d.eachSeed(S, s, []kernels.Tensor{p, dO, dV}, []int{s.ProbsLen(), s.QKVLen(), s.QKVLen()},
+		func(s kernels.Shape, x [][]float32) error { return attn{}.MixGradV(s, x[0], x[1], x[2]) })
+}
+
+// ProbsGradQ implements kernels.Device.
+func (d *Device) ProbsGradQ(S int, s kernels.Shape, p, dP, k, dQ kernels.Tensor) error {
+	return d.eachSeed(S, s, []kernels.Tensor{p, dP, k, dQ}, []int{s.ProbsLen(), s.ProbsLen(), s.QKVLen(), s.QKVLen()},
+		func(s kernels.Shape, x [][]float32) error { return attn{}.ProbsGradQ(s, x[0], x[1], x[2], x[3]) })
+}
+
+// ProbsGradK implements kernels.Device.
+func (d *Device) ProbsGradK(S int, s kernels.Shape, p, dP, q, dK kernels.Tensor) error {
+	return d.eachSeed(S, s, []kernels.Tensor{p, dP, q, dK}, []int{s.ProbsLen(), s.ProbsLen(), s.QKVLen(), s.QKVLen()},
+		func(s kernels.Shape, x [][]float32) error { return attn{}.ProbsGradK(s, x[0], x[1], x[2], x[3]) })
+}
+
+// answerWeight is 1/(answer rows) of one seed's targets, 0 when there are
+// none.
+func answerWeight(tg []float32) float32 {
+	answers := 0
+	for _, t := range tg {
+		if t >= 0 {
+			answers++
+		}
+	}
+	if answers == 0 {
+		return 0
+	}
+	return 1 / float32(answers)
+}
+
+// SoftmaxXent implements kernels.Device. The exponentials, their sum and
+// the loss are float64; the log-sum-exp and the probabilities float32.
+func (d *Device) SoftmaxXent(S, rows, v int, logits, targets, probs, loss kernels.Tensor) error {
+	if err := d.launch(S, []kernels.Tensor{logits, targets, probs, loss}, rows*v, rows, rows*v, 1); err != nil {
+		return err
+	}
+	sc := temps.Get().(*temp)
+	defer temps.Put(sc)
+	if cap(sc.es) < v {
+		sc.es = make([]float64, v)
+	}
+	es := sc.es[:v]
+	for s := 0; s < S; s++ {
+		lg, tg, pr := seed(logits, s), seed(targets, s)[:rows], seed(probs, s)
+		w := answerWeight(tg)
+		var l float64
+		for r, t := range tg {
+			if t < 0 {
+				continue
+			}
+			tr, err := id(t, v)
+			if err != nil {
+				return err
+			}
+			row := lg[r*v : r*v+v]
+			m := row[0]
+			for _, x := range row[1:] {
+				m = max(m, x)
+			}
+			var sum float64
+			for j, x := range row {
+				es[j] = math.Exp(float64(x - m))
+				sum += es[j]
+			}
+			lse := m + float32(math.Log(sum))
+			l -= float64(w) * float64(row[tr]-lse)
+			p := pr[r*v : r*v+v]
+			for j, e := range es {
+				p[j] = float32(e / sum)
+			}
+		}
+		seed(loss, s)[0] = float32(l)
+	}
+	return nil
+}
+
+// SoftmaxXentGrad implements kernels.Device.
+func (d *Device) SoftmaxXentGrad(S, rows, v int, targets, probs, up, out kernels.Tensor) error {
+	if err := d.launch(S, []kernels.Tensor{targets, probs, up, out}, rows, rows*v, 1, rows*v); err != nil {
+		return err
+	}
+	for s := 0; s < S; s++ {
+		tg, pr, o, u := seed(targets, s)[:rows], seed(probs, s), seed(out, s), seed(up, s)[0]
+		w := answerWeight(tg)
+		for r, t := range tg {
+			or := o[r*v : r*v+v]
+			if t < 0 {
+				clear(or)
+				continue
+			}
+			for j, p := range pr[r*v : r*v+v] {
+				or[j] = u * float32(p*w)
+			}
+			or[int(t)] = u * (float32(pr[r*v+int(t)]*w) - w)
+		}
+	}
+	return nil
+}
+
+// CountCorrect implements kernels.Device.
+func (d *Device) CountCorrect(S, rows, v int, logits, targets, out kernels.Tensor) error {
+	if err := d.launch(S, []kernels.Tensor{logits, targets, out}, rows*v, rows, 1); err != nil {
+		return err
+	}
+	for s := 0; s < S; s++ {
+		lg, tg := seed(logits, s), seed(targets, s)[:rows]
+		right := 0
+		for r, t := range tg {
+			if t < 0 {
+				continue
+			}
+			row := lg[r*v : r*v+v]
+			best := 0
+			for j, x := range row {
+				if x > row[best] {
+					best = j
+				}
+			}
+			if float32(best) == t {
+				right++
+			}
+		}
+		seed(out, s)[0] = float32(right)
+	}
+	return nil
+}
+
+// Adam implements kernels.Device: the arithmetic of Gorgonia's AdamSolver
+// (v0.9.18, float32, no regularisation or clipping), operation for
+// operation and rounding for rounding (docs/model.md). The explicit
+// float32 conversions stop the compiler fusing a multiply and an add.
+func (d *Device) Adam(S, n int, w, g, m, v, negLR, failed kernels.Tensor, c1, c2 float32) error {
+	if err := d.launch(S, []kernels.Tensor{w, g, m, v, negLR, failed}, n, n, n, n, 1, 1); err != nil {
+		return err
+	}
+	b1, b2 := float32(kernels.AdamBeta1), float32(kernels.AdamBeta2)
+	omb1, omb2 := float32(1)-b1, float32(1)-b2
+	eps := float32(kernels.AdamEps)
+	for s := 0; s < S; s++ {
+		if seed(failed, s)[0] != 0 {
+			continue
+		}
+		negEta := seed(negLR, s)[0]
+		ws, gs, ms, vs := seed(w, s)[:n], seed(g, s)[:n], seed(m, s)[:n], seed(v, s)[:n]
+		for j, gr := range gs {
+			mj := float32(gr*omb1) + float32(ms[j]*b1)
+			vj := float32(float32(gr*gr)*omb2) + float32(vs[j]*b2)
+			ms[j], vs[j] = mj, vj
+			den := float32(math.Sqrt(float64(float32(vj*c2)))) + eps
+			ws[j] += float32(float32(mj*c1)*negEta) / den
+		}
+	}
+	return nil
+}
+
+// MarkDiverged implements kernels.Device.
+func (d *Device) MarkDiverged(S int, loss, failed kernels.Tensor, step int) error {
+	if err := d.launch(S, []kernels.Tensor{loss, failed}, 1, 1); err != nil {
+		return err
+	}
+	for s := 0; s < S; s++ {
+		l, f := float64(seed(loss, s)[0]), seed(failed, s)
+		if f[0] == 0 && (math.IsNaN(l) || math.IsInf(l, 0)) {
+			f[0] = float32(step)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"headlab/inspect"
+	"headlab/sweep"
+)
+
+// lead is how far a head's winning pattern score is ahead of its second.
+func lead(h inspect.Head) float64 {
+	var s []float64
+	for _, v := range h.Scores {
+		s = append(s, v)
+	}
+	slices.Sort(s)
+	if len(s) < 2 {
+		return math.Inf(1)
+	}
+	return s[len(s)-1] - s[len(s)-2]
+}
+
+// confidentLabels lists, per layer, the labels of the heads whose winning
+// score leads by more than 0.05, sorted: heads within a layer are
+// interchangeable, so a layer is compared as a multiset.
+func confidentLabels(r sweep.Record) map[int][]string {
+	out := map[int][]string{}
+	for _, h := range r.Heads {
+		if lead(h) > 0.05 {
+			out[h.Layer] = append(out[h.Layer], h.Label)
+		}
+	}
+	for _, l := range out {
+		slices.Sort(l)
+	}
+	return out
+}
+
+// TestGLSweepAgreesWithCPU runs the same sweeps on both backends and
+// compares them as docs/model.md says whole runs compare: each seed's
+// held-out accuracy within 1 point for at least 90% of seeds, and each
+// layer the same multiset of confidently labelled heads.
+func TestGLSweepAgreesWithCPU(t *testing.T) {
+	needGL(t)
+	for _, task := range [][]string{{"--task", "induction"}, {"--task", "reverse", "--no-positions"}} {
+		t.Run(task[1], func(t *testing.T) {
+			dir := t.TempDir()
+			recs := map[string][]sweep.Record{}
+			for _, be := range []string{"cpu", "gl"} {
+				db := filepath.Join(dir, be+".db")
+				argv := append([]string{"sweep", "--backend", be, "--seeds", "1-8", "--steps", "300", "--db", db, "--quiet"}, task...)
+				if code, _, errs := headlab(t, argv...); code != 0 {
+					t.Fatalf("%s sweep: exit %d: %s", be, code, errs)
+				}
+				recs[be] = readRecords(t, db)
+			}
+			cpu, gl := recs["cpu"], recs["gl"]
+			if len(cpu) != 8 || len(gl) != 8 {
+				t.Fatalf("%d cpu and %d gl runs, want 8 each", len(cpu), len(gl))
+			}
+			near := 0
+			for i := range cpu {
+				c, g := cpu[i], gl[i]
+				if c.ID() != g.ID() || g.Backend != "gl" || g.Group != 8 || g.Renderer == "" || c.Backend != "cpu" {
+					t.Fatalf("row %d: %v on %s (group %d, renderer %q) against %v on %s", i, g.ID(), g.Backend, g.Group, g.Renderer, c.ID(), c.Backend)
+				}
+				if math.Abs(c.Accuracy-g.Accuracy) <= 0.01 {
+					near++
+				} else {
+					t.Logf("seed %d: accuracy %.4f on cpu, %.4f on gl", c.Config.Seed, c.Accuracy, g.Accuracy)
+				}
+				cl, gll := confidentLabels(c), confidentLabels(g)
+				for l := range max(len(cl), len(gll)) {
+					if !slices.Equal(cl[l], gll[l]) {
+						t.Errorf("seed %d layer %d: confident labels %v on cpu, %v on gl", c.Config.Seed, l, cl[l], gll[l])
+					}
+				}
+			}
+			if near*10 < 9*len(cpu) {
+				t.Errorf("%d of %d seeds within 1 point, want at least 90%%", near, len(cpu))
+			}
+		})
+	}
+}
+
+// TestGLGroupSizeChangesNothing: a seed's results on GL do not depend on
+// how many seeds share its group.
+func TestGLGroupSizeChangesNothing(t *testing.T) {
+	needGL(t)
+	dir := t.TempDir()
+	var recs [][]sweep.Record
+	for _, group := range []string{"1", "8"} {
+		db := filepath.Join(dir, group+".db")
+		if code, _, errs := headlab(t, args("--backend", "gl", "--group", group, "--seeds", "1-3", "--db", db)...); code != 0 {
+			t.Fatalf("--group %s: exit %d: %s", group, code, errs)
+		}
+		recs = append(recs, readRecords(t, db))
+	}
+	for i, r := range recs[1] {
+		if r.Group != 3 || recs[0][i].Group != 1 {
+			t.Errorf("seed %d: group sizes %d and %d stored, want 1 and 3", r.Config.Seed, recs[0][i].Group, r.Group)
+		}
+	}
+	sameRows(t, recs[0], recs[1])
+}
+
+// TestGLSweepKilledAndResumed kills a GL sweep with SIGKILL at random
+// moments: every stored group is whole, nothing is stored twice, and the
+// resumed sweep finishes.
+func TestGLSweepKilledAndResumed(t *testing.T) {
+	needGL(t)
+	db := filepath.Join(t.TempDir(), "s.db")
+	sweepArgs := args("--backend", "gl", "--group", "2", "--seeds", "1-6", "--db", db, "--steps", "60")
+	for kill := 0; kill < 2; kill++ {
+		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestSweepHelperProcess$", "--"}, sweepArgs...)...)
+		cmd.Env = append(os.Environ(), "HEADLAB_HELPER=1")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Kill -9 a random while after the next group lands.
+		start := 0
+		if st, err := sweep.OpenExisting(db); err == nil {
+			start, _ = st.Count()
+			st.Close()
+		}
+		for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if st, err := sweep.OpenExisting(db); err == nil {
+				n, _ := st.Count()
+				st.Close()
+				if n > start {
+					break
+				}
+			}
+		}
+		time.Sleep(time.Duration(time.Now().UnixNano()%300) * time.Millisecond)
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		recs := readRecords(t, db) // also runs the integrity check
+		if len(recs)%2 != 0 || len(recs) == 0 {
+			t.Fatalf("kill %d: %d runs stored, want whole groups of 2", kill, len(recs))
+		}
+	}
+	if code, _, errs := headlab(t, sweepArgs...); code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errs)
+	}
+	recs := readRecords(t, db)
+	seen := map[uint64]int{}
+	for _, r := range recs {
+		seen[r.Config.Seed]++
+		if r.Status != sweep.StatusOK || r.Backend != "gl" {
+			t.Errorf("seed %d: %s %s on %s", r.Config.Seed, r.Status, r.Error, r.Backend)
+		}
+	}
+	if len(recs) != 6 || len(seen) != 6 {
+		t.Fatalf("%d rows for %d seeds after resuming, want 6 once each: %v", len(recs), len(seen), seen)
+	}
+}
+
+// TestGLBadInput: flags a GL sweep cannot honour exit 2 with one line,
+// before any database is made.
+func TestGLBadInput(t *testing.T) {
+	needGL(t)
+	dir := t.TempDir()
+	for name, argv := range map[string][]string{
+		"group 0":        args("--backend", "gl", "--group", "0", "--db", filepath.Join(dir, "a.db")),
+		"negative group": args("--backend", "gl", "--group", "-3", "--db", filepath.Join(dir, "b.db")),
+		"group too big":  args("--backend", "gl", "--group", "100000", "--db", filepath.Join(dir, "c.db")),
+		"train group 0":  {"train", "--seeds", "1-2", "--group", "0"},
+		"seeds and save": {"train", "--seeds", "1-2", "--save", filepath.Join(dir, "m")},
+	} {
+		code, _, errs := headlab(t, argv...)
+		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and one line", name, code, errs)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Errorf("refused sweeps left %v", left)
+	}
+}
+
+// TestGLNeedsAContext: with no display and no usable EGL, --backend gl
+// says why in one line and exits 2.
+func TestGLNeedsAContext(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSweepHelperProcess$", "--", "train", "--backend", "gl", "--steps", "1")
+	cmd.Env = append(os.Environ(), "HEADLAB_HELPER=1", "DISPLAY=", "HEADLAB_GL_CONTEXT=egl-device", "HEADLAB_EGL_DEVICE=99")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || strings.Count(strings.TrimSpace(string(out)), "\n") != 0 {
+		t.Fatalf("exit %v, output %q; want 2 and one line", err, out)
+	}
+}

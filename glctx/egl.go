@@ -1,0 +1,493 @@
+package glctx
+
+// The EGL shim: headless contexts through EGL_EXT_platform_device or
+// EGL_MESA_platform_surfaceless, no X server involved. Handles cross into Go
+// as uintptr so that Go never holds driver pointers as unsafe.Pointer.
+
+/*
+#cgo pkg-config: egl
+#include <stdint.h>
+#include <stdlib.h>
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+
+#ifndef EGL_PLATFORM_SURFACELESS_MESA
+#define EGL_PLATFORM_SURFACELESS_MESA 0x31DD
+#endif
+#ifndef EGL_CONTEXT_OPENGL_DEBUG
+#define EGL_CONTEXT_OPENGL_DEBUG 0x31B0
+#endif
+
+static EGLint hl_error(void) { return eglGetError(); }
+
+static const char *hl_query_string(uintptr_t dpy, EGLint name) {
+	return eglQueryString((EGLDisplay)dpy, name);
+}
+
+// hl_query_devices stores up to max device handles; -1 when the driver has
+// no eglQueryDevicesEXT, 0 on failure (see eglGetError), 1 on success.
+static int hl_query_devices(uintptr_t *devs, EGLint max, EGLint *n) {
+	PFNEGLQUERYDEVICESEXTPROC q = (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+	if (!q) return -1;
+	EGLDeviceEXT d[32];
+	if (max > 32) max = 32;
+	EGLint got = 0;
+	if (!q(max, d, &got)) return 0;
+	for (EGLint i = 0; i < got; i++) devs[i] = (uintptr_t)d[i];
+	*n = got;
+	return 1;
+}
+
+static const char *hl_device_string(uintptr_t dev, EGLint name) {
+	PFNEGLQUERYDEVICESTRINGEXTPROC q = (PFNEGLQUERYDEVICESTRINGEXTPROC)eglGetProcAddress("eglQueryDeviceStringEXT");
+	if (!q) return NULL;
+	return q((EGLDeviceEXT)dev, name);
+}
+
+// hl_platform_display returns 0 and sets *missing when the driver has no
+// eglGetPlatformDisplayEXT.
+static uintptr_t hl_platform_display(EGLenum platform, uintptr_t native, int *missing) {
+	PFNEGLGETPLATFORMDISPLAYEXTPROC g = (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+	*missing = g == NULL;
+	if (!g) return 0;
+	return (uintptr_t)g(platform, (void *)native, NULL);
+}
+
+static int hl_initialize(uintptr_t dpy, EGLint *major, EGLint *minor) {
+	return eglInitialize((EGLDisplay)dpy, major, minor);
+}
+static int hl_terminate(uintptr_t dpy) { return eglTerminate((EGLDisplay)dpy); }
+static int hl_bind_api(void) { return eglBindAPI(EGL_OPENGL_API); }
+
+// hl_choose_config picks a config that renders desktop OpenGL into a pbuffer.
+static uintptr_t hl_choose_config(uintptr_t dpy, EGLint *n) {
+	const EGLint attribs[] = {
+		EGL_SURFACE_TYPE, EGL_PBUFFER_BIT,
+		EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
+		EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8,
+		EGL_NONE,
+	};
+	EGLConfig cfg = NULL;
+	*n = 0;
+	if (!eglChooseConfig((EGLDisplay)dpy, attribs, &cfg, 1, n) || *n < 1) return 0;
+	return (uintptr_t)cfg;
+}
+
+static uintptr_t hl_create_context(uintptr_t dpy, uintptr_t cfg, const EGLint *attribs) {
+	return (uintptr_t)eglCreateContext((EGLDisplay)dpy, (EGLConfig)cfg, EGL_NO_CONTEXT, attribs);
+}
+
+static uintptr_t hl_create_pbuffer(uintptr_t dpy, uintptr_t cfg) {
+	const EGLint attribs[] = {EGL_WIDTH, 1, EGL_HEIGHT, 1, EGL_NONE};
+	return (uintptr_t)eglCreatePbufferSurface((EGLDisplay)dpy, (EGLConfig)cfg, attribs);
+}
+
+static int hl_make_current(uintptr_t dpy, uintptr_t surf, uintptr_t ctx) {
+	return eglMakeCurrent((EGLDisplay)dpy, (EGLSurface)surf, (EGLSurface)surf, (EGLContext)ctx);
+}
+static int hl_destroy_context(uintptr_t dpy, uintptr_t ctx) {
+	return eglDestroyContext((EGLDisplay)dpy, (EGLContext)ctx);
+}
+static int hl_destroy_surface(uintptr_t dpy, uintptr_t surf) {
+	return eglDestroySurface((EGLDisplay)dpy, (EGLSurface)surf);
+}
+static int hl_release_thread(void) { return eglReleaseThread(); }
+static void *hl_proc_addr(const char *name) { return (void *)eglGetProcAddress(name); }
+
+// The KHR_debug callback hands messages to Go (debug.go).
+extern void hlDebugMessage(unsigned int, unsigned int, unsigned int, int, char *);
+static void hl_debug_cb(unsigned int source, unsigned int type, unsigned int id,
+		unsigned int severity, int length, const char *message, const void *user) {
+	(void)source;
+	(void)user;
+	hlDebugMessage(type, severity, id, length, (char *)message);
+}
+typedef void (*hl_debugproc)(unsigned int, unsigned int, unsigned int, unsigned int, int, const char *, const void *);
+typedef void (*hl_dmc)(hl_debugproc, const void *);
+void hl_set_debug_callback(void *dmc) { ((hl_dmc)dmc)(hl_debug_cb, NULL); }
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// eglForceConfig makes contexts with a chosen config and a 1x1 pbuffer, the
+// path for drivers without EGL_KHR_no_config_context or
+// EGL_KHR_surfaceless_context; the test sets it to exercise that path.
+var eglForceConfig bool
+
+// eglState is one EGL context, current on its GL thread.
+type eglState struct {
+	dpy, ctx, surf C.uintptr_t
+}
+
+// eglRefs counts the Threads using each initialised EGLDisplay: a display
+// is one per device, shared by every context on it, and eglTerminate would
+// pull it from under the others.
+var (
+	eglMu   sync.Mutex
+	eglRefs = map[C.uintptr_t]int{}
+)
+
+// eglErrNames names EGL error codes.
+var eglErrNames = map[C.EGLint]string{
+	0x3001: "EGL_NOT_INITIALIZED", 0x3002: "EGL_BAD_ACCESS", 0x3003: "EGL_BAD_ALLOC",
+	0x3004: "EGL_BAD_ATTRIBUTE", 0x3005: "EGL_BAD_CONFIG", 0x3006: "EGL_BAD_CONTEXT",
+	0x3007: "EGL_BAD_CURRENT_SURFACE", 0x3008: "EGL_BAD_DISPLAY", 0x3009: "EGL_BAD_MATCH",
+	0x300A: "EGL_BAD_NATIVE_PIXMAP", 0x300B: "EGL_BAD_NATIVE_WINDOW", 0x300C: "EGL_BAD_PARAMETER",
+	0x300D: "EGL_BAD_SURFACE", 0x300E: "EGL_CONTEXT_LOST", 0x322B: "EGL_BAD_DEVICE_EXT",
+}
+
+// eglErr describes the failure of an EGL call from the thread's error code.
+func eglErr(call string) error {
+	code := C.hl_error()
+	name, ok := eglErrNames[code]
+	if !ok {
+		name = fmt.Sprintf("EGL error 0x%x", int(code))
+	}
+	return fmt.Errorf("%s failed: %s", call, name)
+}
+
+func goStr(s *C.char) string {
+	if s == nil {
+		return ""
+	}
+	return C.GoString(s)
+}
+
+// hasWord reports whether the space-separated list holds w.
+func hasWord(list, w string) bool {
+	for f := range strings.FieldsSeq(list) {
+		if f == w {
+			return true
+		}
+	}
+	return false
+}
+
+// errNoDriver marks failures where EGL found no usable display at all, the
+// case where glvnd has no vendor library: the error then says how to point
+// it at one.
+var errNoDriver = errors.New("no EGL driver")
+
+// errNoFallback marks failures of an explicit choice (HEADLAB_EGL_DEVICE):
+// quietly trying another platform could land on a software renderer.
+var errNoFallback = errors.New("no fallback")
+
+// noFallback wraps an error as errNoFallback.
+type noFallback struct{ error }
+
+func (e noFallback) Unwrap() []error { return []error{e.error, errNoFallback} }
+
+// openEGL makes an EGL context of kind current on the calling thread.
+func openEGL(kind string, o Options) (*eglState, error) {
+	client := goStr(C.hl_query_string(0, C.EGL_EXTENSIONS))
+	var st *eglState
+	var err error
+	if kind == kindDevice {
+		st, err = openDevice(client, o)
+	} else {
+		st, err = openSurfaceless(client, o)
+	}
+	return st, err
+}
+
+// noDriver wraps err as a failure to find any working EGL display.
+func noDriver(err error) error { return fmt.Errorf("%w: %v", errNoDriver, err) }
+
+// openDevice uses EGL_EXT_platform_device: the NVIDIA (CUDA) device when
+// there is one, else the first that works; HEADLAB_EGL_DEVICE picks one.
+func openDevice(client string, o Options) (st *eglState, err error) {
+	for _, ext := range []string{"EGL_EXT_platform_device", "EGL_EXT_platform_base"} {
+		if !hasWord(client, ext) {
+			return nil, noDriver(fmt.Errorf("EGL lacks %s", ext))
+		}
+	}
+	var handles [32]C.uintptr_t
+	var n C.EGLint
+	switch C.hl_query_devices(&handles[0], C.EGLint(len(handles)), &n) {
+	case -1:
+		return nil, noDriver(errors.New("EGL lacks eglQueryDevicesEXT"))
+	case 0:
+		return nil, noDriver(eglErr("eglQueryDevicesEXT"))
+	}
+	if n == 0 {
+		return nil, noDriver(errors.New("EGL lists no devices"))
+	}
+	devs := handles[:n]
+	descs := make([]string, len(devs))
+	var cuda, rest []int
+	for i, d := range devs {
+		exts := goStr(C.hl_device_string(d, C.EGL_EXTENSIONS))
+		descs[i] = describeDevice(d, exts)
+		if hasWord(exts, "EGL_NV_device_cuda") {
+			cuda = append(cuda, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	order := append(cuda, rest...)
+	if s := os.Getenv("HEADLAB_EGL_DEVICE"); s != "" {
+		i, perr := strconv.Atoi(s)
+		if perr != nil || i < 0 || i >= len(devs) {
+			return nil, noFallback{fmt.Errorf("HEADLAB_EGL_DEVICE=%s: want an index below %d (devices: %s)", s, len(devs), listDevices(descs))}
+		}
+		order = []int{i}
+		defer func() {
+			if err != nil {
+				err = noFallback{err}
+			}
+		}()
+	}
+	var errs []string
+	initialised := false
+	for _, i := range order {
+		var missing C.int
+		dpy := C.hl_platform_display(C.EGL_PLATFORM_DEVICE_EXT, devs[i], &missing)
+		if missing != 0 {
+			return nil, noDriver(errors.New("EGL lacks eglGetPlatformDisplayEXT"))
+		}
+		if dpy == 0 {
+			err = eglErr("eglGetPlatformDisplayEXT")
+		} else {
+			var inited bool
+			st, inited, err = openOn(dpy, o)
+			initialised = initialised || inited
+		}
+		if err == nil {
+			return st, nil
+		}
+		errs = append(errs, fmt.Sprintf("device %d (%s): %v", i, descs[i], err))
+	}
+	err = errors.New(strings.Join(errs, "; "))
+	if !initialised {
+		err = noDriver(err)
+	}
+	return nil, err
+}
+
+// describeDevice names a device for error messages.
+func describeDevice(d C.uintptr_t, exts string) string {
+	switch {
+	case hasWord(exts, "EGL_NV_device_cuda"):
+		return "NVIDIA CUDA"
+	case hasWord(exts, "EGL_EXT_device_drm"):
+		if f := goStr(C.hl_device_string(d, C.EGL_DRM_DEVICE_FILE_EXT)); f != "" {
+			return f
+		}
+		return "DRM"
+	case hasWord(exts, "EGL_MESA_device_software"):
+		return "Mesa software"
+	}
+	return "unknown"
+}
+
+func listDevices(descs []string) string {
+	s := make([]string, len(descs))
+	for i, d := range descs {
+		s[i] = fmt.Sprintf("%d %s", i, d)
+	}
+	return strings.Join(s, ", ")
+}
+
+// openSurfaceless uses Mesa's surfaceless platform (EGL_DEFAULT_DISPLAY).
+func openSurfaceless(client string, o Options) (*eglState, error) {
+	if !hasWord(client, "EGL_MESA_platform_surfaceless") {
+		return nil, noDriver(errors.New("EGL lacks EGL_MESA_platform_surfaceless"))
+	}
+	var missing C.int
+	dpy := C.hl_platform_display(C.EGL_PLATFORM_SURFACELESS_MESA, 0, &missing)
+	if missing != 0 {
+		return nil, noDriver(errors.New("EGL lacks eglGetPlatformDisplayEXT"))
+	}
+	if dpy == 0 {
+		return nil, noDriver(eglErr("eglGetPlatformDisplayEXT"))
+	}
+	st, inited, err := openOn(dpy, o)
+	if err != nil && !inited {
+		err = noDriver(err)
+	}
+	return st, err
+}
+
+// openOn initialises dpy and makes a core context current on it. inited
+// reports whether eglInitialize got that far.
+func openOn(dpy C.uintptr_t, o Options) (st *eglState, inited bool, err error) {
+	var eglMajor, eglMinor C.EGLint
+	eglMu.Lock()
+	if eglRefs[dpy] == 0 && C.hl_initialize(dpy, &eglMajor, &eglMinor) == 0 {
+		eglMu.Unlock()
+		return nil, false, eglErr("eglInitialize")
+	}
+	eglRefs[dpy]++
+	eglMu.Unlock()
+	defer func() {
+		if err != nil {
+			unrefDisplay(dpy)
+		}
+	}()
+	// Parsed rather than taken from eglInitialize: another Thread may have
+	// initialised the display.
+	if _, err := fmt.Sscanf(goStr(C.hl_query_string(dpy, C.EGL_VERSION)), "%d.%d", &eglMajor, &eglMinor); err != nil {
+		eglMajor, eglMinor = 1, 4
+	}
+	exts := goStr(C.hl_query_string(dpy, C.EGL_EXTENSIONS))
+	if apis := goStr(C.hl_query_string(dpy, C.EGL_CLIENT_APIS)); !hasWord(apis, "OpenGL") {
+		return nil, true, fmt.Errorf("EGL display offers no desktop OpenGL (client APIs %q)", apis)
+	}
+	if C.hl_bind_api() == 0 {
+		return nil, true, eglErr("eglBindAPI(EGL_OPENGL_API)")
+	}
+	createCtx := hasWord(exts, "EGL_KHR_create_context")
+	if !createCtx && (eglMajor < 1 || eglMajor == 1 && eglMinor < 5) {
+		return nil, true, fmt.Errorf("EGL %d.%d without EGL_KHR_create_context cannot ask for a core context", eglMajor, eglMinor)
+	}
+	surfaceless := hasWord(exts, "EGL_KHR_surfaceless_context") && !eglForceConfig
+	var cfg C.uintptr_t // EGL_NO_CONFIG_KHR
+	if !surfaceless || !hasWord(exts, "EGL_KHR_no_config_context") || eglForceConfig {
+		var n C.EGLint
+		if cfg = C.hl_choose_config(dpy, &n); cfg == 0 {
+			return nil, true, fmt.Errorf("no pbuffer config for desktop OpenGL (%v)", eglErr("eglChooseConfig"))
+		}
+	}
+	attrs := []C.EGLint{
+		C.EGL_CONTEXT_MAJOR_VERSION, C.EGLint(o.Major),
+		C.EGL_CONTEXT_MINOR_VERSION, C.EGLint(o.Minor),
+		C.EGL_CONTEXT_OPENGL_PROFILE_MASK, C.EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+	}
+	if o.Debug {
+		if createCtx {
+			attrs = append(attrs, C.EGL_CONTEXT_FLAGS_KHR, C.EGL_CONTEXT_OPENGL_DEBUG_BIT_KHR)
+		} else {
+			attrs = append(attrs, C.EGL_CONTEXT_OPENGL_DEBUG, C.EGL_TRUE)
+		}
+	}
+	attrs = append(attrs, C.EGL_NONE)
+	st = &eglState{dpy: dpy}
+	if st.ctx = C.hl_create_context(dpy, cfg, &attrs[0]); st.ctx == 0 {
+		err := eglErr("eglCreateContext")
+		// A refused version is the common cause: say what the driver has.
+		if gives, ok := probeEGL(dpy, cfg, surfaceless); ok && !gives.atLeast(o.Major, o.Minor) {
+			return nil, true, versionError(o.Major, o.Minor, gives.String())
+		}
+		return nil, true, err
+	}
+	if !surfaceless {
+		if st.surf = C.hl_create_pbuffer(dpy, cfg); st.surf == 0 {
+			err := eglErr("eglCreatePbufferSurface")
+			_ = st.destroy()
+			return nil, true, err
+		}
+	}
+	if C.hl_make_current(dpy, st.surf, st.ctx) == 0 {
+		err := eglErr("eglMakeCurrent")
+		_ = st.destroy()
+		return nil, true, err
+	}
+	return st, true, nil
+}
+
+// probeEGL reports the version of the best core (else any) context dpy
+// gives, for the error when the version asked for was refused; ok is false
+// when it gives none at all.
+func probeEGL(dpy, cfg C.uintptr_t, surfaceless bool) (v glVersion, ok bool) {
+	for _, attrs := range [][]C.EGLint{
+		{C.EGL_CONTEXT_MAJOR_VERSION, 3, C.EGL_CONTEXT_MINOR_VERSION, 2,
+			C.EGL_CONTEXT_OPENGL_PROFILE_MASK, C.EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, C.EGL_NONE},
+		{C.EGL_NONE},
+	} {
+		st := &eglState{dpy: dpy}
+		if st.ctx = C.hl_create_context(dpy, cfg, &attrs[0]); st.ctx == 0 {
+			continue
+		}
+		if !surfaceless {
+			st.surf = C.hl_create_pbuffer(dpy, cfg)
+		}
+		if C.hl_make_current(dpy, st.surf, st.ctx) != 0 {
+			v, ok = currentVersion(eglProcAddr)
+		}
+		_ = st.destroy()
+		if ok {
+			return v, true
+		}
+	}
+	return v, false
+}
+
+// destroy unbinds and frees the context and surface, leaving the display.
+func (st *eglState) destroy() error {
+	var err error
+	if C.hl_make_current(st.dpy, 0, 0) == 0 {
+		err = eglErr("eglMakeCurrent(EGL_NO_CONTEXT)")
+	}
+	if st.ctx != 0 && C.hl_destroy_context(st.dpy, st.ctx) == 0 && err == nil {
+		err = eglErr("eglDestroyContext")
+	}
+	if st.surf != 0 && C.hl_destroy_surface(st.dpy, st.surf) == 0 && err == nil {
+		err = eglErr("eglDestroySurface")
+	}
+	st.ctx, st.surf = 0, 0
+	return err
+}
+
+// release frees the context and drops this context's hold on the display.
+func (st *eglState) release() error {
+	err := st.destroy()
+	if e := unrefDisplay(st.dpy); err == nil {
+		err = e
+	}
+	if err != nil {
+		return fmt.Errorf("glctx: freeing the EGL context: %v", err)
+	}
+	return nil
+}
+
+// unrefDisplay terminates dpy when its last user lets go.
+func unrefDisplay(dpy C.uintptr_t) error {
+	eglMu.Lock()
+	defer eglMu.Unlock()
+	eglRefs[dpy]--
+	if eglRefs[dpy] > 0 {
+		return nil
+	}
+	delete(eglRefs, dpy)
+	if C.hl_terminate(dpy) == 0 {
+		return eglErr("eglTerminate")
+	}
+	return nil
+}
+
+// eglProcAddr looks a GL or EGL function up through eglGetProcAddress.
+func eglProcAddr(name string) unsafe.Pointer {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	return C.hl_proc_addr(cs)
+}
+
+// eglReleaseThread frees EGL's per-thread state before the thread ends.
+func eglReleaseThread() { C.hl_release_thread() }
+
+// vendorHint says how to point glvnd at a vendor library, with the vendor
+// files found here, for when EGL found no driver (NVIDIA servers sometimes).
+func vendorHint() string {
+	if v := os.Getenv("__EGL_VENDOR_LIBRARY_FILENAMES"); v != "" {
+		return fmt.Sprintf("__EGL_VENDOR_LIBRARY_FILENAMES=%s is set; is that vendor library installed?", v)
+	}
+	var found []string
+	for _, dir := range []string{"/etc/glvnd/egl_vendor.d", "/usr/share/glvnd/egl_vendor.d", "/usr/local/share/glvnd/egl_vendor.d"} {
+		m, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		found = append(found, m...)
+	}
+	if len(found) == 0 {
+		return "no glvnd EGL vendor file found: install the driver's EGL library (libegl-mesa0, or NVIDIA's) and set __EGL_VENDOR_LIBRARY_FILENAMES to its JSON"
+	}
+	return "point __EGL_VENDOR_LIBRARY_FILENAMES at the vendor's JSON (found: " + strings.Join(found, ", ") + ")"
+}
