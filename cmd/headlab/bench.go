@@ -183,8 +183,8 @@ func benchCmd(e *env) *cobra.Command {
 Every measurement warms up (one to three steps) and then times --steps
 steps, or with --steps 0 (the default) as many as take about --step-time,
 at least one. On Mesa's llvmpipe (no GPU; 2 vCPUs) a GL seed-step costs
-135-350 ms, so --max-step skips GL's S = 64 or 256 and above there, and
-the default command takes one to two minutes; on a GPU the whole curve is
+about 40-50 ms, so --max-step skips GL's S = 256 and above there, and the
+default command takes about a minute; on a GPU the whole curve is
 measured. Under llvmpipe GL is expected to be slower than the CPU.
 
 With --vs-pytorch it instead measures headlab's CPU training against the

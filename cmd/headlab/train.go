@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"headlab/analysis"
+	"headlab/backend/cpu"
 	"headlab/inspect"
 	"headlab/sweep"
 	"headlab/train"
@@ -239,36 +242,62 @@ func trainMany(e *env, c train.Config, f sweepFlags, every int, quiet, asJSON bo
 	if err != nil {
 		return err
 	}
-	if !f.groupGiven && dev.Name() == "cpu" {
-		// One goroutine steps a group on the CPU: one group is as fast as any.
-		run.group = min(len(pairs), train.MaxGroup)
+	// On the CPU a group computes on one goroutine: one group per core,
+	// all at once. On GL one device runs the groups one after another.
+	par := 1
+	if dev.Name() == "cpu" {
+		par = min(runtime.NumCPU(), len(pairs))
+		if !f.groupGiven {
+			run.group = min((len(pairs)+par-1)/par, train.MaxGroup)
+		}
 	}
-	pl := platform(dev)
-	var recs []sweep.Record
+	groups := sweep.Groups(pairs, run.group)
+	outs := make([][]*sweep.Outcome, len(groups))
+	errs := make([]error, len(groups))
 	start := time.Now()
-	done := 0
-	for _, g := range sweep.Groups(pairs, run.group) {
-		h := sweep.GroupHooks{}
-		if !quiet {
-			h.Every = every
-			h.Progress = func(step, steps int, losses []float64) {
-				mean := 0.0
-				for _, l := range losses {
-					mean += l / float64(len(losses))
-				}
-				rate := float64(done*c.Steps+step*len(losses)) / time.Since(start).Seconds()
-				fmt.Fprintf(e.stderr, "seeds %d-%d of %d: step %5d/%d  mean loss %.4f  %.0f seed-steps/s\n",
-					done+1, done+len(losses), len(pairs), step, steps, mean, rate)
+	var mu sync.Mutex // one progress line at a time
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(par, len(groups)) {
+		wg.Go(func() {
+			pl := platform(dev)
+			if par > 1 {
+				pl = platform(cpu.New())
 			}
+			for i := range next {
+				g := groups[i]
+				h := sweep.GroupHooks{}
+				if !quiet {
+					h.Every = every
+					h.Progress = func(step, steps int, losses []float64) {
+						mean := 0.0
+						for _, l := range losses {
+							mean += l / float64(len(losses))
+						}
+						mu.Lock()
+						defer mu.Unlock()
+						fmt.Fprintf(e.stderr, "seeds %d-%d of %d: step %5d/%d  mean loss %.4f  %.0f seed-steps/s in this group\n",
+							g[0].Index+1, g[len(g)-1].Index+1, len(pairs), step, steps, mean,
+							float64(step*len(losses))/time.Since(start).Seconds())
+					}
+				}
+				outs[i], errs[i] = sweep.RunGroup(g, pl, h)
+			}
+		})
+	}
+	for i := range groups {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var recs []sweep.Record
+	for i := range groups {
+		if errs[i] != nil {
+			return errs[i]
 		}
-		outs, err := sweep.RunGroup(g, pl, h)
-		if err != nil {
-			return err
-		}
-		for _, o := range outs {
+		for _, o := range outs[i] {
 			recs = append(recs, o.Record)
 		}
-		done += len(g)
 	}
 	if asJSON {
 		return writeJSON(e.stdout, recs)
