@@ -15,12 +15,16 @@ type sweepReport struct {
 	Database string               `json:"database"`
 	Runs     int                  `json:"runs"`
 	Configs  []sweep.ConfigReport `json:"configs"`
+	// Against and Agreement: with --against, the other database and how
+	// the two agree as distributions over seeds.
+	Against   string            `json:"against,omitempty"`
+	Agreement []sweep.Agreement `json:"agreement,omitempty"`
 }
 
 func reportCmd(e *env) *cobra.Command {
 	var (
-		db, pngDir string
-		asJSON     bool
+		db, pngDir, against string
+		asJSON              bool
 	)
 	cmd := &cobra.Command{
 		Use:   "report --db FILE",
@@ -30,20 +34,29 @@ minimum, maximum and every seed's held-out accuracy; a histogram; whether the
 values split into two modes and how many seeds fall in each; the fraction of
 seeds that formed the induction circuit with a 95% Wilson interval; and each
 seed's single-head and joint ablations of the circuit's heads side by side.
-The rules are in docs/sweeps.md.`,
+The rules are in docs/sweeps.md.
+
+With --against OTHER, it also compares the two databases' runs of the same
+pairs (made on two backends, say) as docs/model.md says whole runs compare:
+each seed's accuracy within 1 point for 90% of the seeds, every layer's
+confidently labelled heads the same, and each side's circuit fraction inside
+the other's Wilson interval; it exits 1 when a configuration differs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if db == "" {
 				return usagef("--db FILE is required")
 			}
-			st, err := sweep.OpenExisting(db)
-			if err != nil {
-				return usageError{err}
-			}
-			recs, err := st.Records()
-			st.Close()
+			recs, err := readDB(db)
 			if err != nil {
 				return err
+			}
+			var agreement []sweep.Agreement
+			if against != "" {
+				other, err := readDB(against)
+				if err != nil {
+					return err
+				}
+				agreement = sweep.Agree(recs, other)
 			}
 			reports := sweep.Summarize(recs)
 			if pngDir != "" {
@@ -53,15 +66,41 @@ The rules are in docs/sweeps.md.`,
 				fmt.Fprintf(e.stderr, "report: histograms in %s\n", pngDir)
 			}
 			if asJSON {
-				return writeJSON(e.stdout, sweepReport{Database: db, Runs: len(recs), Configs: reports})
+				if err := writeJSON(e.stdout, sweepReport{Database: db, Runs: len(recs), Configs: reports, Against: against, Agreement: agreement}); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(e.stdout, "%s: %d runs, %d configurations\n\n", db, len(recs), len(reports))
+				sweep.WriteText(e.stdout, reports)
+				if against != "" {
+					fmt.Fprintln(e.stdout)
+					sweep.WriteAgreement(e.stdout, db, against, agreement)
+				}
 			}
-			fmt.Fprintf(e.stdout, "%s: %d runs, %d configurations\n\n", db, len(recs), len(reports))
-			sweep.WriteText(e.stdout, reports)
+			for _, g := range agreement {
+				if !g.Agree {
+					return fmt.Errorf("%s and %s differ on %s", db, against, g.Key)
+				}
+			}
+			if against != "" && len(agreement) == 0 {
+				return fmt.Errorf("%s and %s share no finished pair", db, against)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&db, "db", "", "sweep database to read")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
+	cmd.Flags().StringVar(&against, "against", "", "another sweep database of the same pairs (e.g. another backend's) to compare with")
 	cmd.Flags().StringVar(&pngDir, "png", "", "write one accuracy histogram per configuration into this directory (PNG)")
 	return cmd
+}
+
+// readDB reads every run of the sweep database at path.
+func readDB(path string) ([]sweep.Record, error) {
+	st, err := sweep.OpenExisting(path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	defer st.Close()
+	return st.Records()
 }
