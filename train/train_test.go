@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"headlab/backend/cpu"
+	"headlab/graph"
 )
 
 // TestLearnsEveryTask trains the default model for each task's default
@@ -181,4 +182,62 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal("decoded a model without weights")
 		}
 	})
+}
+
+// TestGroupCarriesOnPastADivergedModel: a model whose loss stops being
+// finite is recorded at that step and stops moving, and the other model
+// of its group trains on exactly as it does alone.
+func TestGroupCarriesOnPastADivergedModel(t *testing.T) {
+	c := Defaults("majority")
+	c.Steps, c.DModel, c.DFF = 5, 16, 16
+	other := c
+	other.Seed = 2
+	g, err := NewGroup([]Config{c, other}, cpu.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	// Poison model 0's unembedding bias on the device: its loss is NaN.
+	g.Models[0].Weights.Get("unembed.bias").Data[0] = float32(math.NaN())
+	if err := g.Block().Upload([]*graph.Weights{g.Models[0].Weights, g.Models[1].Weights}); err != nil {
+		t.Fatal(err)
+	}
+	for g.Step < c.Steps {
+		if err := g.TrainStep(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := g.Diverged()
+	if err != nil || d[0] != 1 || d[1] != 0 {
+		t.Fatalf("diverged at %v, %v; want [1 0]", d, err)
+	}
+	if err := g.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	alone, err := NewTrainer(other, cpu.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alone.Close()
+	for alone.Step < c.Steps {
+		if _, err := alone.TrainStep(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := alone.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range alone.Model.Weights.Params {
+		q := g.Models[1].Weights.Params[i]
+		for j := range p.Data {
+			if math.Float32bits(p.Data[j]) != math.Float32bits(q.Data[j]) {
+				t.Fatalf("%s[%d]: %v alone, %v beside a diverged model", p.Name, j, p.Data[j], q.Data[j])
+			}
+		}
+	}
+	// The diverged model kept the weights it had before its first step.
+	init := graph.InitWeights(g.Models[0].Shape, c.Seed)
+	if w := g.Models[0].Weights.Get("tok_emb").Data; w[0] != init.Get("tok_emb").Data[0] {
+		t.Errorf("the diverged model moved: %v, initially %v", w[0], init.Get("tok_emb").Data[0])
+	}
 }
