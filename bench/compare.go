@@ -28,9 +28,10 @@ var pytorchScript []byte
 
 // StepFlops counts the arithmetic of one training step of model c at the
 // given batch, from the shapes, as 2*m*n*k per matrix product: the forward
-// products (embeddings as one-hot products, as the graph computes them);
-// the backward's weight gradients for all of them and input gradients for
-// all but the embeddings (the executor skips those); and the six attention
+// products (embeddings counted as the one-hot products they equal, though
+// the graph looks rows up instead, so that figures stay comparable across
+// versions); the backward's weight gradients for all of them and input
+// gradients for all but the embeddings; and the six attention
 // kernels, each 2*T*T*Dh per sequence and head (the causal mask's zeros
 // counted, like Flops). Elementwise work (LayerNorm, GELU, softmax, Adam)
 // is left out. The default model at batch 64 comes to 120.6 MFLOP.
