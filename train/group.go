@@ -148,8 +148,24 @@ func (g *Group) TrainStep() error {
 	if err := g.net.Run(); err != nil {
 		return fmt.Errorf("step %d: %w", g.Step, err)
 	}
-	return g.opt.step(g.block.T, g.net.Grads(), g.net.LossTensor())
+	if err := g.opt.step(g.block.T, g.net.Grads(), g.net.LossTensor()); err != nil {
+		return err
+	}
+	// A device that queues its kernels (GL) would let the host run ahead
+	// without bound, each step's batch held in the queue: wait for it now
+	// and then, which also reports its errors within a few steps.
+	if g.Step%syncEvery == 0 {
+		if err := g.dev.Sync(); err != nil {
+			return fmt.Errorf("step %d: %w", g.Step, err)
+		}
+	}
+	return nil
 }
+
+// syncEvery is how many steps a Group may queue on its device before it
+// waits for them: enough to keep a GPU busy, few enough to bound the
+// batches waiting in the queue.
+const syncEvery = 16
 
 // Losses reads the last step's batch loss of every model.
 func (g *Group) Losses() ([]float64, error) {
