@@ -24,18 +24,24 @@ const maxDebugErrs = 8
 
 // dbgThreads maps a GL thread's pthread id to its Thread. The debug callback
 // is synchronous, so it runs on the thread whose GL call caused it, and this
-// routes it without go-gl's single package-wide callback variable.
+// routes it without go-gl's single package-wide callback variable. The
+// main thread, which serves several Threads under Main, is not in it: there
+// the message belongs to the Thread whose work is running.
 var dbgThreads sync.Map // uint64 -> *Thread
 
 // hlDebugMessage receives KHR_debug messages from hl_debug_cb (egl.go).
 //
 //export hlDebugMessage
 func hlDebugMessage(gltype, severity, id C.uint, length C.int, message *C.char) {
-	v, ok := dbgThreads.Load(uint64(C.hl_self()))
-	if !ok {
+	var t *Thread
+	if self := uint64(C.hl_self()); self == mainTid {
+		t = mainSrv.top()
+	} else if v, ok := dbgThreads.Load(self); ok {
+		t = v.(*Thread)
+	}
+	if t == nil || !t.debug {
 		return
 	}
-	t := v.(*Thread)
 	var msg string
 	if length > 0 {
 		msg = C.GoStringN(message, length)
@@ -63,7 +69,9 @@ func (t *Thread) enableDebug() {
 		log.Print("glctx: debug context without glDebugMessageCallback; only glGetError is checked")
 		return
 	}
-	dbgThreads.Store(t.tid, t)
+	if !t.onMain {
+		dbgThreads.Store(t.tid, t)
+	}
 	gl.Enable(gl.DEBUG_OUTPUT)
 	gl.Enable(gl.DEBUG_OUTPUT_SYNCHRONOUS)
 	C.hl_set_debug_callback(dmc)

@@ -18,6 +18,12 @@
 //     serves every Thread, EGL and GLFW alike.
 //   - A GLFW window, and glfw.PollEvents, belong to the thread too: use
 //     them only inside Call.
+//   - GLFW wants its window and event calls on the process's main thread
+//     (macOS demands it). A program that calls Main from main gives that
+//     thread to every GLFW Thread made while Main serves: their work then
+//     runs there, in turn, each with its context made current, and the
+//     rules above hold as they do for a thread of its own. Without Main, a
+//     GLFW Thread has an OS thread of its own, as an EGL Thread always has.
 package glctx
 
 /*
@@ -73,6 +79,9 @@ type Options struct {
 // ErrClosed is returned by Call and Sync once the Thread is closed.
 var ErrClosed = errors.New("glctx: GL thread is closed")
 
+// errAbandoned ends a thread whose New gave up waiting for it.
+var errAbandoned = errors.New("abandoned")
+
 // The kinds of context; Kind reports one of the first three.
 const (
 	kindDevice      = "egl-device"
@@ -99,6 +108,7 @@ type Thread struct {
 	debug        bool
 	tid          uint64       // pthread_self of the GL thread
 	win          *glfw.Window // published copy of glfwWin, never changed after New
+	onMain       bool         // served on the main thread by Main
 
 	mu      sync.Mutex
 	cond    *sync.Cond // signalled when queue grows or closing is set
@@ -164,7 +174,21 @@ func New(o Options) (*Thread, error) {
 	t.cond = sync.NewCond(&t.mu)
 	ready := make(chan error)
 	abandon := make(chan struct{})
-	go t.loop(o, kinds, ready, abandon)
+	// A GLFW context goes to the main thread while Main serves there.
+	placed := false
+	if kinds[0] == kindGLFW {
+		var inline bool
+		placed, inline, err = mainSrv.place(opening{t: t, o: o, kinds: kinds, ready: ready, abandon: abandon})
+		if inline { // New runs on the main thread: opened already
+			if err != nil {
+				return nil, err
+			}
+			return t, nil
+		}
+	}
+	if !placed {
+		go t.loop(o, kinds, ready, abandon)
+	}
 	timer := time.NewTimer(newTimeout)
 	defer timer.Stop()
 	select {
@@ -252,7 +276,7 @@ func (t *Thread) loop(o Options, kinds []string, ready chan<- error, abandon <-c
 		if err == nil {
 			_ = t.release()
 		}
-		err = errors.New("abandoned")
+		err = errAbandoned
 	}
 	if err != nil {
 		t.finishThread()
@@ -380,6 +404,15 @@ func initGL(proc func(string) unsafe.Pointer) error {
 	glInited = true
 	return nil
 }
+
+// InitGL41 makes sure go-gl's v4.1-core package
+// (github.com/go-gl/gl/v4.1-core/gl) has its functions loaded, for drawing
+// code that uses it (the viewer). glctx uses that package itself and loads
+// it with the first context it makes, once per process; a user must not
+// call its InitWithProcAddrFunc again, since its function table is package
+// globals that other Threads read meanwhile. For a Thread that New
+// returned this does nothing and returns nil.
+func (t *Thread) InitGL41() error { return initGL(t.ProcAddr) }
 
 // serve runs queued work until Close, then frees the context.
 func (t *Thread) serve() {
@@ -521,27 +554,57 @@ func (t *Thread) enqueue(j job) error {
 		return ErrClosed
 	}
 	t.queue = append(t.queue, j)
-	t.cond.Signal()
+	t.signal()
 	return nil
 }
+
+// signal wakes whichever thread serves t; t.mu is held.
+func (t *Thread) signal() {
+	if t.onMain {
+		mainSrv.notify()
+	} else {
+		t.cond.Signal()
+	}
+}
+
+// finished reports whether the thread has ended.
+func (t *Thread) finished() bool {
+	select {
+	case <-t.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// visiting reports whether the caller is other work on the main thread
+// that t, a Thread served there, must not wait for: its queue then runs
+// inline (mainServer.visit).
+func (t *Thread) visiting() bool { return t.onMain && onMainThread() }
 
 // onThread reports whether the caller runs on this Thread's GL thread. The
 // thread id is read before done is checked: a live GL thread's id belongs
 // to nobody else, while a finished one's may be reused.
 func (t *Thread) onThread() bool {
 	self := uint64(C.hl_self())
-	select {
-	case <-t.done:
+	if t.finished() || self != t.tid {
 		return false
-	default:
 	}
-	return self == t.tid
+	// The main thread serves several Threads: t's own work must be running.
+	return !t.onMain || mainSrv.running(t)
 }
 
 // wait queues a job of kind k and waits for its result.
 func (t *Thread) wait(k jobKind, f func()) result {
 	res := resPool.Get().(chan result)
-	if err := t.enqueue(job{f: f, kind: k, res: res}); err != nil {
+	j := job{f: f, kind: k, res: res}
+	var err error
+	if t.visiting() {
+		err = mainSrv.visit(t, j) // runs it now: the main thread is the caller's
+	} else {
+		err = t.enqueue(j)
+	}
+	if err != nil {
 		resPool.Put(res)
 		return result{err: err}
 	}
@@ -558,9 +621,12 @@ func (t *Thread) wait(k jobKind, f func()) result {
 // thread itself (inside f), it runs f at once.
 func (t *Thread) Call(f func()) error {
 	var r result
-	if t.onThread() {
+	switch {
+	case t.onThread() && t.onMain:
+		mainSrv.inline(t, func() { r = t.runCall(f) })
+	case t.onThread():
 		r = t.runCall(f)
-	} else {
+	default:
 		r = t.wait(jobCall, f)
 	}
 	if r.panicked {
@@ -597,10 +663,14 @@ func (t *Thread) ProcAddr(name string) unsafe.Pointer {
 	if t.win == nil {
 		return eglProcAddr(name)
 	}
+	var p unsafe.Pointer
 	if t.onThread() {
+		if t.onMain {
+			mainSrv.inline(t, func() { p = t.procAddrHere(name) })
+			return p
+		}
 		return t.procAddrHere(name)
 	}
-	var p unsafe.Pointer
 	if t.wait(jobCall, func() { p = t.procAddrHere(name) }).err != nil {
 		return nil
 	}
@@ -643,10 +713,14 @@ func (t *Thread) Close() error {
 	}
 	err := error(nil)
 	t.closeOnce.Do(func() {
-		t.mu.Lock()
-		t.closing = true
-		t.cond.Signal()
-		t.mu.Unlock()
+		if t.visiting() {
+			mainSrv.closeHere(t)
+		} else {
+			t.mu.Lock()
+			t.closing = true
+			t.signal()
+			t.mu.Unlock()
+		}
 		<-t.done
 		err = t.closeErr
 	})
@@ -656,7 +730,7 @@ func (t *Thread) Close() error {
 // release frees the context and window on the GL thread; safe to call
 // when nothing was made.
 func (t *Thread) release() error {
-	if t.debug {
+	if t.debug && !t.onMain {
 		dbgThreads.Delete(t.tid)
 	}
 	var err error

@@ -25,7 +25,15 @@ func TestMain(m *testing.M) {
 	// CI sets HEADLAB_GL_CONTEXT to run the compute backend once per path;
 	// these tests pick every path themselves.
 	os.Unsetenv("HEADLAB_GL_CONTEXT")
-	os.Exit(m.Run())
+	if helper := os.Getenv("GLCTX_TEST_HELPER"); helper != "" {
+		runHelper(helper)
+		return
+	}
+	// GLFW Threads run on the main thread, as in headlab itself; the
+	// glfw-own-thread path of TestPaths covers a thread of their own.
+	code := 1
+	Main(func() { code = m.Run() })
+	os.Exit(code)
 }
 
 // onPath prepares the environment for kind: the glfw path needs a display
@@ -184,10 +192,19 @@ func checkDoubled(t *testing.T, got []uint32) {
 func bogus() { gl43.BindBuffer(0xdead, 0) }
 
 func TestPaths(t *testing.T) {
-	for _, kind := range kinds {
-		t.Run(kind, func(t *testing.T) {
+	for _, name := range append(kinds, kindGLFW+"-own-thread") {
+		t.Run(name, func(t *testing.T) {
+			kind := strings.TrimSuffix(name, "-own-thread")
+			if kind != name {
+				// As when Main is not serving: a library user's program.
+				mainOff = true
+				t.Cleanup(func() { mainOff = false })
+			}
 			onPath(t, kind)
 			th := newThread(t, Options{Context: kind})
+			if onMain := kind == kindGLFW && name == kind; th.onMain != onMain {
+				t.Fatalf("%s: served on the main thread %v, want %v", name, th.onMain, onMain)
+			}
 			if th.Kind() != kind {
 				t.Fatalf("Kind() = %q, want %q", th.Kind(), kind)
 			}

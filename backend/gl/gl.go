@@ -253,9 +253,9 @@ type Buffer struct {
 func (b *Buffer) Len() int { return b.n }
 
 // BufferID returns the GL name of a buffer of this device (0 for any
-// other, or a freed one), for GL work of one's own on the device's thread:
-// the viewer copies attention probabilities from it into textures without
-// leaving the GPU. Use it inside Thread().Call: the kernels queued before
+// other, or a freed one), for GL work of one's own on the device's thread
+// (FillTexture, in texture.go, is such work: the viewer's attention
+// textures filled without leaving the GPU). Use it inside Thread().Call: the kernels queued before
 // that Call have been issued, each followed by a SHADER_STORAGE barrier,
 // so a shader reading the buffer sees their results; a read by other
 // means (glCopyBufferSubData, a pixel unpack, glGetBufferSubData) needs

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"headlab/glctx"
 )
 
 // version is set at link time by release builds (-ldflags "-X main.version=...").
@@ -68,5 +70,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := 1
+	// GLFW's window and event calls must run on the main OS thread (macOS
+	// demands it): glctx serves them there while the command runs on
+	// another goroutine.
+	glctx.Main(func() { code = run(os.Args[1:], os.Stdout, os.Stderr) })
+	os.Exit(code)
 }

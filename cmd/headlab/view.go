@@ -81,7 +81,23 @@ use xvfb-run on a machine without one.`,
 			if err := bf.check(); err != nil {
 				return err
 			}
-			display, err := glctx.New(glctx.Options{Context: "glfw", Window: true, Title: "headlab"})
+			// The viewer draws with OpenGL 4.1 core (macOS's ceiling);
+			// the GL device computes in the same context, with 4.3
+			// compute shaders.
+			window41 := glctx.Options{Context: "glfw", Window: true, Title: "headlab", Major: 4, Minor: 1}
+			want := window41
+			if bf.name != "cpu" {
+				want.Minor = 3
+			}
+			display, err := glctx.New(want)
+			if err != nil && bf.name == "auto" {
+				// No 4.3 window (macOS, an old driver): draw on 4.1 and
+				// compute on the CPU, saying so in one line.
+				if d41, err41 := glctx.New(window41); err41 == nil {
+					fmt.Fprintf(e.stderr, "headlab: using the cpu backend: %v\n", err)
+					display, err, bf = d41, nil, backendFlag{name: "cpu"}
+				}
+			}
 			if err != nil {
 				return usageError{fmt.Errorf("view: %w", err)}
 			}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"image"
 	"image/color"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,6 +21,14 @@ import (
 	"headlab/viz"
 	"headlab/viz/window"
 )
+
+// TestMain gives the main thread to glctx, as main does, so that the
+// viewer's GLFW window runs there; the package has no other TestMain.
+func TestMain(m *testing.M) {
+	code := 1
+	glctx.Main(func() { code = m.Run() })
+	os.Exit(code)
+}
 
 var (
 	winOnce   sync.Once
@@ -48,7 +58,7 @@ func need(t *testing.T, once *sync.Once, reason *string, what string, probe func
 func needWindow(t *testing.T) {
 	t.Helper()
 	need(t, &winOnce, &winReason, "GL window", func() error {
-		th, err := glctx.New(glctx.Options{Context: "glfw", Window: true})
+		th, err := glctx.New(glctx.Options{Context: "glfw", Window: true, Major: 4, Minor: 1})
 		if err != nil {
 			return err
 		}
@@ -217,3 +227,96 @@ func TestViewRun(t *testing.T) {
 }
 
 func absDiff(a, b uint8) int { return max(int(a)-int(b), int(b)-int(a)) }
+
+// checkShot checks a screenshot of the default induction model: masked
+// cells black, visible ones coloured.
+func checkShot(t *testing.T, path string) {
+	t.Helper()
+	img := readPNG(t, path)
+	lay := window.NewLayout(2, 2, 16, 1, img.Rect.Size())
+	for l := 0; l < 2; l++ {
+		for h := 0; h < 2; h++ {
+			for i := 0; i < 16; i++ {
+				for j := 0; j < 16; j++ {
+					c := centre(img, lay.CellRect(l, h, i, j))
+					if black := c.R == 0 && c.G == 0 && c.B == 0; black != (j > i) {
+						t.Fatalf("L%dH%d cell (%d,%d) is %v: masked cells must be black, visible ones coloured", l, h, i, j, c)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestViewGLBackend: with --backend gl the window's context is the GL
+// device's (4.3), the kernels run on the window's thread and the heatmaps
+// come from their tensors.
+func TestViewGLBackend(t *testing.T) {
+	needWindow(t)
+	needGL(t)
+	shot := filepath.Join(t.TempDir(), "v.png")
+	code, _, errs := headlab(t, "view", "--backend", "gl", "--task", "induction", "--after-steps", "20", "--screenshot", shot)
+	if code != 0 || !strings.Contains(errs, "step 20") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	checkShot(t, shot)
+}
+
+// TestViewGL41 runs headlab view in a child process whose driver offers
+// OpenGL 4.1 at most (Mesa's version override; macOS's ceiling): with the
+// CPU backend it draws, --backend auto falls back to the CPU in one line,
+// and --backend gl is refused in one line with status 2.
+func TestViewGL41(t *testing.T) {
+	needWindow(t)
+	th, err := glctx.New(glctx.Options{Context: "glfw", Window: true, Major: 4, Minor: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only Mesa honours the override; elsewhere the checks that need a
+	// 4.1 driver are logged, not failed.
+	mesa := strings.Contains(th.Renderer(), "Mesa")
+	th.Close()
+	view := func(args ...string) (int, string) {
+		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestSweepHelperProcess$", "--", "view"}, args...)...)
+		cmd.Env = append(os.Environ(), "HEADLAB_HELPER=1", "MESA_GL_VERSION_OVERRIDE=4.1", "MESA_GLSL_VERSION_OVERRIDE=410")
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode(), string(out)
+	}
+	check := func(ok bool, format string, args ...any) {
+		t.Helper()
+		switch {
+		case ok:
+		case mesa:
+			t.Errorf(format, args...)
+		default:
+			t.Logf("(not Mesa) "+format, args...)
+		}
+	}
+	dir := t.TempDir()
+	for _, be := range []string{"cpu", "auto"} {
+		shot := filepath.Join(dir, be+".png")
+		code, out := view("--backend", be, "--after-steps", "20", "--screenshot", shot)
+		if code != 0 || !strings.Contains(out, "step 20") {
+			t.Fatalf("--backend %s: exit %d: %s", be, code, out)
+		}
+		checkShot(t, shot)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if be == "cpu" {
+			check(len(lines) == 1, "--backend cpu: output %q, want the screenshot line alone", out)
+		} else {
+			check(len(lines) == 2 && strings.HasPrefix(lines[0], "headlab: using the cpu backend: ") && strings.Contains(lines[0], "OpenGL 4.3 needed"),
+				"--backend auto on 4.1: output %q, want one line of fallback to the cpu, then the screenshot line", out)
+		}
+	}
+	shot := filepath.Join(dir, "gl.png")
+	code, out := view("--backend", "gl", "--after-steps", "1", "--screenshot", shot)
+	check(code == 2 && strings.Count(strings.TrimSpace(out), "\n") == 0 && strings.Contains(out, "OpenGL 4.3 needed"),
+		"--backend gl on 4.1: exit %d, output %q; want 2 and one line", code, out)
+	if _, err := os.Stat(shot); err == nil && code != 0 {
+		t.Error("a refused view wrote its screenshot")
+	}
+}

@@ -4,20 +4,22 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"strings"
 	"time"
 	"unsafe"
 
-	ogl "github.com/go-gl/gl/v4.3-core/gl"
+	// OpenGL 4.1 core, macOS's ceiling: the viewer draws in a 4.1 context
+	// with CPU kernels, and in the GL device's 4.3 one with GL kernels.
+	ogl "github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
 
-	"headlab/backend/gl"
 	"headlab/graph"
 	"headlab/viz"
 )
 
 // The UI program draws textured quads over the glyph atlas in framebuffer
 // pixels (origin top left).
-const uiVertex = `#version 430 core
+const uiVertex = `#version 410 core
 layout(location = 0) in vec2 pos;
 layout(location = 1) in vec2 uv;
 layout(location = 2) in vec4 col;
@@ -31,7 +33,7 @@ void main() {
 }
 `
 
-const uiFragment = `#version 430 core
+const uiFragment = `#version 410 core
 uniform sampler2D atlas;
 in vec2 vuv;
 in vec4 vcol;
@@ -45,7 +47,7 @@ void main() {
 // The heatmap program draws one instance per panel: a rectangle and a
 // slice of the probability texture array, coloured through the viridis
 // lookup table; masked cells are black.
-const heatVertex = `#version 430 core
+const heatVertex = `#version 410 core
 layout(location = 0) in vec4 rect;  // x0, y0, x1, y1 in framebuffer pixels
 layout(location = 1) in vec2 info;  // texture slice, brightness
 uniform vec2 fb;
@@ -62,7 +64,7 @@ void main() {
 }
 `
 
-const heatFragment = `#version 430 core
+const heatFragment = `#version 410 core
 uniform sampler2DArray probs;
 uniform sampler2D lut;
 uniform int T;
@@ -134,8 +136,11 @@ func (v *Viewer) initGL(shape graph.Config, tokChars int) (err error) {
 	if v.win == nil {
 		return fmt.Errorf("window: the GL thread has no window (a headless context)")
 	}
-	// go-gl's function table is global: load it for this context.
-	if err := ogl.InitWithProcAddrFunc(v.display.ProcAddr); err != nil {
+	if major, minor := v.display.Version(); major < 4 || major == 4 && minor < 1 {
+		return fmt.Errorf("window: OpenGL 4.1 needed, the display's context is %d.%d", major, minor)
+	}
+	// go-gl's function table is global, and glctx loads v4.1-core's.
+	if err := v.display.InitGL41(); err != nil {
 		return fmt.Errorf("window: loading OpenGL functions: %v", err)
 	}
 	g := &gpu{fpsAt: time.Now()}
@@ -185,19 +190,17 @@ func (v *Viewer) initGL(shape graph.Config, tokChars int) (err error) {
 	ogl.BindVertexArray(0)
 	ogl.BindBuffer(ogl.ARRAY_BUFFER, 0)
 
-	// Immutable single-level textures with NEAREST filters (gl-notes: a
-	// mutable texture with the default mipmap filter samples 0).
+	// Single-level textures with NEAREST filters (gl-notes: a texture
+	// with the default mipmap filter and no mipmaps samples 0).
 	atlas := buildAtlas()
-	g.atlas = newTexture2D(ogl.R8, atlasW, atlasH)
 	ogl.PixelStorei(ogl.UNPACK_ALIGNMENT, 1)
-	ogl.TexSubImage2D(ogl.TEXTURE_2D, 0, 0, 0, atlasW, atlasH, ogl.RED, ogl.UNSIGNED_BYTE, unsafe.Pointer(&atlas.Pix[0]))
+	g.atlas = newTexture2D(ogl.R8, ogl.RED, atlasW, atlasH, unsafe.Pointer(&atlas.Pix[0]))
 	lut := make([]uint8, 256*4)
 	for k := range 256 {
 		c := viz.Viridis(float64(k) / 255)
 		copy(lut[4*k:], []uint8{c.R, c.G, c.B, 255})
 	}
-	g.lut = newTexture2D(ogl.RGBA8, 256, 1)
-	ogl.TexSubImage2D(ogl.TEXTURE_2D, 0, 0, 0, 256, 1, ogl.RGBA, ogl.UNSIGNED_BYTE, unsafe.Pointer(&lut[0]))
+	g.lut = newTexture2D(ogl.RGBA8, ogl.RGBA, 256, 1, unsafe.Pointer(&lut[0]))
 	ogl.PixelStorei(ogl.UNPACK_ALIGNMENT, 4)
 	var n int32
 	ogl.GetIntegerv(ogl.MAX_ARRAY_TEXTURE_LAYERS, &n)
@@ -324,18 +327,29 @@ func (v *Viewer) releaseGL() {
 	v.g = nil
 }
 
-func newTexture2D(format uint32, w, h int32) uint32 {
+// newTexture2D makes a 2D texture of one level (TexStorage2D is GL 4.2)
+// holding w x h texels of format, unsigned bytes, from pix.
+func newTexture2D(internal, format uint32, w, h int32, pix unsafe.Pointer) uint32 {
 	var id uint32
 	ogl.GenTextures(1, &id)
 	ogl.BindTexture(ogl.TEXTURE_2D, id)
-	ogl.TexStorage2D(ogl.TEXTURE_2D, 1, format, w, h)
-	ogl.TexParameteri(ogl.TEXTURE_2D, ogl.TEXTURE_MIN_FILTER, ogl.NEAREST)
-	ogl.TexParameteri(ogl.TEXTURE_2D, ogl.TEXTURE_MAG_FILTER, ogl.NEAREST)
+	singleLevel(ogl.TEXTURE_2D)
+	ogl.TexImage2D(ogl.TEXTURE_2D, 0, int32(internal), w, h, 0, format, ogl.UNSIGNED_BYTE, pix)
 	return id
 }
 
-// ensure makes texture k hold shape s (an immutable texture is recreated
-// when the model changes) and returns its id. GL thread.
+// singleLevel makes the texture bound to target complete with level 0
+// alone: no mipmaps, NEAREST filters.
+func singleLevel(target uint32) {
+	ogl.TexParameteri(target, ogl.TEXTURE_BASE_LEVEL, 0)
+	ogl.TexParameteri(target, ogl.TEXTURE_MAX_LEVEL, 0)
+	ogl.TexParameteri(target, ogl.TEXTURE_MIN_FILTER, ogl.NEAREST)
+	ogl.TexParameteri(target, ogl.TEXTURE_MAG_FILTER, ogl.NEAREST)
+}
+
+// ensure makes texture k hold shape s (recreated when the model changes)
+// and returns its id: a GL_TEXTURE_2D_ARRAY of R32F, one level (a
+// TexImage3D: TexStorage3D is GL 4.2). GL thread.
 func (g *gpu) ensure(k int, s texShape) uint32 {
 	t := &g.tex[k]
 	if t.id != 0 && t.shape == s {
@@ -346,9 +360,8 @@ func (g *gpu) ensure(k int, s texShape) uint32 {
 	}
 	ogl.GenTextures(1, &t.id)
 	ogl.BindTexture(ogl.TEXTURE_2D_ARRAY, t.id)
-	ogl.TexStorage3D(ogl.TEXTURE_2D_ARRAY, 1, ogl.R32F, int32(s.t), int32(s.t), int32(s.l*s.n*s.h))
-	ogl.TexParameteri(ogl.TEXTURE_2D_ARRAY, ogl.TEXTURE_MIN_FILTER, ogl.NEAREST)
-	ogl.TexParameteri(ogl.TEXTURE_2D_ARRAY, ogl.TEXTURE_MAG_FILTER, ogl.NEAREST)
+	singleLevel(ogl.TEXTURE_2D_ARRAY)
+	ogl.TexImage3D(ogl.TEXTURE_2D_ARRAY, 0, ogl.R32F, int32(s.t), int32(s.t), int32(s.l*s.n*s.h), 0, ogl.RED, ogl.FLOAT, nil)
 	t.shape = s
 	if g.uploaded%2 == k {
 		g.uploaded = 0 // whatever it held is gone
@@ -517,9 +530,51 @@ func readPixels(size image.Point) *image.RGBA {
 	return img
 }
 
-// link compiles and links a vertex and a fragment shader.
+// link compiles and links a vertex and a fragment shader. On failure the
+// error, one line, names the program and holds the driver's log.
 func link(name, vs, fs string) (uint32, error) {
-	return gl.Program(name, gl.Stage{Kind: ogl.VERTEX_SHADER, Source: vs}, gl.Stage{Kind: ogl.FRAGMENT_SHADER, Source: fs})
+	prog := ogl.CreateProgram()
+	for _, st := range []struct {
+		kind uint32
+		src  string
+	}{{ogl.VERTEX_SHADER, vs}, {ogl.FRAGMENT_SHADER, fs}} {
+		sh := ogl.CreateShader(st.kind)
+		csrc, free := ogl.Strs(st.src + "\x00")
+		ogl.ShaderSource(sh, 1, csrc, nil)
+		free()
+		ogl.CompileShader(sh)
+		var ok int32
+		ogl.GetShaderiv(sh, ogl.COMPILE_STATUS, &ok)
+		if ok == ogl.FALSE {
+			msg := infoLog(sh, ogl.GetShaderiv, ogl.GetShaderInfoLog)
+			ogl.DeleteShader(sh)
+			ogl.DeleteProgram(prog)
+			return 0, fmt.Errorf("window: compiling %s: %s", name, msg)
+		}
+		ogl.AttachShader(prog, sh)
+		ogl.DeleteShader(sh) // freed with the program
+	}
+	ogl.LinkProgram(prog)
+	var ok int32
+	ogl.GetProgramiv(prog, ogl.LINK_STATUS, &ok)
+	if ok == ogl.FALSE {
+		msg := infoLog(prog, ogl.GetProgramiv, ogl.GetProgramInfoLog)
+		ogl.DeleteProgram(prog)
+		return 0, fmt.Errorf("window: linking %s: %s", name, msg)
+	}
+	return prog, nil
+}
+
+// infoLog reads a shader's or program's info log as one line.
+func infoLog(obj uint32, getiv func(uint32, uint32, *int32), getLog func(uint32, int32, *int32, *uint8)) string {
+	var n int32
+	getiv(obj, ogl.INFO_LOG_LENGTH, &n)
+	if n <= 1 {
+		return "(driver gave no log)"
+	}
+	buf := make([]byte, n)
+	getLog(obj, n, nil, &buf[0])
+	return strings.Join(strings.Fields(strings.TrimRight(string(buf), "\x00")), " ")
 }
 
 func uniform(p uint32, name string) int32 {

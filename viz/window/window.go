@@ -5,10 +5,13 @@
 // off for evaluation.
 //
 // All GL work runs on a glctx Thread (through Call), in the context of its
-// GLFW window, which the viewer shows and resizes. With a GL device on the
-// same thread, the attention of every captured example goes from the
-// evaluator's tensors into the heatmap textures inside the GPU; with CPU
-// kernels it is uploaded once per refresh. Training runs on a goroutine of its own and hands results to the
+// GLFW window, which the viewer shows and resizes; under glctx.Main that is
+// the process's main thread, as GLFW requires. The drawing needs OpenGL 4.1
+// core (go-gl's v4.1-core package). With kernels that are a TextureSource
+// on the same thread (the GL device), the attention of every captured
+// example goes from the evaluator's tensors into the heatmap textures
+// inside the GPU; with CPU kernels it is uploaded once per refresh.
+// Training runs on a goroutine of its own and hands results to the
 // renderer under a mutex; the renderer's frames and the kernels interleave
 // on the GL thread, so frames keep coming while the model trains.
 //
@@ -29,7 +32,6 @@ import (
 
 	"headlab/analysis"
 	"headlab/backend/cpu"
-	"headlab/backend/gl"
 	"headlab/glctx"
 	"headlab/graph"
 	"headlab/kernels"
@@ -49,11 +51,12 @@ type Options struct {
 	// untrained model, a negative Steps trains without pausing.
 	Steps int
 	// Kernels runs training and evaluation; nil means the CPU. When it is
-	// a GL device on Display's thread, the heatmap textures are filled on
-	// the GPU.
+	// a TextureSource on Display's thread (the GL device made on it), the
+	// heatmap textures are filled on the GPU.
 	Kernels kernels.Device
-	// Display owns the GL thread, the context and the window. The Viewer
-	// borrows it: Close hides the window but leaves the thread open.
+	// Display owns the GL thread, the context (OpenGL 4.1 core or later)
+	// and the window. The Viewer borrows it: Close hides the window but
+	// leaves the thread open.
 	Display *glctx.Thread
 	// Size is the initial window size in logical pixels; zero picks
 	// PreferredSize, within the screen.
@@ -62,11 +65,11 @@ type Options struct {
 
 // Viewer is an open viewer window with its training goroutine.
 type Viewer struct {
-	opts      Options
-	display   *glctx.Thread
-	kernelsGL *gl.Device // Kernels, when it is GL on display's thread
-	gpuFill   bool       // the heatmap textures are filled from the attention tensors
-	slices    int        // GL_MAX_ARRAY_TEXTURE_LAYERS
+	opts    Options
+	display *glctx.Thread
+	texSrc  TextureSource // Kernels, when it fills textures on display's thread
+	gpuFill bool          // the heatmap textures are filled from the attention tensors
+	slices  int           // GL_MAX_ARRAY_TEXTURE_LAYERS
 
 	// GL thread only.
 	win *glfw.Window
@@ -117,8 +120,8 @@ func Open(opts Options) (*Viewer, error) {
 		return nil, err
 	}
 	v := &Viewer{opts: opts, display: opts.Display, wake: make(chan struct{}, 1)}
-	if g, ok := opts.Kernels.(*gl.Device); ok && g.Thread() == opts.Display {
-		v.kernelsGL, v.gpuFill = g, true
+	if ts, ok := opts.Kernels.(TextureSource); ok && ts.Thread() == opts.Display {
+		v.texSrc, v.gpuFill = ts, true
 	}
 	t, err := tasks.New(cfg.Task)
 	if err != nil {

@@ -1,15 +1,10 @@
 package window
 
 import (
-	"fmt"
 	"time"
 
-	ogl "github.com/go-gl/gl/v4.3-core/gl"
-
 	"headlab/analysis"
-	"headlab/backend/gl"
 	"headlab/graph"
-	"headlab/kernels"
 	"headlab/tasks"
 	"headlab/train"
 )
@@ -286,13 +281,10 @@ func (w *worker) refresh(off [][]bool, offVer int) error {
 				copy(probs[((first+i)*L+l)*H*mat:], p[i*H*mat:(i+1)*H*mat])
 			}
 			if w.v.gpuFill && first == 0 {
-				var cerr error
-				t := net.ProbsTensor(l)
-				if err := w.v.display.Call(func() { cerr = copyProbs(w.v.kernelsGL, t, tex, sh, l) }); err != nil {
+				// The attention tensor is [B][H][T][T]: the first nc
+				// examples of layer l are one run of slices.
+				if err := w.v.texSrc.FillTexture(net.ProbsTensor(l), tex, sh.slice(l, 0, 0), sh.n*sh.h, sh.t, sh.t); err != nil {
 					return err
-				}
-				if cerr != nil {
-					return cerr
 				}
 			}
 		}
@@ -329,26 +321,5 @@ func (w *worker) refresh(off [][]bool, offVer int) error {
 	st.refreshes++
 	st.refreshTime += w.refCost
 	st.dirty = true
-	return nil
-}
-
-// copyProbs copies layer l of the first sh.n examples of the evaluator's
-// attention tensor t ([B][H][T][T] on the GL device, so those examples
-// are one contiguous run) into slices l*n*H ... of texture tex, without
-// leaving the GPU. It runs on the GL thread, after the kernels that wrote
-// t (the thread runs work in order).
-func copyProbs(d *gl.Device, t kernels.Tensor, tex uint32, sh texShape, l int) error {
-	if t.Len < sh.n*sh.h*sh.t*sh.t {
-		return fmt.Errorf("window: attention tensor of %d floats, want %d examples of %d heads, T=%d", t.Len, sh.n, sh.h, sh.t)
-	}
-	ogl.MemoryBarrier(ogl.PIXEL_BUFFER_BARRIER_BIT)
-	ogl.BindBuffer(ogl.PIXEL_UNPACK_BUFFER, d.BufferID(t.Buf))
-	ogl.BindTexture(ogl.TEXTURE_2D_ARRAY, tex)
-	ogl.PixelStorei(ogl.UNPACK_ALIGNMENT, 4)
-	//lint:ignore SA1019 TexSubImage3D has no WithOffset form: the pointer is an offset into the bound unpack buffer.
-	at := ogl.PtrOffset(4 * t.Off)
-	ogl.TexSubImage3D(ogl.TEXTURE_2D_ARRAY, 0, 0, 0, int32(l*sh.n*sh.h), int32(sh.t), int32(sh.t), int32(sh.n*sh.h),
-		ogl.RED, ogl.FLOAT, at)
-	ogl.BindBuffer(ogl.PIXEL_UNPACK_BUFFER, 0)
 	return nil
 }
