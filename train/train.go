@@ -133,9 +133,6 @@ func (tr *Trainer) TrainStep() (float64, error) {
 	return l[0], nil
 }
 
-// Group is the Group the Trainer steps.
-func (tr *Trainer) Group() *Group { return tr.g }
-
 // Sync copies the trained weights from the device into Model.Weights.
 func (tr *Trainer) Sync() error { return tr.g.Sync() }
 
