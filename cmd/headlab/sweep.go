@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -190,9 +189,9 @@ func (f *sweepFlags) plan(stderr io.Writer, dev kernels.Device, pairs []sweep.Pa
 		run.group = 1
 		return run, nil
 	}
-	limit, why, perShape := train.MaxGroup, "", map[int]int{}
-	classes := sweep.Groups(pairs, len(pairs)+1)
-	for i, g := range classes {
+	// The limit is the smallest over the pairs' shapes (one group each).
+	limit, why, most := train.MaxGroup, fmt.Sprintf("headlab's cap is %d", train.MaxGroup), 0
+	for _, g := range sweep.Groups(pairs, len(pairs)+1) {
 		n, w, err := train.GroupLimit(dev, g[0].Config)
 		if err != nil {
 			return run, usageError{err}
@@ -200,20 +199,17 @@ func (f *sweepFlags) plan(stderr io.Writer, dev kernels.Device, pairs []sweep.Pa
 		if n < limit {
 			limit, why = n, w
 		}
-		perShape[i] = len(g)
+		most = max(most, len(g))
 	}
 	if f.groupGiven {
 		if f.group > limit {
-			return run, usagef("--group %d: at most %d fit (%s)", f.group, limit, cmp.Or(why, fmt.Sprintf("headlab's cap is %d", train.MaxGroup)))
+			return run, usagef("--group %d: at most %d fit (%s)", f.group, limit, why)
 		}
 		return run, nil
 	}
 	run.group = limit
-	for _, n := range perShape {
-		if n > limit {
-			fmt.Fprintf(stderr, "sweep: training in groups of %d models: %s\n", limit, cmp.Or(why, fmt.Sprintf("headlab's cap is %d", train.MaxGroup)))
-			break
-		}
+	if most > limit {
+		fmt.Fprintf(stderr, "sweep: training in groups of %d models: %s\n", limit, why)
 	}
 	return run, nil
 }
