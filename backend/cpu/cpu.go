@@ -3,6 +3,11 @@
 // few small matrix products per (sequence, head) on simd.Gemm, with the
 // softmax and its gradient as plain loops between them; the plain-loop
 // originals live on in reference_test.go, which the kernels must match.
+//
+// Outside simd's assembly every product here and in device.go is rounded
+// before it is added or subtracted: an explicit float32(x*y) (float64 in
+// the loss) forbids the fused multiply-add that the compiler may otherwise
+// emit (GOAMD64=v3, arm64), so every build gives the same bits.
 package cpu
 
 import (
@@ -91,7 +96,7 @@ func (attn) Probs(s kernels.Shape, q, k, p []float32) error {
 			n := keys(s, i)
 			maxv := float32(math.Inf(-1))
 			for j := 0; j < n; j++ {
-				pr[j] *= scale
+				pr[j] = float32(pr[j] * scale)
 				maxv = max(maxv, pr[j])
 			}
 			for j := 0; j < n; j++ {
@@ -166,7 +171,7 @@ func scoreGrads(s kernels.Shape, p, dP []float32, poff int, scale float32, ds []
 		n := keys(s, i)
 		var rs float32
 		for j := 0; j < n; j++ {
-			rs += pr[j] * dpr[j]
+			rs += float32(pr[j] * dpr[j])
 		}
 		for j := 0; j < n; j++ {
 			o[j] = scale * (pr[j] * (dpr[j] - rs))

@@ -301,13 +301,13 @@ func lnGradX(out, gm, dy, xh, inv []float32, d int) {
 		var m0, m1, m2, m3, x0, x1, x2, x3 float32
 		j := 0
 		for ; j+4 <= d; j += 4 {
-			g0, g1, g2, g3 := dr[j]*gm[j], dr[j+1]*gm[j+1], dr[j+2]*gm[j+2], dr[j+3]*gm[j+3]
+			g0, g1, g2, g3 := float32(dr[j]*gm[j]), float32(dr[j+1]*gm[j+1]), float32(dr[j+2]*gm[j+2]), float32(dr[j+3]*gm[j+3])
 			or[j], or[j+1], or[j+2], or[j+3] = g0, g1, g2, g3
 			m0, m1, m2, m3 = m0+g0, m1+g1, m2+g2, m3+g3
 			x0, x1, x2, x3 = x0+float32(g0*hr[j]), x1+float32(g1*hr[j+1]), x2+float32(g2*hr[j+2]), x3+float32(g3*hr[j+3])
 		}
 		for ; j < d; j++ {
-			g := dr[j] * gm[j]
+			g := float32(dr[j] * gm[j])
 			or[j] = g
 			m0 += g
 			x0 += float32(g * hr[j])
@@ -553,7 +553,7 @@ func (d *Device) SoftmaxXent(S, rows, v int, logits, targets, probs, loss kernel
 				sum += es[j]
 			}
 			lse := m + float32(math.Log(sum))
-			l -= float64(w) * float64(row[tr]-lse)
+			l -= float64(float64(w) * float64(row[tr]-lse))
 			p := pr[r*v : r*v+v]
 			for j, e := range es {
 				p[j] = float32(e / sum)
