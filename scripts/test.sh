@@ -27,3 +27,11 @@ HEADLAB_GL_CONTEXT=glfw xvfb-run -a -s "-screen 0 1280x1024x24" \
 HEADLAB_GL_CONTEXT=glfw xvfb-run -a -s "-screen 0 1280x1024x24" \
   go test -count=1 -timeout 30m -run 'TestGLGroup|TestGLBad|Bench' "$@" ./cmd/headlab/
 env -u DISPLAY go test -count=1 -timeout 30m "$@" "${compute[@]}"
+# The CPU's numbers on each vector path this machine can run (HEADLAB_SIMD;
+# docs/model.md): the kernels, the model and training.
+numeric=(./internal/simd/ ./backend/cpu/ ./graph/ ./train/ ./sweep/)
+for path in avx2 go; do
+  if HEADLAB_SIMD=$path go run ./cmd/headlab --help >/dev/null 2>&1; then
+    HEADLAB_SIMD=$path go test -count=1 -timeout 30m "$@" "${numeric[@]}"
+  fi
+done

@@ -60,7 +60,7 @@ func (b *backendFlag) openOn(stderr io.Writer, th *glctx.Thread) (kernels.Device
 
 // platform describes dev for the records a sweep stores.
 func platform(dev kernels.Device) sweep.Platform {
-	p := sweep.Platform{Device: dev, SIMD: simd.KernelName()}
+	p := sweep.Platform{Device: dev, SIMD: simd.Path()}
 	if g, ok := dev.(*gl.Device); ok {
 		p.Renderer = g.Renderer()
 	}

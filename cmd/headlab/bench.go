@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"headlab/bench"
+	"headlab/internal/simd"
 	"headlab/kernels"
 	"headlab/train"
 )
@@ -24,6 +25,8 @@ func init() { commands = append(commands, benchCmd) }
 
 // benchReport is what `headlab bench --json` prints.
 type benchReport struct {
+	// SIMD is the CPU's vector path that ran (internal/simd.Path).
+	SIMD      string `json:"simd"`
 	Renderer  string `json:"gl_renderer,omitempty"`
 	GLContext string `json:"gl_context,omitempty"`
 	GLError   string `json:"gl_error,omitempty"`
@@ -326,7 +329,7 @@ func openBenchDevices(e *env, r benchRun, rep *benchReport) ([]benchDevice, func
 
 // runBench is `headlab bench` without --vs-pytorch.
 func runBench(e *env, r benchRun) error {
-	var rep benchReport
+	rep := benchReport{SIMD: simd.Path()}
 	devs, release, err := openBenchDevices(e, r, &rep)
 	if err != nil {
 		return err
@@ -448,7 +451,7 @@ func benchVsPyTorch(e *env, asJSON bool, python string, steps, rounds, rssSteps 
 	if rounds <= 0 || window <= 0 || workers <= 0 || rssSteps < 0 {
 		return usagef("--rounds, --window and --workers must be positive, --rss-steps not negative")
 	}
-	rep := benchReport{PyTorch: &vsPyTorch{}}
+	rep := benchReport{SIMD: simd.Path(), PyTorch: &vsPyTorch{}}
 	vs := rep.PyTorch
 	fmt.Fprintf(e.stderr, "one default training run of %d steps (memory)...\n", rssSteps)
 	c := train.Defaults("induction")

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"headlab/glctx"
+	"headlab/internal/simd"
 )
 
 // version is set at link time by release builds (-ldflags "-X main.version=...").
@@ -52,6 +53,11 @@ func rootCmd(e *env) *cobra.Command {
 // run executes headlab with args and returns the exit status: 0 on success,
 // 2 for bad input, 1 for anything else.
 func run(args []string, stdout, stderr io.Writer) int {
+	// HEADLAB_SIMD forcing a vector path this CPU cannot run is bad input.
+	if err := simd.Choose(); err != nil {
+		fmt.Fprintln(stderr, "headlab:", err)
+		return 2
+	}
 	root := rootCmd(&env{stdout: stdout, stderr: stderr})
 	root.SetArgs(args)
 	err := root.Execute()

@@ -14,6 +14,7 @@ import (
 	"headlab/analysis"
 	"headlab/backend/cpu"
 	"headlab/inspect"
+	"headlab/internal/simd"
 	"headlab/sweep"
 	"headlab/train"
 )
@@ -138,7 +139,7 @@ func trainCmd(e *env) *cobra.Command {
 			if err := pics.write(att, heads.Scores()); err != nil {
 				return err
 			}
-			report := trainReport{Config: configReport{Config: c, Backend: be.Name()}, Result: res, Heads: heads.Heads, History: rec.History}
+			report := trainReport{Config: configReport{Config: c, Backend: be.Name(), SIMD: simd.Path()}, Result: res, Heads: heads.Heads, History: rec.History}
 			if rec.History != nil {
 				p := rec.History.Phase()
 				report.Phase = &p
@@ -177,6 +178,8 @@ func trainCmd(e *env) *cobra.Command {
 type configReport struct {
 	train.Config
 	Backend string `json:"backend"`
+	// SIMD is the CPU's vector path that ran (internal/simd.Path).
+	SIMD string `json:"simd"`
 }
 
 type trainReport struct {
@@ -210,7 +213,7 @@ func printTrainReport(w io.Writer, m *train.Model, r trainReport) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "time        %.1f s for %d steps (%.2f ms/step, backend %s)\n", r.TrainSeconds, r.Config.Steps, r.MsPerStep, r.Config.Backend)
+	fmt.Fprintf(w, "time        %.1f s for %d steps (%.2f ms/step, backend %s, simd %s)\n", r.TrainSeconds, r.Config.Steps, r.MsPerStep, r.Config.Backend, r.Config.SIMD)
 }
 
 func printPhase(w io.Writer, p analysis.Phase) {

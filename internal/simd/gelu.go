@@ -11,13 +11,14 @@ import "math"
 // error over 0 <= z <= 9.5); exp(-x^2/2) also gives phi. One exponential
 // per element serves both outputs. Measured against the float64 exact
 // GELU (TestGELUAccuracy): |Phi error| <= 2.4e-7, about two float32 steps
-// at 1; see docs/model.md. The AVX-512 kernel evaluates this in float32;
-// the portable path evaluates the same formula in float64, so the two agree
-// to that tolerance, not bit for bit.
+// at 1; see docs/model.md. The AVX-512 and AVX2 kernels evaluate this in
+// float32 with the same operations (so the same bits); the portable path
+// evaluates the same formula in float64, so it agrees with them to that
+// tolerance, not bit for bit.
 func GELU(x, y, d []float32) {
 	n := len(x)
 	y, d = y[:n], d[:n]
-	if !useAsm {
+	if cur == pathGo {
 		for i, v := range x {
 			y[i], d[i] = geluGo(v)
 		}
@@ -25,12 +26,12 @@ func GELU(x, y, d []float32) {
 	}
 	full := n &^ 15
 	if full > 0 {
-		geluKernel(full, &x[0], &y[0], &d[0])
+		geluAsm(full, &x[0], &y[0], &d[0])
 	}
 	if full < n {
 		var xt, yt, dt [16]float32
 		copy(xt[:], x[full:])
-		geluKernel(16, &xt[0], &yt[0], &dt[0])
+		geluAsm(16, &xt[0], &yt[0], &dt[0])
 		copy(y[full:], yt[:])
 		copy(d[full:], dt[:])
 	}
@@ -48,7 +49,7 @@ func geluGo(x32 float32) (y, d float32) {
 	u := 1 / (1 + ax*(0.5/math.Sqrt2))
 	q := erfcxQ[0]
 	for _, c := range erfcxQ[1:] {
-		q = q*u + c
+		q = float64(q*u) + c // the conversion forbids fusing (any GOAMD64)
 	}
 	h := 0.5 * e * q
 	phi := h
@@ -66,13 +67,14 @@ func Mul(out, a, b []float32) {
 	}
 }
 
-// Exp sets x[i] = exp(x[i]) in place: on AVX-512 the GELU kernel's float32
-// exponential (2^n times a degree-7 Taylor polynomial in r = x - n ln2;
-// relative error under 1e-7 for normal results, TestExp), elsewhere
-// math.Exp rounded to float32. Arguments below -104 give 0 or the
-// smallest subnormal.
+// Exp sets x[i] = exp(x[i]) in place: on AVX-512 and AVX2 the GELU
+// kernel's float32 exponential (2^n times a degree-7 Taylor polynomial in
+// r = x - n ln2; relative error under 1e-7 for normal results, TestExp; the
+// two kernels give the same bits), elsewhere math.Exp rounded to float32.
+// Arguments below -104 (and NaN) give 0 or the smallest subnormal; above
+// 88.8, +Inf.
 func Exp(x []float32) {
-	if !useAsm {
+	if cur == pathGo {
 		for i, v := range x {
 			x[i] = float32(math.Exp(float64(v)))
 		}
@@ -81,12 +83,12 @@ func Exp(x []float32) {
 	n := len(x)
 	full := n &^ 15
 	if full > 0 {
-		expKernel(full, &x[0])
+		expAsm(full, &x[0])
 	}
 	if full < n {
 		var t [16]float32
 		copy(t[:], x[full:])
-		expKernel(16, &t[0])
+		expAsm(16, &t[0])
 		copy(x[full:], t[:])
 	}
 }

@@ -39,7 +39,8 @@ DATA gelucon<>+100(SB)/4, $0x3e2aaaab
 DATA gelucon<>+104(SB)/4, $0x3f000000
 DATA gelucon<>+108(SB)/4, $0x3f800000
 DATA gelucon<>+112(SB)/4, $0x3f800000
-GLOBL gelucon<>(SB), RODATA|NOPTR, $116
+DATA gelucon<>+116(SB)/4, $0x43000000
+GLOBL gelucon<>(SB), RODATA|NOPTR, $120
 
 // func geluKernel(n int, x, y, d *float32): n a positive multiple of 16.
 TEXT ·geluKernel(SB), NOSPLIT, $0-32
@@ -109,8 +110,9 @@ gelu_loop:
 	VZEROUPPER
 	RET
 
-// func expKernel(n int, x *float32): x = exp(max(x, -104)) in place, n a
-// positive multiple of 16; the exponential of the GELU kernel.
+// func expKernel(n int, x *float32): x = exp(min(max(x, -104), 128)) in
+// place, n a positive multiple of 16; the exponential of the GELU kernel.
+// The upper clamp keeps r finite, so every x > 88.8 (+Inf too) gives +Inf.
 TEXT ·expKernel(SB), NOSPLIT, $0-16
 	MOVQ n+0(FP), CX
 	MOVQ x+8(FP), SI
@@ -118,9 +120,11 @@ TEXT ·expKernel(SB), NOSPLIT, $0-16
 	VBROADCASTSS gelucon<>+20(SB), Z21
 	VBROADCASTSS gelucon<>+24(SB), Z22
 	VBROADCASTSS gelucon<>+28(SB), Z23
+	VBROADCASTSS gelucon<>+116(SB), Z24
 exp_loop:
 	VMOVUPS (SI), Z2
 	VMAXPS Z20, Z2, Z2
+	VMINPS Z24, Z2, Z2
 	VMULPS Z21, Z2, Z3
 	VRNDSCALEPS $0, Z3, Z3
 	VFMADD231PS Z22, Z3, Z2

@@ -14,7 +14,9 @@ func exact(x float32) (y, d, phi float64) {
 
 // TestGELUAccuracy sweeps x over [-16, 16] (and specials) and bounds the
 // error of Phi = y/x, of y and of d against float64.
-func TestGELUAccuracy(t *testing.T) {
+func TestGELUAccuracy(t *testing.T) { forEachPath(t, checkGELUAccuracy) }
+
+func checkGELUAccuracy(t *testing.T) {
 	var xs []float32
 	for v := -16.0; v <= 16; v += 1.0 / 4096 {
 		xs = append(xs, float32(v))
@@ -62,13 +64,36 @@ func BenchmarkGELU(b *testing.B) {
 		x[i] = float32(i-32768) / 8192
 	}
 	y, d := make([]float32, len(x)), make([]float32, len(x))
-	for b.Loop() {
-		GELU(x, y, d)
+	for _, p := range runnablePaths() {
+		b.Run(p.String(), func(b *testing.B) {
+			setPath(b, p)
+			for b.Loop() {
+				GELU(x, y, d)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(x)), "ns/elem")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(x)), "ns/elem")
 }
 
-func TestExp(t *testing.T) {
+func BenchmarkExp(b *testing.B) {
+	x := make([]float32, 65536)
+	for _, p := range runnablePaths() {
+		b.Run(p.String(), func(b *testing.B) {
+			setPath(b, p)
+			for b.Loop() {
+				for i := range x {
+					x[i] = float32(i-65536) / 1024
+				}
+				Exp(x)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(x)), "ns/elem")
+		})
+	}
+}
+
+func TestExp(t *testing.T) { forEachPath(t, checkExp) }
+
+func checkExp(t *testing.T) {
 	var xs []float32
 	for v := -100.0; v <= 80; v += 1.0 / 512 {
 		xs = append(xs, float32(v))
@@ -94,5 +119,12 @@ func TestExp(t *testing.T) {
 	Exp(in)
 	if in[0] > 1.5e-45 || in[1] > 1.5e-45 || in[2] != 1 {
 		t.Errorf("Exp(-Inf, -200, 0) = %v", in)
+	}
+	big := []float32{89, 127, 200, 1e30, math.MaxFloat32, float32(math.Inf(1))}
+	Exp(big)
+	for i, v := range big {
+		if !math.IsInf(float64(v), 1) {
+			t.Errorf("Exp(big[%d]) = %v, want +Inf", i, v)
+		}
 	}
 }

@@ -1,15 +1,19 @@
 // Package simd holds headlab's vector kernels: the float32 matrix multiply
-// Sgemm and the GELU. Sgemm computes: C = op(A) op(B) (+ a
-// bias row), row-major, serial. On amd64 with AVX-512 it runs register-
-// blocked assembly micro-kernels (8 rows x 32 columns of C held in 16 ZMM
-// registers, no packing: the shapes are small); elsewhere plain Go loops.
+// Sgemm, the GELU and the exponential. Sgemm computes C = op(A) op(B) (+ a
+// bias row), row-major, serial. Three paths (path.go), chosen at init from
+// the CPU's features or forced by HEADLAB_SIMD=avx512|avx2|go:
+//   - avx512: register-blocked assembly micro-kernels, 8 rows x 32 columns
+//     of C held in 16 ZMM registers, no packing (the shapes are small);
+//   - avx2 (AVX2 + FMA): 6 rows x 16 columns in 12 YMM registers, the same
+//     arithmetic, so the same bits as avx512;
+//   - go: plain Go loops, everywhere else.
 //
-// Summation order, the same on both paths: every element of C starts at
+// Summation order, the same on every path: every element of C starts at
 // its bias (or 0) and adds A(i,p)*B(p,j) for p = 0, 1, ..., k-1 in turn. The
 // assembly rounds each step once (fused multiply-add); the Go loops round
-// the product and the sum separately, so the two paths agree to rounding,
-// not bit for bit. A given machine always takes the same path, so results
-// are reproducible there for any GOMAXPROCS.
+// the product and the sum separately, so the Go path agrees with the others
+// to rounding, not bit for bit. A given machine and path always give the
+// same results, for any GOMAXPROCS.
 package simd
 
 import "fmt"
@@ -80,7 +84,7 @@ func Gemm(m, n, k int, a []float32, ai, ap int, b []float32, ldb int, c []float3
 		}
 		return
 	}
-	if useAsm {
+	if cur != pathGo {
 		asmGemm(m, n, k, a, ai, ap, b, ldb, c, ldc, bias)
 		return
 	}
@@ -100,7 +104,7 @@ func goGemm(m, n, k int, a []float32, ai, ap int, b []float32, ldb int, c []floa
 			x := a[i*ai+p*ap]
 			bp := b[p*ldb : p*ldb+n]
 			for j, v := range bp {
-				ci[j] += x * v
+				ci[j] += float32(x * v) // the conversion keeps the product rounded on its own (no FMA, any GOAMD64)
 			}
 		}
 	}
@@ -108,11 +112,3 @@ func goGemm(m, n, k int, a []float32, ai, ap int, b []float32, ldb int, c []floa
 
 // Flops is the arithmetic of one Sgemm call counted as 2*m*n*k.
 func Flops(m, n, k int) float64 { return 2 * float64(m) * float64(n) * float64(k) }
-
-// KernelName says which path Sgemm takes on this machine.
-func KernelName() string {
-	if useAsm {
-		return "avx512 8x32"
-	}
-	return "go"
-}

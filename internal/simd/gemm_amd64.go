@@ -4,8 +4,19 @@ package simd
 
 import "golang.org/x/sys/cpu"
 
-// useAsm is true where the AVX-512 kernels can run (the OS saves ZMM state).
-var useAsm = cpu.X86.HasAVX512F
+// canRun says whether this CPU and OS run path p's kernels (x/sys/cpu
+// checks that the OS saves the YMM and ZMM state).
+func canRun(p path) bool {
+	switch p {
+	case pathGo:
+		return true
+	case pathAVX2:
+		return cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	case pathAVX512:
+		return cpu.X86.HasAVX512F
+	}
+	return false
+}
 
 //go:noescape
 func kern8x32(k int, a *float32, ai, ap int, b *float32, bp int, c *float32, ci int, bias *float32, m0, m1 uint64)
@@ -24,9 +35,21 @@ func masks(w int) (uint64, uint64) {
 	return (1 << w) - 1, 0
 }
 
-// asmGemm walks C in blocks of 8 rows (then single rows) by 32 columns.
-// Gemm has checked every access (masked lanes are never touched).
+// asmGemm runs Gemm's checked call on the path's kernels.
 func asmGemm(m, n, k int, a []float32, ai, ap int, b []float32, ldb int, c []float32, ldc int, bias []float32) {
+	switch cur {
+	case pathAVX512:
+		avx512Gemm(m, n, k, a, ai, ap, b, ldb, c, ldc, bias)
+	case pathAVX2:
+		avx2Gemm(m, n, k, a, ai, ap, b, ldb, c, ldc, bias)
+	default:
+		goGemm(m, n, k, a, ai, ap, b, ldb, c, ldc, bias)
+	}
+}
+
+// avx512Gemm walks C in blocks of 8 rows (then single rows) by 32 columns.
+// Gemm has checked every access (masked lanes are never touched).
+func avx512Gemm(m, n, k int, a []float32, ai, ap int, b []float32, ldb int, c []float32, ldc int, bias []float32) {
 	const f = 4 // bytes per float32
 	for j := 0; j < n; j += 32 {
 		m0, m1 := masks(n - j)
@@ -43,6 +66,24 @@ func asmGemm(m, n, k int, a []float32, ai, ap int, b []float32, ldb int, c []flo
 			kern1x32(k, &a[i*ai], ai*f, ap*f, bj, ldb*f, &c[i*ldc+j], ldc*f, bs, m0, m1)
 		}
 	}
+}
+
+// geluAsm and expAsm run the path's GELU and exp kernels on n (a positive
+// multiple of 16) elements.
+func geluAsm(n int, x, y, d *float32) {
+	if cur == pathAVX2 {
+		geluKernelAVX2(n, x, y, d)
+		return
+	}
+	geluKernel(n, x, y, d)
+}
+
+func expAsm(n int, x *float32) {
+	if cur == pathAVX2 {
+		expKernelAVX2(n, x)
+		return
+	}
+	expKernel(n, x)
 }
 
 //go:noescape

@@ -2,12 +2,13 @@
 
 package simd
 
-const useAsm = false
+// canRun: only the portable path is built here.
+func canRun(p path) bool { return p == pathGo }
 
 func asmGemm(m, n, k int, a []float32, ai, ap int, b []float32, ldb int, c []float32, ldc int, bias []float32) {
 	goGemm(m, n, k, a, ai, ap, b, ldb, c, ldc, bias)
 }
 
-func geluKernel(n int, x, y, d *float32) { panic("simd: no GELU kernel") }
+func geluAsm(n int, x, y, d *float32) { panic("simd: no GELU kernel") }
 
-func expKernel(n int, x *float32) { panic("simd: no exp kernel") }
+func expAsm(n int, x *float32) { panic("simd: no exp kernel") }

@@ -40,7 +40,10 @@ func fill(r *rand.Rand, n int) []float32 {
 	return x
 }
 
-func TestSgemm(t *testing.T) {
+// TestSgemm checks every path this CPU runs against the float64 reference.
+func TestSgemm(t *testing.T) { forEachPath(t, checkSgemm) }
+
+func checkSgemm(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	sizes := []int{0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 48, 64, 96, 100}
 	var s Scratch
@@ -78,8 +81,8 @@ func TestSgemm(t *testing.T) {
 
 // TestPathsAgree checks the assembly against the Go loops (to rounding).
 func TestPathsAgree(t *testing.T) {
-	if !useAsm {
-		t.Skip("no AVX-512 here")
+	if cur == pathGo {
+		t.Skip("no assembly path here")
 	}
 	r := rand.New(rand.NewPCG(3, 4))
 	m, n, k := 64, 96, 32
@@ -94,17 +97,24 @@ func TestPathsAgree(t *testing.T) {
 	}
 }
 
+// BenchmarkSgemm times each path this CPU runs on the model's shapes and
+// squares (mode 1: A transposed, 2: B transposed).
 func BenchmarkSgemm(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, sh := range [][4]int{{1024, 96, 32, 0}, {1024, 32, 64, 0}, {1024, 32, 96, 2}, {32, 96, 1024, 1}, {256, 256, 256, 0}, {512, 512, 512, 0}} {
-		m, n, k, mode := sh[0], sh[1], sh[2], sh[3]
-		b.Run(fmt.Sprintf("%dx%dx%d_t%d", m, n, k, mode), func(bb *testing.B) {
-			a, bm, c := fill(r, m*k), fill(r, k*n), make([]float32, m*n)
-			var s Scratch
-			for bb.Loop() {
-				Sgemm(mode == 1, mode == 2, m, n, k, a, bm, c, nil, &s)
+	for _, p := range runnablePaths() {
+		b.Run(p.String(), func(b *testing.B) {
+			for _, sh := range [][4]int{{1024, 96, 32, 0}, {1024, 32, 64, 0}, {1024, 32, 96, 2}, {32, 96, 1024, 1}, {256, 256, 256, 0}, {512, 512, 512, 0}} {
+				m, n, k, mode := sh[0], sh[1], sh[2], sh[3]
+				b.Run(fmt.Sprintf("%dx%dx%d_t%d", m, n, k, mode), func(bb *testing.B) {
+					setPath(bb, p)
+					a, bm, c := fill(r, m*k), fill(r, k*n), make([]float32, m*n)
+					var s Scratch
+					for bb.Loop() {
+						Sgemm(mode == 1, mode == 2, m, n, k, a, bm, c, nil, &s)
+					}
+					bb.ReportMetric(Flops(m, n, k)*float64(bb.N)/bb.Elapsed().Seconds()/1e9, "GFLOP/s")
+				})
 			}
-			bb.ReportMetric(Flops(m, n, k)*float64(bb.N)/bb.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 	}
 }
