@@ -393,6 +393,7 @@ func joinInts(xs []int) string {
 
 // printBench writes the report as tables.
 func printBench(w io.Writer, rep benchReport) error {
+	fmt.Fprintf(w, "CPU vector path: %s\n", rep.SIMD)
 	if rep.Renderer != "" {
 		fmt.Fprintf(w, "GL renderer: %s (%s)\n\n", rep.Renderer, rep.GLContext)
 	}
