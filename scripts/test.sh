@@ -35,3 +35,39 @@ for path in avx2 go; do
     HEADLAB_SIMD=$path go test -count=1 -timeout 30m "$@" "${numeric[@]}"
   fi
 done
+
+# arm64 under emulation (qemu-user-static, installed by setup.sh): the
+# packages that need no cgo, built as arm64 test binaries and run from
+# their own directories, -test.short. internal/simd runs on both paths
+# (neon, the arm64 default, and go). Skipped here: TestForcePath, which
+# execs its own binary (impossible without a binfmt_misc entry for
+# aarch64); train's TestLearnsEveryTask (minutes under emulation; ~12 s
+# natively). Gorgonia is built without FMA fusion (-d=fmahash=n) because
+# TestAdamMatchesGorgonia compares headlab's unfused Adam bit for bit with
+# Gorgonia's, which the compiler fuses on arm64.
+if command -v qemu-aarch64-static >/dev/null 2>&1; then
+  armdir=$(mktemp -d)
+  trap 'rm -rf "$armdir"' EXIT
+  simdskip='^$'
+  if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then simdskip='^TestForcePath$'; fi
+  for pkg in internal/simd graph train analysis tasks; do
+    flags=()
+    if [ "$pkg" = train ]; then flags=(-gcflags='gorgonia.org/...=-d=fmahash=n'); fi
+    GOARCH=arm64 CGO_ENABLED=0 go test -c "${flags[@]}" -o "$armdir/${pkg//\//_}.test" "./$pkg/" 2>&1 |
+      { grep -v -e 'fmahash triggered' -e 'bisect-match' || true; } >&2
+  done
+  run_arm64() { # pkg path skip
+    (cd "$1" && env HEADLAB_SIMD="$2" qemu-aarch64-static "$armdir/${1//\//_}.test" -test.short -test.skip "$3")
+  }
+  run_arm64 internal/simd neon "$simdskip"
+  run_arm64 internal/simd go "$simdskip"
+  run_arm64 graph neon '^$'
+  run_arm64 train neon '^TestLearnsEveryTask$'
+  run_arm64 analysis neon '^$'
+  run_arm64 tasks neon '^$'
+elif [ -n "${CI:-}" ]; then
+  echo "test.sh: qemu-aarch64-static not found (scripts/setup.sh installs qemu-user-static)" >&2
+  exit 1
+else
+  echo "test.sh: qemu-aarch64-static not found; skipping the arm64 tests" >&2
+fi

@@ -1,11 +1,12 @@
 // Package simd holds headlab's vector kernels: the float32 matrix multiply
 // Sgemm, the GELU and the exponential. Sgemm computes C = op(A) op(B) (+ a
-// bias row), row-major, serial. Three paths (path.go), chosen at init from
-// the CPU's features or forced by HEADLAB_SIMD=avx512|avx2|go:
+// bias row), row-major, serial. Four paths (path.go), chosen at init from
+// the CPU's features or forced by HEADLAB_SIMD=avx512|avx2|neon|go:
 //   - avx512: register-blocked assembly micro-kernels, 8 rows x 32 columns
 //     of C held in 16 ZMM registers, no packing (the shapes are small);
 //   - avx2 (AVX2 + FMA): 6 rows x 16 columns in 12 YMM registers, the same
 //     arithmetic, so the same bits as avx512;
+//   - neon (arm64): 8 rows x 8 columns in 16 Q registers, the same bits;
 //   - go: register-blocked Go loops (4 rows x 2 columns), everywhere else.
 //
 // Summation order, the same on every path: every element of C starts at

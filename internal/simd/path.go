@@ -78,18 +78,20 @@ func runnable(can func(path) bool) string {
 // ignored, the kernels take the default path.
 func Choose() error { return errChoose }
 
-// Path names the kernel path in use: "avx512", "avx2" or "go" (and "neon"
-// once arm64 has kernels).
+// Path names the kernel path in use: "avx512", "avx2", "neon" (arm64) or
+// "go".
 func Path() string { return cur.String() }
 
 // KernelName says which path Sgemm takes, with its register block
-// ("avx512 8x32", "avx2 6x16", "go"); it starts with Path().
+// ("avx512 8x32", "avx2 6x16", "neon 8x8", "go"); it starts with Path().
 func KernelName() string {
 	switch cur {
 	case pathAVX512:
 		return "avx512 8x32"
 	case pathAVX2:
 		return "avx2 6x16"
+	case pathNEON:
+		return "neon 8x8"
 	}
 	return cur.String()
 }
