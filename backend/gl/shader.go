@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	ogl "github.com/go-gl/gl/v4.3-core/gl"
+
+	"headlab/glctx"
 )
 
 // The kernels' GLSL sources: one .comp file per program, common.glsl the
@@ -146,9 +148,9 @@ func compileKernel(file, body string, spec progSpec) (program, error) {
 	if err != nil {
 		return program{}, fmt.Errorf("gl: %v", err)
 	}
-	id, err := Program(file, Stage{Kind: ogl.COMPUTE_SHADER, Source: src})
+	id, err := glctx.Program(file, glctx.Stage{Kind: ogl.COMPUTE_SHADER, Source: src})
 	if err != nil {
-		return program{}, fmt.Errorf("%v (source numbers: %s)", err, legend)
+		return program{}, fmt.Errorf("gl: %v (source numbers: %s)", err, legend)
 	}
 	if len(spec.ints) > maxUniforms || len(spec.floats) > maxUniforms {
 		ogl.DeleteProgram(id)
@@ -191,77 +193,3 @@ func deletePrograms(progs *[numProgs]program) {
 		}
 	}
 }
-
-// Stage is one shader of a program: its kind (ogl.VERTEX_SHADER,
-// ogl.FRAGMENT_SHADER, ogl.COMPUTE_SHADER) and its GLSL source.
-type Stage struct {
-	Kind   uint32
-	Source string
-}
-
-// Program compiles stages and links them into a program. On failure the
-// error, one line, names the program and holds the driver's info log. It
-// must run on the GL thread (inside Thread().Call); the viewer builds its
-// drawing programs with it too.
-func Program(name string, stages ...Stage) (uint32, error) {
-	prog := ogl.CreateProgram()
-	var shaders []uint32
-	// The program keeps the compiled code; the shader objects can go.
-	release := func() {
-		for _, sh := range shaders {
-			ogl.DetachShader(prog, sh)
-			ogl.DeleteShader(sh)
-		}
-	}
-	for _, st := range stages {
-		sh := ogl.CreateShader(st.Kind)
-		csrc, free := ogl.Strs(st.Source + "\x00")
-		length := int32(len(st.Source))
-		ogl.ShaderSource(sh, 1, csrc, &length)
-		free()
-		ogl.CompileShader(sh)
-		var ok int32
-		ogl.GetShaderiv(sh, ogl.COMPILE_STATUS, &ok)
-		if ok == ogl.FALSE {
-			msg := infoLog(sh, ogl.GetShaderiv, ogl.GetShaderInfoLog)
-			ogl.DeleteShader(sh)
-			release()
-			ogl.DeleteProgram(prog)
-			return 0, fmt.Errorf("gl: compiling %s: %s", name, msg)
-		}
-		ogl.AttachShader(prog, sh)
-		shaders = append(shaders, sh)
-	}
-	ogl.LinkProgram(prog)
-	release()
-	var ok int32
-	ogl.GetProgramiv(prog, ogl.LINK_STATUS, &ok)
-	if ok == ogl.FALSE {
-		msg := infoLog(prog, ogl.GetProgramiv, ogl.GetProgramInfoLog)
-		ogl.DeleteProgram(prog)
-		return 0, fmt.Errorf("gl: linking %s: %s", name, msg)
-	}
-	return prog, nil
-}
-
-// infoLog reads a shader's or program's info log as one line, its lines
-// joined by "; ".
-func infoLog(obj uint32, getiv func(uint32, uint32, *int32), getLog func(uint32, int32, *int32, *uint8)) string {
-	var n int32
-	getiv(obj, ogl.INFO_LOG_LENGTH, &n)
-	if n <= 1 {
-		return "(driver gave no log)"
-	}
-	buf := make([]byte, n)
-	getLog(obj, n, nil, &buf[0])
-	var lines []string
-	for _, l := range strings.Split(strings.TrimRight(string(buf), "\x00"), "\n") {
-		if l = oneLine(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	return strings.Join(lines, "; ")
-}
-
-// oneLine keeps text from drivers to one line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

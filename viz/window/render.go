@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image"
 	"math"
-	"strings"
 	"time"
 	"unsafe"
 
@@ -13,6 +12,7 @@ import (
 	ogl "github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
 
+	"headlab/glctx"
 	"headlab/graph"
 	"headlab/viz"
 )
@@ -530,51 +530,13 @@ func readPixels(size image.Point) *image.RGBA {
 	return img
 }
 
-// link compiles and links a vertex and a fragment shader. On failure the
-// error, one line, names the program and holds the driver's log.
+// link compiles and links a vertex and a fragment shader (glctx.Program).
 func link(name, vs, fs string) (uint32, error) {
-	prog := ogl.CreateProgram()
-	for _, st := range []struct {
-		kind uint32
-		src  string
-	}{{ogl.VERTEX_SHADER, vs}, {ogl.FRAGMENT_SHADER, fs}} {
-		sh := ogl.CreateShader(st.kind)
-		csrc, free := ogl.Strs(st.src + "\x00")
-		ogl.ShaderSource(sh, 1, csrc, nil)
-		free()
-		ogl.CompileShader(sh)
-		var ok int32
-		ogl.GetShaderiv(sh, ogl.COMPILE_STATUS, &ok)
-		if ok == ogl.FALSE {
-			msg := infoLog(sh, ogl.GetShaderiv, ogl.GetShaderInfoLog)
-			ogl.DeleteShader(sh)
-			ogl.DeleteProgram(prog)
-			return 0, fmt.Errorf("window: compiling %s: %s", name, msg)
-		}
-		ogl.AttachShader(prog, sh)
-		ogl.DeleteShader(sh) // freed with the program
+	p, err := glctx.Program(name, glctx.Stage{Kind: ogl.VERTEX_SHADER, Source: vs}, glctx.Stage{Kind: ogl.FRAGMENT_SHADER, Source: fs})
+	if err != nil {
+		return 0, fmt.Errorf("window: %v", err)
 	}
-	ogl.LinkProgram(prog)
-	var ok int32
-	ogl.GetProgramiv(prog, ogl.LINK_STATUS, &ok)
-	if ok == ogl.FALSE {
-		msg := infoLog(prog, ogl.GetProgramiv, ogl.GetProgramInfoLog)
-		ogl.DeleteProgram(prog)
-		return 0, fmt.Errorf("window: linking %s: %s", name, msg)
-	}
-	return prog, nil
-}
-
-// infoLog reads a shader's or program's info log as one line.
-func infoLog(obj uint32, getiv func(uint32, uint32, *int32), getLog func(uint32, int32, *int32, *uint8)) string {
-	var n int32
-	getiv(obj, ogl.INFO_LOG_LENGTH, &n)
-	if n <= 1 {
-		return "(driver gave no log)"
-	}
-	buf := make([]byte, n)
-	getLog(obj, n, nil, &buf[0])
-	return strings.Join(strings.Fields(strings.TrimRight(string(buf), "\x00")), " ")
+	return p, nil
 }
 
 func uniform(p uint32, name string) int32 {
