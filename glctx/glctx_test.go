@@ -708,10 +708,10 @@ func TestConcurrent(t *testing.T) {
 	}
 }
 
-// With a GLFW window and an EGL context alive together, both compute.
-func TestConcurrentGLFWAndEGL(t *testing.T) {
-	onPath(t, kindGLFW)
-	g := newThread(t, Options{Context: kindGLFW})
+// newHeadless makes a surfaceless EGL thread with DISPLAY unset for the
+// call, closed when the test ends; without one it skips, or fails in CI.
+func newHeadless(t *testing.T) *Thread {
+	t.Helper()
 	display := os.Getenv("DISPLAY")
 	os.Unsetenv("DISPLAY")
 	e, err := New(Options{Context: kindSurfaceless})
@@ -722,7 +722,15 @@ func TestConcurrentGLFWAndEGL(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	defer e.Close()
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// With a GLFW window and an EGL context alive together, both compute.
+func TestConcurrentGLFWAndEGL(t *testing.T) {
+	onPath(t, kindGLFW)
+	g := newThread(t, Options{Context: kindGLFW})
+	e := newHeadless(t)
 	loadGL43(t, g)
 	loadGL43(t, e)
 	var wg sync.WaitGroup

@@ -46,17 +46,7 @@ func TestMainThread(t *testing.T) {
 		}
 	}
 	// EGL makes its context on a thread of its own, without a display.
-	display := os.Getenv("DISPLAY")
-	os.Unsetenv("DISPLAY")
-	e, err := New(Options{Context: kindSurfaceless})
-	os.Setenv("DISPLAY", display)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	defer e.Close()
+	e := newHeadless(t)
 	if tid := tidOn(t, e); tid == initTid {
 		t.Fatal("an EGL Thread's Call ran on the main thread")
 	}

@@ -24,7 +24,7 @@ type executor struct {
 	d     kernels.Device
 	S     int
 	steps []execStep
-	owned []kernels.Buffer // freed by close
+	mem   kernels.Arena // every tensor it made, freed by close
 }
 
 type execStep struct {
@@ -81,22 +81,10 @@ func (e *executor) traffic() int64 {
 }
 
 // alloc makes a dense tensor of n floats per model, owned by e.
-func (e *executor) alloc(n int) (kernels.Tensor, error) {
-	b, err := e.d.Alloc(e.S * n)
-	if err != nil {
-		return kernels.Tensor{}, err
-	}
-	e.owned = append(e.owned, b)
-	return kernels.Dense(b, n), nil
-}
+func (e *executor) alloc(n int) (kernels.Tensor, error) { return e.mem.Dense(n) }
 
 // close frees the executor's tensors.
-func (e *executor) close() {
-	for _, b := range e.owned {
-		e.d.Free(b)
-	}
-	e.owned = nil
-}
+func (e *executor) close() { e.mem.Free() }
 
 // children returns n's inputs in order.
 func children(g *G.ExprGraph, n *G.Node) G.Nodes {
@@ -150,7 +138,7 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 			return nil, err
 		}
 	}
-	e = &executor{d: d, S: S}
+	e = &executor{d: d, S: S, mem: kernels.Arena{Dev: d, S: S}}
 	defer func() {
 		if err != nil {
 			e.close()
@@ -275,16 +263,9 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 				if err != nil {
 					return nil, err
 				}
-				b, err := d.Alloc(len(f))
-				if err != nil {
+				if ts[n], err = e.mem.Shared(f); err != nil {
 					return nil, err
 				}
-				e.owned = append(e.owned, b)
-				t := kernels.Tensor{Buf: b, Len: len(f)}
-				if err := d.Upload(t, 1, f); err != nil {
-					return nil, err
-				}
-				ts[n] = t
 			case isAdd(n, in):
 				if ts[n], err = out(n); err != nil {
 					return nil, err

@@ -274,7 +274,7 @@ type Net struct {
 	probs                  []kernels.Tensor
 	grads                  kernels.Tensor // [S][P], when built to train
 	gateGrads              []kernels.Tensor
-	owned                  []kernels.Buffer
+	mem                    kernels.Arena
 
 	// Host staging, uploaded by Run when changed.
 	tok, tgt, gate     []float32
@@ -300,14 +300,8 @@ func Build(p *Block, batch int, train bool) (n *Net, err error) {
 	g := G.NewGraph()
 	rows, dm := batch*c.SeqLen, c.DModel
 	bound := map[*G.Node]kernels.Tensor{}
-	alloc := func(per int) (kernels.Tensor, error) {
-		b, err := d.Alloc(S * per)
-		if err != nil {
-			return kernels.Tensor{}, err
-		}
-		n.owned = append(n.owned, b)
-		return kernels.Dense(b, per), nil
-	}
+	n.mem = kernels.Arena{Dev: d, S: S}
+	alloc := n.mem.Dense
 	node := func(name string, shape ...int) *G.Node {
 		if len(shape) == 1 {
 			return G.NewVector(g, G.Float32, G.WithShape(shape...), G.WithName(name))
@@ -350,13 +344,8 @@ func Build(p *Block, batch int, train bool) (n *Net, err error) {
 		for r := range ids {
 			ids[r] = float32(r % c.SeqLen)
 		}
-		b, err := d.Alloc(rows)
+		t, err := n.mem.Shared(ids)
 		if err != nil {
-			return nil, err
-		}
-		n.owned = append(n.owned, b)
-		t := kernels.Tensor{Buf: b, Len: rows}
-		if err := d.Upload(t, 1, ids); err != nil {
 			return nil, err
 		}
 		pos := node("positions", rows)
@@ -410,12 +399,9 @@ func Build(p *Block, batch int, train bool) (n *Net, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("graph: gradients: %w", err)
 		}
-		gb, err := d.Alloc(S * p.P)
-		if err != nil {
+		if n.grads, err = alloc(p.P); err != nil {
 			return nil, err
 		}
-		n.owned = append(n.owned, gb)
-		n.grads = kernels.Dense(gb, p.P)
 		for i, gr := range grads {
 			if _, dup := bound[gr]; dup {
 				return nil, fmt.Errorf("graph: gradient %d is bound twice", i)
@@ -617,9 +603,6 @@ func (n *Net) Close() error {
 	if n.vm != nil {
 		n.vm.close()
 	}
-	for _, b := range n.owned {
-		n.dev.Free(b)
-	}
-	n.owned = nil
+	n.mem.Free()
 	return nil
 }

@@ -201,3 +201,40 @@ type Capacity interface {
 	// MemoryBytes is the device's memory, when the driver says.
 	MemoryBytes() (int64, bool)
 }
+
+// Arena allocates the tensors of S models on a device and frees them
+// together: the executor's, a Net's and the optimiser's.
+type Arena struct {
+	Dev  Device
+	S    int
+	bufs []Buffer
+}
+
+// Dense allocates n zeroed floats for each of the S models.
+func (a *Arena) Dense(n int) (Tensor, error) {
+	b, err := a.Dev.Alloc(a.S * n)
+	if err != nil {
+		return Tensor{}, err
+	}
+	a.bufs = append(a.bufs, b)
+	return Dense(b, n), nil
+}
+
+// Shared allocates a constant every model reads (stride 0) holding data.
+func (a *Arena) Shared(data []float32) (Tensor, error) {
+	b, err := a.Dev.Alloc(len(data))
+	if err != nil {
+		return Tensor{}, err
+	}
+	a.bufs = append(a.bufs, b)
+	t := Tensor{Buf: b, Len: len(data)}
+	return t, a.Dev.Upload(t, 1, data)
+}
+
+// Free releases every tensor the arena made.
+func (a *Arena) Free() {
+	for _, b := range a.bufs {
+		a.Dev.Free(b)
+	}
+	a.bufs = nil
+}

@@ -22,25 +22,18 @@ type adam struct {
 	negLR kernels.Tensor // [S][1]: minus each model's learning rate
 	// failed holds, per model, the step whose loss was not finite, or 0.
 	failed kernels.Tensor
-	bufs   []kernels.Buffer
+	mem    kernels.Arena
 }
 
 func newAdam(dev kernels.Device, n int, lrs []float64) (a *adam, err error) {
 	S := len(lrs)
-	a = &adam{dev: dev, S: S, n: n}
+	a = &adam{dev: dev, S: S, n: n, mem: kernels.Arena{Dev: dev, S: S}}
 	defer func() {
 		if err != nil {
 			a.free()
 		}
 	}()
-	alloc := func(per int) (kernels.Tensor, error) {
-		b, err := dev.Alloc(S * per)
-		if err != nil {
-			return kernels.Tensor{}, err
-		}
-		a.bufs = append(a.bufs, b)
-		return kernels.Dense(b, per), nil
-	}
+	alloc := a.mem.Dense
 	for _, t := range []*kernels.Tensor{&a.m, &a.v} {
 		if *t, err = alloc(n); err != nil {
 			return nil, err
@@ -88,9 +81,4 @@ func (a *adam) diverged() ([]int, error) {
 	return out, nil
 }
 
-func (a *adam) free() {
-	for _, b := range a.bufs {
-		a.dev.Free(b)
-	}
-	a.bufs = nil
-}
+func (a *adam) free() { a.mem.Free() }

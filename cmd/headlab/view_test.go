@@ -147,19 +147,11 @@ func TestViewScreenshot(t *testing.T) {
 	if !strings.Contains(errs, "step 40") {
 		t.Errorf("stderr %q does not report step 40", errs)
 	}
+	checkShot(t, shot)
 	img := readPNG(t, shot)
 	lay := window.NewLayout(2, 2, 16, 1, img.Rect.Size())
 	for l := 0; l < 2; l++ {
 		for h := 0; h < 2; h++ {
-			for i := 0; i < 16; i++ {
-				for j := 0; j < 16; j++ {
-					c := centre(img, lay.CellRect(l, h, i, j))
-					black := c.R == 0 && c.G == 0 && c.B == 0
-					if black != (j > i) {
-						t.Fatalf("L%dH%d cell (%d,%d) is %v: masked cells must be black, visible ones coloured", l, h, i, j, c)
-					}
-				}
-			}
 			text := 0
 			tr := lay.Title(l, h)
 			for y := tr.Min.Y; y < tr.Max.Y; y++ {
