@@ -9,7 +9,7 @@ import (
 )
 
 // TestArena: Dense gives S zeroed arrays end to end, Shared one array
-// every model reads, and Free hands every buffer back.
+// every model reads; Free may be called again.
 func TestArena(t *testing.T) {
 	a := kernels.Arena{Dev: cpu.New(), S: 3}
 	d, err := a.Dense(4)
