@@ -93,19 +93,8 @@ func TestGLSweepKilledAndResumed(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Kill -9 a random while after the next group lands.
-		start := 0
-		if st, err := sweep.OpenExisting(db); err == nil {
-			start, _ = st.Count()
-			st.Close()
-		}
-		for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-			if st, err := sweep.OpenExisting(db); err == nil {
-				n, _ := st.Count()
-				st.Close()
-				if n > start {
-					break
-				}
-			}
+		start := landedRuns(db)
+		for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline) && landedRuns(db) <= start; time.Sleep(20 * time.Millisecond) {
 		}
 		time.Sleep(time.Duration(time.Now().UnixNano()%300) * time.Millisecond)
 		if err := cmd.Process.Kill(); err != nil {

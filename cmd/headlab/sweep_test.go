@@ -50,32 +50,45 @@ func readRecords(t *testing.T, path string) []sweep.Record {
 	return recs
 }
 
+// landedRuns counts the runs stored in db, 0 while it cannot be read. It
+// opens the file read-only and sets no pragma, so that watching a sweep
+// that is still creating its database cannot make the sweep's own set-up
+// (its switch to WAL) find the file busy.
+func landedRuns(db string) int {
+	c, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+	if err != nil {
+		return 0
+	}
+	defer c.Close()
+	var n int
+	if c.QueryRow("SELECT count(*) FROM runs").Scan(&n) != nil {
+		return 0
+	}
+	return n
+}
+
 func TestSweepKilledAndResumed(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "s.db")
 	// Runs long enough (a few hundred ms each) that the kill lands mid-sweep.
 	sweepArgs := args("--seeds", "1-6", "--workers", "1", "--db", db, "--steps", "400")
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestSweepHelperProcess$", "--"}, sweepArgs...)...)
 	cmd.Env = append(os.Environ(), "HEADLAB_HELPER=1")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	// Kill -9 as soon as the first run is committed.
 	landed := 0
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if st, err := sweep.OpenExisting(db); err == nil {
-			landed, _ = st.Count()
-			st.Close()
-			if landed > 0 {
-				break
-			}
-		}
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline) && landed == 0; time.Sleep(20 * time.Millisecond) {
+		landed = landedRuns(db)
 	}
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	cmd.Wait()
 	if landed == 0 {
-		t.Fatal("no run landed before the deadline")
+		t.Fatalf("no run landed before the deadline; the sweep said: %q", out.String())
 	}
 	before := len(readRecords(t, db)) // also runs the integrity check
 	if before < 1 || before >= 6 {
