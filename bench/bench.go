@@ -204,16 +204,22 @@ type StepResult struct {
 	GFLOPs float64 `json:"gflop_per_s"`
 }
 
-// Timing says how long a measurement runs. Each first warms up: one step,
-// then up to two more while the warm-up has taken under a second (the
-// first GL dispatches compile shader machine code). Then, with Steps > 0,
-// it times exactly Steps steps; otherwise as many as take about Target
+// Timing says how long a measurement runs. Each first warms up: with
+// Steps > 0 exactly three steps (so that the work done is the same on any
+// machine, as instruction counts need), else one step, then up to two
+// more while the warm-up has taken under a second (the first GL
+// dispatches compile shader machine code). Then, with Steps > 0, it times
+// exactly Steps steps; otherwise as many as take about Target
 // (DefaultTarget when 0) at the speed of the last warm-up step, at least
 // one and at most MaxAutoSteps.
 type Timing struct {
 	Steps  int
 	Target time.Duration
 }
+
+// WarmUpSteps is the most warm-up steps a measurement takes, and exactly
+// how many it takes with Timing.Steps > 0.
+const WarmUpSteps = 3
 
 // DefaultTarget is how long a measurement with Timing.Steps 0 is timed.
 const DefaultTarget = 2 * time.Second
@@ -227,7 +233,7 @@ const MaxAutoSteps = 500
 func measure(tm Timing, run func(k int) error, begin func()) (int, float64, error) {
 	var last time.Duration
 	warm := time.Now()
-	for i := 0; i < 3 && (i == 0 || time.Since(warm) < time.Second); i++ {
+	for i := 0; i < WarmUpSteps && (tm.Steps > 0 || i == 0 || time.Since(warm) < time.Second); i++ {
 		t := time.Now()
 		if err := run(1); err != nil {
 			return 0, 0, err

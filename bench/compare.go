@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -106,7 +108,7 @@ func NewPyTorch(python string) (*PyTorch, error) {
 		p.Close()
 		return nil, err
 	}
-	if _, err := p.run(context.Background(), 1, 1, 0, 0); err != nil {
+	if _, err := p.run(context.Background(), BLASDefault, 1, 1, 0, 0); err != nil {
 		p.Close()
 		return nil, err
 	}
@@ -118,15 +120,34 @@ func (p *PyTorch) script() string { return filepath.Join(p.dir, "train_step.py")
 // Close removes the temporary script.
 func (p *PyTorch) Close() { os.RemoveAll(p.dir) }
 
-// run runs the script; with startAt set (Unix seconds) it trains from then
-// for seconds, else steps steps.
-func (p *PyTorch) run(ctx context.Context, batch, steps int, startAt, seconds float64) (PyTorchStep, error) {
+// BLAS names how PyTorch's OpenBLAS picks its kernels: "default" (its
+// own choice from the CPU) or "haswell" (OPENBLAS_CORETYPE=Haswell, its
+// AVX2 kernels, faster on some AVX-512 machines).
+type BLAS string
+
+// The two ways PyTorch is timed.
+const (
+	BLASDefault BLAS = "default"
+	BLASHaswell BLAS = "haswell"
+)
+
+// run runs the script with its BLAS chosen by blas; with startAt set
+// (Unix seconds) it trains from then for seconds, else steps steps.
+func (p *PyTorch) run(ctx context.Context, blas BLAS, batch, steps int, startAt, seconds float64) (PyTorchStep, error) {
 	args := []string{p.script(), "--batch", strconv.Itoa(batch), "--steps", strconv.Itoa(steps)}
 	if startAt > 0 {
 		args = append(args, "--start-at", strconv.FormatFloat(startAt, 'f', 3, 64), "--seconds", strconv.FormatFloat(seconds, 'f', 3, 64))
 	}
 	cmd := exec.CommandContext(ctx, p.Python, args...)
-	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "MKL_NUM_THREADS=1")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OPENBLAS_CORETYPE=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "MKL_NUM_THREADS=1")
+	if blas == BLASHaswell {
+		cmd.Env = append(cmd.Env, "OPENBLAS_CORETYPE=Haswell")
+	}
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	err := cmd.Run()
@@ -147,12 +168,17 @@ func (p *PyTorch) run(ctx context.Context, batch, steps int, startAt, seconds fl
 }
 
 // StepComparison is headlab against PyTorch eager at one batch size, both
-// on one core, in the same run. Ratio is headlab's ms per step over
-// PyTorch's (0.5: twice as fast).
+// on one core, in the same run: medians of the rounds, PyTorch timed with
+// each BLAS choice, and headlab compared with the faster (FasterBLAS).
+// Ratio is headlab's ms per step over that PyTorch's (0.5: twice as fast).
 type StepComparison struct {
 	Batch             int     `json:"batch"`
+	Rounds            int     `json:"rounds"`
 	HeadlabMsPerStep  float64 `json:"headlab_ms_per_step"`
 	PyTorchMsPerStep  float64 `json:"pytorch_ms_per_step"`
+	PyTorchDefaultMs  float64 `json:"pytorch_default_ms_per_step"`
+	PyTorchHaswellMs  float64 `json:"pytorch_haswell_ms_per_step"`
+	FasterBLAS        BLAS    `json:"pytorch_blas"`
 	HeadlabStepsPerS  float64 `json:"headlab_steps_per_s"`
 	PyTorchStepsPerS  float64 `json:"pytorch_steps_per_s"`
 	Ratio             float64 `json:"ratio"`
@@ -160,27 +186,52 @@ type StepComparison struct {
 	HeadlabAllocsStep float64 `json:"headlab_allocs_per_step"`
 }
 
-// CompareSteps alternates headlab and PyTorch, rounds times per batch, and
-// keeps each side's best (the least disturbed by other work on the machine).
-func CompareSteps(p *PyTorch, batches []int, steps, rounds int) ([]StepComparison, error) {
+// median is the middle of xs (the mean of the middle two for an even
+// count); xs is sorted in place.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// CompareSteps runs rounds rounds per batch, each timing headlab, then
+// PyTorch with its default BLAS, then with the Haswell kernels, so that
+// drift in the machine's speed reaches all three alike; it keeps each
+// side's median.
+func CompareSteps(p *PyTorch, batches []int, steps, rounds int, progress func(batch, round int)) ([]StepComparison, error) {
 	var out []StepComparison
 	for _, batch := range batches {
-		c := StepComparison{Batch: batch}
-		for range rounds {
-			h, err := TrainSteps(cpu.New(), batch, Timing{Steps: steps})
+		c := StepComparison{Batch: batch, Rounds: rounds}
+		var h, pd, ph, gf, al []float64
+		for round := range rounds {
+			if progress != nil {
+				progress(batch, round)
+			}
+			r, err := TrainSteps(cpu.New(), batch, Timing{Steps: steps})
 			if err != nil {
 				return nil, err
 			}
-			if c.HeadlabMsPerStep == 0 || h.MsPerStep < c.HeadlabMsPerStep {
-				c.HeadlabMsPerStep, c.HeadlabGFLOPs, c.HeadlabAllocsStep = h.MsPerStep, h.GFLOPs, h.AllocsPerStep
+			h, gf, al = append(h, r.MsPerStep), append(gf, r.GFLOPs), append(al, r.AllocsPerStep)
+			for _, blas := range []BLAS{BLASDefault, BLASHaswell} {
+				t, err := p.run(context.Background(), blas, batch, steps, 0, 0)
+				if err != nil {
+					return nil, err
+				}
+				if blas == BLASDefault {
+					pd = append(pd, t.MsPerStep)
+				} else {
+					ph = append(ph, t.MsPerStep)
+				}
 			}
-			t, err := p.run(context.Background(), batch, steps, 0, 0)
-			if err != nil {
-				return nil, err
-			}
-			if c.PyTorchMsPerStep == 0 || t.MsPerStep < c.PyTorchMsPerStep {
-				c.PyTorchMsPerStep = t.MsPerStep
-			}
+		}
+		c.HeadlabMsPerStep, c.HeadlabGFLOPs, c.HeadlabAllocsStep = median(h), median(gf), median(al)
+		c.PyTorchDefaultMs, c.PyTorchHaswellMs = median(pd), median(ph)
+		c.PyTorchMsPerStep, c.FasterBLAS = c.PyTorchDefaultMs, BLASDefault
+		if c.PyTorchHaswellMs < c.PyTorchDefaultMs {
+			c.PyTorchMsPerStep, c.FasterBLAS = c.PyTorchHaswellMs, BLASHaswell
 		}
 		c.HeadlabStepsPerS, c.PyTorchStepsPerS = 1000/c.HeadlabMsPerStep, 1000/c.PyTorchMsPerStep
 		c.Ratio = c.HeadlabMsPerStep / c.PyTorchMsPerStep
@@ -201,6 +252,7 @@ type SweepComparison struct {
 	HeadlabStepsPerS float64 `json:"headlab_steps_per_s"`
 	PyTorchStepsPerS float64 `json:"pytorch_steps_per_s"`
 	Ratio            float64 `json:"ratio"`
+	BLAS             BLAS    `json:"pytorch_blas"`
 }
 
 // SweepThroughput measures headlab's side of a sweep: workers trainers
@@ -252,9 +304,10 @@ func SweepThroughput(workers, batch int, window time.Duration) (float64, error) 
 	return total, nil
 }
 
-// CompareSweep runs both sides of the sweep comparison, one after the other.
-func CompareSweep(p *PyTorch, workers, batch int, window time.Duration) (SweepComparison, error) {
-	s := SweepComparison{Workers: workers, Batch: batch, Seconds: window.Seconds()}
+// CompareSweep runs both sides of the sweep comparison, one after the
+// other, PyTorch with the BLAS choice blas.
+func CompareSweep(p *PyTorch, blas BLAS, workers, batch int, window time.Duration) (SweepComparison, error) {
+	s := SweepComparison{Workers: workers, Batch: batch, Seconds: window.Seconds(), BLAS: blas}
 	var err error
 	if s.HeadlabStepsPerS, err = SweepThroughput(workers, batch, window); err != nil {
 		return s, err
@@ -266,7 +319,7 @@ func CompareSweep(p *PyTorch, workers, batch int, window time.Duration) (SweepCo
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for i := range workers {
-		wg.Go(func() { res[i], errs[i] = p.run(context.Background(), batch, 0, startAt, window.Seconds()) })
+		wg.Go(func() { res[i], errs[i] = p.run(context.Background(), blas, batch, 0, startAt, window.Seconds()) })
 	}
 	wg.Wait()
 	for i := range res {

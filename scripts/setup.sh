@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(gcc pkg-config libgl-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev
-  libxi-dev libxxf86vm-dev xvfb xauth libgl1-mesa-dri python3 qemu-user-static libegl-dev libegl1 libegl-mesa0)
+  libxi-dev libxxf86vm-dev xvfb xauth libgl1-mesa-dri python3 qemu-user-static libegl-dev libegl1 libegl-mesa0 valgrind)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

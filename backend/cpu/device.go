@@ -199,7 +199,8 @@ func (d *Device) ColSum(S, rows, n int, x, out kernels.Tensor) error {
 	return nil
 }
 
-// ColDot implements kernels.Device.
+// ColDot implements kernels.Device: rows added in order, each product
+// rounded first.
 func (d *Device) ColDot(S, rows, n int, a, b, out kernels.Tensor) error {
 	if err := d.launch(S, []kernels.Tensor{a, b, out}, rows*n, rows*n, n); err != nil {
 		return err
@@ -208,10 +209,7 @@ func (d *Device) ColDot(S, rows, n int, a, b, out kernels.Tensor) error {
 		o, as, bs := seed(out, s), seed(a, s), seed(b, s)
 		clear(o)
 		for r := 0; r < rows*n; r += n {
-			ar, br := as[r:r+n], bs[r:r+n]
-			for j := range o {
-				o[j] += float32(ar[j] * br[j])
-			}
+			simd.AddMul(o, as[r:r+n], bs[r:r+n])
 		}
 	}
 	return nil
@@ -220,105 +218,27 @@ func (d *Device) ColDot(S, rows, n int, a, b, out kernels.Tensor) error {
 // LayerNormEps is the epsilon added to the variance in every LayerNorm.
 const LayerNormEps = 1e-5
 
-// sum4 adds x in four interleaved partial sums (element j goes to sum
-// j mod 4), combined as (s0+s1)+(s2+s3): a fixed order, and four
-// independent chains instead of one long one.
-func sum4(x []float32) float32 {
-	var s0, s1, s2, s3 float32
-	j := 0
-	for ; j+4 <= len(x); j += 4 {
-		s0 += x[j]
-		s1 += x[j+1]
-		s2 += x[j+2]
-		s3 += x[j+3]
-	}
-	for ; j < len(x); j++ {
-		s0 += x[j]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// lnStats returns the mean and 1/sqrt(var+eps) of one row; dev receives
-// x - mean. Both sums use sum4's order.
-func lnStats(row, dev []float32) (mean, inv float32) {
-	mean = sum4(row) / float32(len(row))
-	dev = dev[:len(row)]
-	for j, v := range row {
-		dev[j] = v - mean
-	}
-	var s0, s1, s2, s3 float32
-	j := 0
-	for ; j+4 <= len(dev); j += 4 {
-		s0 += float32(dev[j] * dev[j])
-		s1 += float32(dev[j+1] * dev[j+1])
-		s2 += float32(dev[j+2] * dev[j+2])
-		s3 += float32(dev[j+3] * dev[j+3])
-	}
-	for ; j < len(dev); j++ {
-		s0 += float32(dev[j] * dev[j])
-	}
-	q := (s0 + s1) + (s2 + s3)
-	return mean, float32(1 / math.Sqrt(float64(q/float32(len(row))+LayerNormEps)))
-}
-
-// LayerNorm implements kernels.Device (biased variance, eps inside the
-// root).
+// LayerNorm implements kernels.Device on simd.LayerNorm (biased
+// variance, eps inside the root).
 func (d *Device) LayerNorm(S, rows, n int, x, gamma, beta, out, xh, inv kernels.Tensor) error {
 	if err := d.launch(S, []kernels.Tensor{x, gamma, beta, out, xh, inv}, rows*n, n, n, rows*n, rows*n, rows); err != nil {
 		return err
 	}
 	for s := 0; s < S; s++ {
-		xs, g, b, o, h, iv := seed(x, s), seed(gamma, s)[:n], seed(beta, s)[:n], seed(out, s), seed(xh, s), seed(inv, s)
-		for r := 0; r < rows; r++ {
-			hr := h[r*n : r*n+n]
-			_, v := lnStats(xs[r*n:r*n+n], hr)
-			iv[r] = v
-			or := o[r*n : r*n+n]
-			for j := range hr {
-				hr[j] *= v
-				or[j] = float32(hr[j]*g[j]) + b[j]
-			}
-		}
+		simd.LayerNorm(seed(x, s), seed(gamma, s)[:n], seed(beta, s), seed(out, s), seed(xh, s), seed(inv, s)[:rows], LayerNormEps)
 	}
 	return nil
 }
 
-// LayerNormGradX implements kernels.Device; its sums use sum4's order.
+// LayerNormGradX implements kernels.Device on simd.LayerNormGradX.
 func (d *Device) LayerNormGradX(S, rows, n int, gamma, dy, xh, inv, out kernels.Tensor) error {
 	if err := d.launch(S, []kernels.Tensor{gamma, dy, xh, inv, out}, n, rows*n, rows*n, rows, rows*n); err != nil {
 		return err
 	}
 	for s := 0; s < S; s++ {
-		lnGradX(seed(out, s)[:rows*n], seed(gamma, s)[:n], seed(dy, s), seed(xh, s), seed(inv, s), n)
+		simd.LayerNormGradX(seed(out, s), seed(gamma, s)[:n], seed(dy, s), seed(xh, s), seed(inv, s)[:rows])
 	}
 	return nil
-}
-
-func lnGradX(out, gm, dy, xh, inv []float32, d int) {
-	for r := 0; r < len(out)/d; r++ {
-		dr, hr, or := dy[r*d:r*d+d], xh[r*d:r*d+d], out[r*d:r*d+d]
-		// or holds g = dy*gamma until the last loop.
-		var m0, m1, m2, m3, x0, x1, x2, x3 float32
-		j := 0
-		for ; j+4 <= d; j += 4 {
-			g0, g1, g2, g3 := float32(dr[j]*gm[j]), float32(dr[j+1]*gm[j+1]), float32(dr[j+2]*gm[j+2]), float32(dr[j+3]*gm[j+3])
-			or[j], or[j+1], or[j+2], or[j+3] = g0, g1, g2, g3
-			m0, m1, m2, m3 = m0+g0, m1+g1, m2+g2, m3+g3
-			x0, x1, x2, x3 = x0+float32(g0*hr[j]), x1+float32(g1*hr[j+1]), x2+float32(g2*hr[j+2]), x3+float32(g3*hr[j+3])
-		}
-		for ; j < d; j++ {
-			g := float32(dr[j] * gm[j])
-			or[j] = g
-			m0 += g
-			x0 += float32(g * hr[j])
-		}
-		mg := ((m0 + m1) + (m2 + m3)) / float32(d)
-		mgx := ((x0 + x1) + (x2 + x3)) / float32(d)
-		iv := inv[r]
-		for j := range or {
-			or[j] = iv * (or[j] - mg - float32(hr[j]*mgx))
-		}
-	}
 }
 
 // GELU implements kernels.Device on simd.GELU (docs/model.md).
@@ -358,10 +278,7 @@ func (d *Device) Add(S, n int, a, b, out kernels.Tensor) error {
 
 func add(S, n int, a, b, out kernels.Tensor) {
 	for s := 0; s < S; s++ {
-		o, as, bs := seed(out, s)[:n], seed(a, s)[:n], seed(b, s)[:n]
-		for j := range o {
-			o[j] = as[j] + bs[j]
-		}
+		simd.Add(seed(out, s)[:n], seed(a, s), seed(b, s))
 	}
 }
 
@@ -373,10 +290,7 @@ func (d *Device) ColScale(S, rows, n int, x, g, out kernels.Tensor) error {
 	for s := 0; s < S; s++ {
 		xs, gs, o := seed(x, s), seed(g, s)[:n], seed(out, s)[:rows*n]
 		for r := 0; r < len(o); r += n {
-			xr, or := xs[r:r+n], o[r:r+n]
-			for j, v := range gs {
-				or[j] = xr[j] * v
-			}
+			simd.Mul(o[r:r+n], xs[r:r+n], gs)
 		}
 	}
 	return nil
@@ -425,10 +339,8 @@ func (d *Device) EmbedGrad(S, rows, n, vocab int, ids, dy, out kernels.Tensor) e
 			if err != nil {
 				return err
 			}
-			or, gr := o[v*n:v*n+n], g[r*n:r*n+n]
-			for j := range or {
-				or[j] += gr[j]
-			}
+			or := o[v*n : v*n+n]
+			simd.Add(or, or, g[r*n:r*n+n])
 		}
 	}
 	return nil
@@ -615,30 +527,22 @@ func (d *Device) CountCorrect(S, rows, v int, logits, targets, out kernels.Tenso
 	return nil
 }
 
-// Adam implements kernels.Device: the arithmetic of Gorgonia's AdamSolver
-// (v0.9.18, float32, no regularisation or clipping), operation for
-// operation and rounding for rounding (docs/model.md). The explicit
-// float32 conversions stop the compiler fusing a multiply and an add.
+// Adam implements kernels.Device on simd.Adam: the arithmetic of
+// Gorgonia's AdamSolver (v0.9.18, float32, no regularisation or
+// clipping), operation for operation and rounding for rounding
+// (docs/model.md).
 func (d *Device) Adam(S, n int, w, g, m, v, negLR, failed kernels.Tensor, c1, c2 float32) error {
 	if err := d.launch(S, []kernels.Tensor{w, g, m, v, negLR, failed}, n, n, n, n, 1, 1); err != nil {
 		return err
 	}
 	b1, b2 := float32(kernels.AdamBeta1), float32(kernels.AdamBeta2)
-	omb1, omb2 := float32(1)-b1, float32(1)-b2
-	eps := float32(kernels.AdamEps)
+	p := simd.AdamStep{B1: b1, B2: b2, OneMinusB1: 1 - b1, OneMinusB2: 1 - b2, Eps: kernels.AdamEps, C1: c1, C2: c2}
 	for s := 0; s < S; s++ {
 		if seed(failed, s)[0] != 0 {
 			continue
 		}
-		negEta := seed(negLR, s)[0]
-		ws, gs, ms, vs := seed(w, s)[:n], seed(g, s)[:n], seed(m, s)[:n], seed(v, s)[:n]
-		for j, gr := range gs {
-			mj := float32(gr*omb1) + float32(ms[j]*b1)
-			vj := float32(float32(gr*gr)*omb2) + float32(vs[j]*b2)
-			ms[j], vs[j] = mj, vj
-			den := float32(math.Sqrt(float64(float32(vj*c2)))) + eps
-			ws[j] += float32(float32(mj*c1)*negEta) / den
-		}
+		p.NegLR = seed(negLR, s)[0]
+		simd.Adam(seed(w, s)[:n], seed(g, s), seed(m, s), seed(v, s), &p)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -56,6 +57,11 @@ type vsPyTorch struct {
 	TrainRSSMB float64                `json:"train_peak_rss_mb"`
 	Steps      []bench.StepComparison `json:"steps,omitempty"`
 	Sweep      *bench.SweepComparison `json:"sweep,omitempty"`
+	// Instructions is headlab's instructions per step under callgrind
+	// (absent without valgrind, or with --callgrind=false).
+	Instructions []bench.InstructionCount `json:"instructions,omitempty"`
+	// InstructionsError says why Instructions is absent.
+	InstructionsError string `json:"instructions_error,omitempty"`
 }
 
 // defaultGroups is the curve `headlab bench` measures by default.
@@ -81,17 +87,17 @@ func parseList(flag, v string) ([]string, error) {
 	return out, nil
 }
 
-// parseGroups reads --groups: positive group sizes.
-func parseGroups(v string) ([]int, error) {
-	items, err := parseList("groups", v)
+// parseSizes reads a list flag of sizes in 1..most (what names one).
+func parseSizes(flag, what, v string, most int) ([]int, error) {
+	items, err := parseList(flag, v)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]int, len(items))
 	for i, f := range items {
 		n, err := strconv.Atoi(f)
-		if err != nil || n <= 0 {
-			return nil, usagef("--groups %q: %q is not a positive group size", v, f)
+		if err != nil || n <= 0 || n > most {
+			return nil, usagef("--%s %q: %q is not a %s in 1..%d", flag, v, f, what, most)
 		}
 		out[i] = n
 	}
@@ -139,22 +145,24 @@ func parseParts(v string) (map[string]bool, error) {
 
 func benchCmd(e *env) *cobra.Command {
 	var (
-		asJSON   bool
-		backends string
-		parts    string
-		groups   string
-		batch    int
-		budget   time.Duration
-		stepTime time.Duration
-		maxStep  time.Duration
-		steps    int
-		profile  string
-		vs       bool
-		python   string
-		rounds   int
-		window   time.Duration
-		workers  int
-		rssSteps int
+		asJSON      bool
+		backends    string
+		parts       string
+		groups      string
+		batch       int
+		budget      time.Duration
+		stepTime    time.Duration
+		maxStep     time.Duration
+		steps       int
+		profile     string
+		vs          bool
+		python      string
+		rounds      int
+		window      time.Duration
+		workers     int
+		rssSteps    int
+		callgrind   bool
+		stepBatches string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -166,7 +174,7 @@ func benchCmd(e *env) *cobra.Command {
            uploaded once beforehand), GFLOP/s counted as 2*T*T*Dh per
            sequence-head, and the ratio to the CPU's time;
   steps    one model's training steps (train.Trainer, which reads the loss
-           back every step) at batch 32 and 64;
+           back every step) at each batch of --step-batches (32 and 64);
   groups   S default induction models (18,704 parameters) trained in
            lockstep at --batch, for each S of --groups: seed-steps/s,
            ms per step, kernel dispatches, bytes uploaded and read back per
@@ -193,11 +201,17 @@ measured. Under llvmpipe GL is expected to be slower than the CPU.
 With --vs-pytorch it instead measures headlab's CPU training against the
 same model in PyTorch eager on one thread (bench/pytorch/train_step.py, run
 with --python): one default training run first (its peak resident memory),
-the single-core sgemm peak, ms per step at batch 32 and 64 (best of
---rounds, alternating the two, --steps steps each, 50 when 0), achieved
-GFLOP/s, and sweep throughput with --workers trainers (goroutines) against
-as many PyTorch processes, each side training for --window. Without
-PyTorch it says so in one line and reports headlab alone.`,
+the single-core sgemm peak, ms per step at batch 32 and 64 (medians of
+--rounds rounds, each timing headlab, then PyTorch with OpenBLAS's own
+kernel choice, then with OPENBLAS_CORETYPE=Haswell; --steps steps each,
+50 when 0), the ratio against the faster PyTorch (named), achieved
+GFLOP/s and its share of the sgemm peak, and sweep throughput with
+--workers trainers (goroutines) against as many PyTorch processes (with
+the faster BLAS), each side training for --window. Then, where valgrind
+is installed, instructions per step under callgrind at both batches: a
+figure that does not move with the machine's load (valgrind has no
+AVX-512, so that count is of the avx2 path). Without PyTorch it says so
+in one line and reports headlab alone.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if budget <= 0 || stepTime <= 0 || steps < 0 || maxStep < 0 {
@@ -210,7 +224,11 @@ PyTorch it says so in one line and reports headlab alone.`,
 			if err != nil {
 				return err
 			}
-			sizes, err := parseGroups(groups)
+			sizes, err := parseSizes("groups", "group size", groups, math.MaxInt32)
+			if err != nil {
+				return err
+			}
+			batches, err := parseSizes("step-batches", "batch", stepBatches, 4096)
 			if err != nil {
 				return err
 			}
@@ -233,10 +251,10 @@ PyTorch it says so in one line and reports headlab alone.`,
 				if steps == 0 {
 					steps = 50
 				}
-				return benchVsPyTorch(e, asJSON, python, steps, rounds, rssSteps, window, workers)
+				return benchVsPyTorch(e, asJSON, python, steps, rounds, rssSteps, window, workers, callgrind)
 			}
 			return runBench(e, benchRun{names: names, glOptional: glOptional, parts: want, groups: sizes, batch: batch,
-				budget: budget, timing: bench.Timing{Steps: steps, Target: stepTime}, maxStep: maxStep, asJSON: asJSON})
+				stepBatches: batches, budget: budget, timing: bench.Timing{Steps: steps, Target: stepTime}, maxStep: maxStep, asJSON: asJSON})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
@@ -244,6 +262,7 @@ PyTorch it says so in one line and reports headlab alone.`,
 	cmd.Flags().StringVar(&parts, "parts", "all", "what to measure: all, or a list of kernels, steps and groups")
 	cmd.Flags().StringVar(&groups, "groups", defaultGroups, "group sizes S (models trained in lockstep) to measure, comma-separated")
 	cmd.Flags().IntVar(&batch, "batch", 64, "groups: the batch each model trains on")
+	cmd.Flags().StringVar(&stepBatches, "step-batches", "32,64", "steps: the batches to time, comma-separated")
 	cmd.Flags().DurationVar(&budget, "budget", 200*time.Millisecond, "kernels: time spent measuring each kernel and shape")
 	cmd.Flags().IntVar(&steps, "steps", 0, "training steps timed per measurement after the warm-up (0: about --step-time of them)")
 	cmd.Flags().DurationVar(&stepTime, "step-time", bench.DefaultTarget, "with --steps 0: about how long each measurement of steps or groups is timed")
@@ -251,7 +270,8 @@ PyTorch it says so in one line and reports headlab alone.`,
 	cmd.Flags().StringVar(&profile, "profile", "", "write a CPU profile of the whole benchmark to this file (go tool pprof)")
 	cmd.Flags().BoolVar(&vs, "vs-pytorch", false, "compare CPU training steps and sweep throughput with PyTorch eager")
 	cmd.Flags().StringVar(&python, "python", defaultPython(), "Python interpreter with torch, for --vs-pytorch")
-	cmd.Flags().IntVar(&rounds, "rounds", 3, "--vs-pytorch: alternating rounds per batch size (best kept)")
+	cmd.Flags().IntVar(&rounds, "rounds", 5, "--vs-pytorch: alternating rounds per batch size (medians kept)")
+	cmd.Flags().BoolVar(&callgrind, "callgrind", true, "--vs-pytorch: also count instructions per step under valgrind's callgrind (when installed)")
 	cmd.Flags().DurationVar(&window, "window", 5*time.Second, "--vs-pytorch: how long each side of the sweep trains")
 	cmd.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "--vs-pytorch: concurrent trainers (and PyTorch processes) in the sweep")
 	cmd.Flags().IntVar(&rssSteps, "rss-steps", 1000, "--vs-pytorch: steps of the training run whose peak resident memory is reported")
@@ -265,10 +285,12 @@ type benchRun struct {
 	parts      map[string]bool
 	groups     []int
 	batch      int
-	budget     time.Duration
-	timing     bench.Timing
-	maxStep    time.Duration
-	asJSON     bool
+	// stepBatches are the batches the steps part measures.
+	stepBatches []int
+	budget      time.Duration
+	timing      bench.Timing
+	maxStep     time.Duration
+	asJSON      bool
 }
 
 // benchDevice is one backend to measure: a device for the kernels and
@@ -347,7 +369,7 @@ func runBench(e *env, r benchRun) error {
 	}
 	if r.parts["steps"] {
 		for _, d := range devs {
-			for _, batch := range []int{32, 64} {
+			for _, batch := range r.stepBatches {
 				fmt.Fprintf(e.stderr, "timing training steps on %s at batch %d...\n", d.backend.Name, batch)
 				s, err := bench.TrainSteps(d.dev, batch, r.timing)
 				if err != nil {
@@ -448,7 +470,7 @@ func defaultPython() string {
 }
 
 // benchVsPyTorch is `headlab bench --vs-pytorch`.
-func benchVsPyTorch(e *env, asJSON bool, python string, steps, rounds, rssSteps int, window time.Duration, workers int) error {
+func benchVsPyTorch(e *env, asJSON bool, python string, steps, rounds, rssSteps int, window time.Duration, workers int, callgrind bool) error {
 	if rounds <= 0 || window <= 0 || workers <= 0 || rssSteps < 0 {
 		return usagef("--rounds, --window and --workers must be positive, --rss-steps not negative")
 	}
@@ -488,16 +510,21 @@ func benchVsPyTorch(e *env, asJSON bool, python string, steps, rounds, rssSteps 
 			rep.TrainSteps = append(rep.TrainSteps, r)
 		}
 	} else {
-		fmt.Fprintf(e.stderr, "timing training steps, %d rounds...\n", rounds)
-		if vs.Steps, err = bench.CompareSteps(pt, []int{32, 64}, steps, rounds); err != nil {
+		progress := func(batch, round int) {
+			fmt.Fprintf(e.stderr, "timing training steps at batch %d: round %d of %d (headlab, PyTorch default BLAS, PyTorch Haswell BLAS)\n", batch, round+1, rounds)
+		}
+		if vs.Steps, err = bench.CompareSteps(pt, []int{32, 64}, steps, rounds, progress); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "sweep throughput, %d workers, %v each side...\n", workers, window)
-		sw, err := bench.CompareSweep(pt, workers, 32, window)
+		sw, err := bench.CompareSweep(pt, vs.Steps[0].FasterBLAS, workers, 32, window)
 		if err != nil {
 			return err
 		}
 		vs.Sweep = &sw
+	}
+	if callgrind {
+		countInstructions(e, vs)
 	}
 	if asJSON {
 		return writeJSON(e.stdout, rep)
@@ -511,18 +538,48 @@ func benchVsPyTorch(e *env, asJSON bool, python string, steps, rounds, rssSteps 
 		for _, s := range rep.TrainSteps {
 			fmt.Fprintf(tw, "%d\t%.2f\t%.1f\t%.1f\t%.0f\t\n", s.Batch, s.MsPerStep, s.StepsPerSec, s.GFLOPs, s.AllocsPerStep)
 		}
-		return tw.Flush()
+		err := tw.Flush()
+		printInstructions(e, vs)
+		return err
 	}
 	fmt.Fprintln(e.stdout)
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "batch\theadlab ms/step\tPyTorch ms/step\theadlab steps/s\tPyTorch steps/s\tratio\theadlab GFLOP/s\t% of peak\t")
+	fmt.Fprintf(e.stdout, "medians of %d alternating rounds; ratio against the faster PyTorch (its BLAS named)\n", rounds)
+	fmt.Fprintln(tw, "batch\theadlab ms/step\tPyTorch default\tPyTorch Haswell\tfaster\tratio\theadlab GFLOP/s\t% of peak\t")
 	for _, s := range vs.Steps {
-		fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t%.1f\t%.1f\t%.2f\t%.1f\t%.0f%%\t\n", s.Batch, s.HeadlabMsPerStep, s.PyTorchMsPerStep,
-			s.HeadlabStepsPerS, s.PyTorchStepsPerS, s.Ratio, s.HeadlabGFLOPs, 100*s.HeadlabGFLOPs/peak.GFLOPs)
+		fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t%.2f\t%s\t%.2f\t%.1f\t%.0f%%\t\n", s.Batch, s.HeadlabMsPerStep, s.PyTorchDefaultMs, s.PyTorchHaswellMs,
+			s.FasterBLAS, s.Ratio, s.HeadlabGFLOPs, 100*s.HeadlabGFLOPs/peak.GFLOPs)
 	}
 	tw.Flush()
 	sw := vs.Sweep
-	fmt.Fprintf(e.stdout, "\nsweep, batch %d, %d workers for %.0f s: headlab %.0f steps/s, PyTorch %.0f steps/s, ratio %.2f\n",
-		sw.Batch, sw.Workers, sw.Seconds, sw.HeadlabStepsPerS, sw.PyTorchStepsPerS, sw.Ratio)
+	fmt.Fprintf(e.stdout, "\nsweep, batch %d, %d workers for %.0f s: headlab %.0f steps/s, PyTorch (%s BLAS) %.0f steps/s, ratio %.2f\n",
+		sw.Batch, sw.Workers, sw.Seconds, sw.HeadlabStepsPerS, sw.BLAS, sw.PyTorchStepsPerS, sw.Ratio)
+	printInstructions(e, vs)
 	return nil
+}
+
+// countInstructions fills vs.Instructions from callgrind runs of this
+// binary, or says in vs.InstructionsError (and on stderr) why it cannot.
+func countInstructions(e *env, vs *vsPyTorch) {
+	exe, err := os.Executable()
+	for _, batch := range []int{32, 64} {
+		if err != nil {
+			break
+		}
+		fmt.Fprintf(e.stderr, "instructions per step at batch %d (callgrind)...\n", batch)
+		var n bench.InstructionCount
+		if n, err = bench.CountInstructions(exe, batch, 5, 25); err == nil {
+			vs.Instructions = append(vs.Instructions, n)
+		}
+	}
+	if err != nil {
+		vs.Instructions, vs.InstructionsError = nil, err.Error()
+		fmt.Fprintf(e.stderr, "headlab: no instruction counts: %v\n", err)
+	}
+}
+
+func printInstructions(e *env, vs *vsPyTorch) {
+	for _, n := range vs.Instructions {
+		fmt.Fprintf(e.stdout, "instructions per step at batch %d (callgrind, %s path): %.2fM\n", n.Batch, n.SIMD, n.PerStep/1e6)
+	}
 }

@@ -254,7 +254,7 @@ func TestBenchBadInput(t *testing.T) {
 // --vs-pytorch say so (one line) and report headlab alone.
 func TestBenchVsPyTorchWithoutTorch(t *testing.T) {
 	code, out, errs := headlab(t, "bench", "--vs-pytorch", "--json", "--python", "/nonexistent/python3",
-		"--steps", "2", "--rss-steps", "2", "--rounds", "1")
+		"--steps", "2", "--rss-steps", "2", "--rounds", "1", "--callgrind=false")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -276,7 +276,7 @@ func TestBenchVsPyTorchWithoutTorch(t *testing.T) {
 			t.Errorf("%+v", s)
 		}
 	}
-	code, out, _ = headlab(t, "bench", "--vs-pytorch", "--python", "/nonexistent/python3", "--steps", "2", "--rss-steps", "2")
+	code, out, _ = headlab(t, "bench", "--vs-pytorch", "--python", "/nonexistent/python3", "--steps", "2", "--rss-steps", "2", "--callgrind=false")
 	if code != 0 || !strings.Contains(out, "PyTorch: not installed") {
 		t.Errorf("exit %d, text report %q", code, out)
 	}

@@ -59,14 +59,6 @@ func geluGo(x32 float32) (y, d float32) {
 	return float32(x * phi), float32(phi + x*e/math.Sqrt(2*math.Pi))
 }
 
-// Mul sets out[i] = a[i] * b[i].
-func Mul(out, a, b []float32) {
-	a, b = a[:len(out)], b[:len(out)]
-	for i := range out {
-		out[i] = a[i] * b[i]
-	}
-}
-
 // Exp sets x[i] = exp(x[i]) in place: on AVX-512 and AVX2 the GELU
 // kernel's float32 exponential (2^n times a degree-7 Taylor polynomial in
 // r = x - n ln2; relative error under 1e-7 for normal results, TestExp; the

@@ -1,0 +1,55 @@
+package bench
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{{[]float64{3}, 3}, {[]float64{5, 1, 4}, 4}, {[]float64{9, 1, 2, 4}, 3}, {[]float64{2, 100, 1, 3, 2}, 2}} {
+		if got := median(c.in); got != c.want {
+			t.Errorf("median %v = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+// TestCompareStepsPicksFasterBLAS runs CompareSteps against a stand-in
+// interpreter whose speed depends on OPENBLAS_CORETYPE: the comparison
+// keeps both medians, names the faster BLAS and divides by it, and the
+// stand-in sees no OPENBLAS_CORETYPE inherited from the caller on the
+// default side.
+func TestCompareStepsPicksFasterBLAS(t *testing.T) {
+	t.Setenv("OPENBLAS_CORETYPE", "Zen")
+	py := filepath.Join(t.TempDir(), "python")
+	script := `#!/bin/sh
+case "$OPENBLAS_CORETYPE" in
+Haswell) ms=10 ;;
+"") ms=20 ;;
+*) ms=999 ;;
+esac
+echo "{\"torch\": \"stand-in\", \"ms_per_step\": $ms, \"steps_per_s\": 1}"
+`
+	if err := os.WriteFile(py, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPyTorch(py)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	got, err := CompareSteps(p, []int{8}, 2, 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := got[0]
+	if c.Rounds != 3 || c.PyTorchDefaultMs != 20 || c.PyTorchHaswellMs != 10 || c.FasterBLAS != BLASHaswell || c.PyTorchMsPerStep != 10 {
+		t.Fatalf("%+v", c)
+	}
+	if c.HeadlabMsPerStep <= 0 || c.Ratio != c.HeadlabMsPerStep/10 {
+		t.Errorf("ratio %v for headlab %v ms", c.Ratio, c.HeadlabMsPerStep)
+	}
+}
