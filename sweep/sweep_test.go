@@ -2,11 +2,16 @@ package sweep
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"headlab/analysis"
 	"headlab/backend/cpu"
@@ -414,5 +419,84 @@ func TestSweepRunStoresFailuresAndResumes(t *testing.T) {
 	more := Pairs([]train.Config{tiny("majority", 5)}, []uint64{7})
 	if sum, _ = Run(ctx, st, more, opt); sum.Done != 0 || !sum.Interrupted {
 		t.Errorf("cancelled Run = %+v", sum)
+	}
+}
+
+// TestRunCooperatesThroughClaims: Run trains the free pair, takes over a
+// claim whose lease ended and one whose owner (on this host) is dead, and
+// leaves a pair a live process holds: it waits, and when that process
+// stores the pair, counts it as stored and ends, its row untouched.
+func TestRunCooperatesThroughClaims(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.db")
+	st, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	pairs := Pairs([]train.Config{tiny("majority", 5)}, []uint64{1, 2, 3, 4})
+	exited := exec.Command("true")
+	if err := exited.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	now := time.Now()
+	for seed, claim := range map[int64]struct {
+		owner string
+		until time.Time
+	}{
+		1: {"elsewhere:1:aa", now.Add(time.Hour)},
+		2: {"elsewhere:2:bb", now.Add(-time.Second)},
+		4: {fmt.Sprintf("%s:%d:cc", host, exited.Process.Pid), now.Add(time.Hour)},
+	} {
+		if _, err := st.db.Exec("INSERT INTO claims VALUES (?, ?, ?, ?)", pairs[0].Key, seed, claim.owner, claim.until.UnixMilli()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waiting := make(chan struct{})
+	var once sync.Once
+	opt := Options{Workers: 1, Group: 1, Lease: 200 * time.Millisecond, NewPlatform: func() (Platform, error) { return cpuPlatform(), nil },
+		Progress: func(p Progress) {
+			if p.Done == 3 && p.Elsewhere == 1 {
+				once.Do(func() { close(waiting) })
+			}
+		}}
+	type result struct {
+		sum Summary
+		err error
+	}
+	ended := make(chan result, 1)
+	go func() {
+		sum, err := Run(context.Background(), st, pairs, opt)
+		ended <- result{sum, err}
+	}()
+	select {
+	case <-waiting:
+	case r := <-ended:
+		t.Fatalf("Run ended without waiting for the live claim: %+v, %v", r.sum, r.err)
+	}
+	// The other process lands its run and drops its claim.
+	other, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := Record{Key: pairs[0].Key, Config: pairs[0].Config, Status: StatusFailed, Error: "theirs", FinishedAt: "x"}
+	if err := other.Put(&theirs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.db.Exec("DELETE FROM claims WHERE seed = 1"); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	r := <-ended
+	if r.err != nil || r.sum.Done != 3 || r.sum.Skipped != 1 || r.sum.Interrupted {
+		t.Fatalf("Run = %+v, %v", r.sum, r.err)
+	}
+	recs, err := st.Records()
+	if err != nil || len(recs) != 4 || recs[0].Error != "theirs" || recs[1].Status != StatusOK || recs[3].Status != StatusOK {
+		t.Fatalf("rows %+v, %v", recs, err)
+	}
+	var n int
+	if err := st.db.QueryRow("SELECT count(*) FROM claims").Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d claims left, %v", n, err)
 	}
 }
