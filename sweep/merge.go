@@ -136,13 +136,19 @@ func Merge(out string, ins []string) (res MergeResult, err error) {
 }
 
 // replace renames tmp over out, which was as before when it was read (nil:
-// it did not exist). A log beside out would be replayed into the new file,
-// so out is first checkpointed into itself, which needs exclusive access:
-// while another process has out open the merge is refused, and so it is
-// when out changed since it was read.
+// it did not exist). An out in WAL mode may be open in a sweep (sweeps
+// keep their file in WAL mode), and a log beside it would be replayed
+// into the new file, so it is first checkpointed into itself and left in
+// rollback-journal mode, which needs exclusive access: while another
+// process has out open the merge is refused. It is refused too when out
+// changed since it was read.
 func replace(out, tmp string, before os.FileInfo) error {
 	if before != nil {
-		if _, err := os.Stat(out + "-wal"); err == nil {
+		_, wal, err := sniff(out)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(out + "-wal"); wal || err == nil {
 			if err := settle(out); err != nil {
 				return refusef("merge refused: %s is open in another process (a sweep still writing it?): %v", out, err)
 			}

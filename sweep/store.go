@@ -179,10 +179,17 @@ func (s *Store) init(wal bool) error {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	if wal {
-		_, err = s.db.Exec("PRAGMA journal_mode = WAL")
+	if !wal {
+		return nil
 	}
-	return err
+	if _, err := s.db.Exec("PRAGMA journal_mode = WAL"); err != nil {
+		return err
+	}
+	// A read opens the log and its shared memory, which this connection
+	// then holds while it is open: from here on, no other process can
+	// take the file out of WAL mode (see Close) until this one closes.
+	var n int
+	return s.db.QueryRow("SELECT count(*) FROM claims").Scan(&n)
 }
 
 // asRefusal marks an error met while reading a file to check it as a

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -308,14 +309,55 @@ func TestMergeRefusesConflicts(t *testing.T) {
 	bad := k[2]
 	bad.Accuracy = 0.5
 	c := write("c.db", k[3], bad)
-	_, err = Merge(filepath.Join(dir, "out.db"), []string{c})
-	if err == nil || !strings.Contains(err.Error(), "seed 3") || !strings.Contains(err.Error(), "accuracy") || strings.Contains(err.Error(), "\n") {
+	out := filepath.Join(dir, "out.db")
+	sums := map[string]string{}
+	for _, p := range []string{a, b, c, out} {
+		sums[p] = fileSum(t, p)
+	}
+	files := dirNames(t, dir)
+	_, err = Merge(out, []string{c})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "seed 3") || !strings.Contains(err.Error(), "accuracy") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("conflict not refused in one line: %v", err)
 	}
-	st, _ := OpenExisting(filepath.Join(dir, "out.db"))
-	defer st.Close()
-	if n, _ := st.Count(); n != 3 {
-		t.Errorf("a refused merge wrote rows: %d", n)
+	// A conflict into a new OUT creates nothing.
+	if _, err := Merge(filepath.Join(dir, "new.db"), []string{b, c}); !errors.Is(err, ErrRefused) {
+		t.Fatalf("conflict into a new database: %v", err)
+	}
+	for p, s := range sums {
+		if fileSum(t, p) != s {
+			t.Errorf("a refused merge changed %s", p)
+		}
+	}
+	if !slices.Equal(dirNames(t, dir), files) {
+		t.Errorf("a refused merge left %v, was %v", dirNames(t, dir), files)
+	}
+
+	// OUT with its log beside it (a sweep killed, say) is checkpointed
+	// into itself before the new file replaces it, so no stale log is
+	// replayed into the new file; while another process has it open the
+	// merge is refused.
+	d := write("d.db", k[3])
+	st, err := Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(out, []string{d}); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "open in another process") {
+		t.Errorf("merge into a database in use: %v", err)
+	}
+	st.Close()
+	if res, err := Merge(out, []string{d}); err != nil || res.Added != 1 || res.Total != 4 {
+		t.Fatalf("merge into the closed database: %+v, %v", res, err)
+	}
+	ro, err := OpenExisting(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if err := ro.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := ro.Count(); n != 4 {
+		t.Errorf("%d rows after the merge, want 4", n)
 	}
 }
 
