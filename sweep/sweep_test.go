@@ -17,6 +17,7 @@ import (
 	"headlab/analysis"
 	"headlab/backend/cpu"
 	"headlab/inspect"
+	"headlab/internal/version"
 	"headlab/train"
 )
 
@@ -419,6 +420,9 @@ func TestSweepRunOneMatchesTrainRun(t *testing.T) {
 	r := o.Record
 	if r.Accuracy != res.Accuracy || r.Loss != res.Loss || r.TrainLoss != res.TrainLoss || r.Params != res.Params {
 		t.Errorf("sweep run %v/%v/%v differs from train.Run %v/%v/%v", r.Accuracy, r.Loss, r.TrainLoss, res.Accuracy, res.Loss, res.TrainLoss)
+	}
+	if r.Version != version.Module() || r.Revision != version.Revision() {
+		t.Errorf("version %q revision %q, want this build's %q %q", r.Version, r.Revision, version.Module(), version.Revision())
 	}
 	if len(r.Heads) != 4 || len(r.Ablation.Single) != 4 || r.Ablation.Intact != r.Accuracy {
 		t.Errorf("heads %d, singles %d", len(r.Heads), len(r.Ablation.Single))
