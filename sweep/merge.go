@@ -3,10 +3,14 @@ package sweep
 import (
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 )
 
 // MergeResult counts what Merge did.
@@ -64,6 +68,7 @@ func Merge(out string, ins []string) (res MergeResult, err error) {
 		}
 	}
 	removeTmp()
+	removeStale(dir, base)
 	dst, err := openWrite(tmp, false)
 	if err != nil {
 		removeTmp()
@@ -133,6 +138,20 @@ func Merge(out string, ins []string) (res MergeResult, err error) {
 	}
 	slices.Sort(res.Backends)
 	return res, nil
+}
+
+// removeStale removes the temporary files of merges into base that were
+// killed: those whose PID no longer exists. A live merge's are left.
+func removeStale(dir, base string) {
+	prefix := "." + base + ".merge-"
+	matches, _ := filepath.Glob(filepath.Join(dir, prefix+"*.tmp*"))
+	for _, m := range matches {
+		rest := strings.TrimPrefix(filepath.Base(m), prefix)
+		pid, err := strconv.Atoi(rest[:max(strings.Index(rest, "."), 0)])
+		if err == nil && pid > 0 && errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			os.Remove(m)
+		}
+	}
 }
 
 // replace renames tmp over out, which was as before when it was read (nil:

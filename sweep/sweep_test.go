@@ -333,6 +333,26 @@ func TestMergeRefusesConflicts(t *testing.T) {
 		t.Errorf("a refused merge left %v, was %v", dirNames(t, dir), files)
 	}
 
+	// A killed merge's temporary files go; a live one's stay.
+	exited := exec.Command("true")
+	if err := exited.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(dir, fmt.Sprintf(".out.db.merge-%d.tmp", exited.Process.Pid))
+	live := filepath.Join(dir, fmt.Sprintf(".out.db.merge-%d.tmp-journal", os.Getppid()))
+	os.WriteFile(dead, []byte("half"), 0o644)
+	os.WriteFile(live, []byte("half"), 0o644)
+	if _, err := Merge(out, []string{a}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); err == nil {
+		t.Error("a killed merge's temporary file is left")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Error("a live merge's temporary file was removed")
+	}
+	os.Remove(live)
+
 	// OUT with its log beside it (a sweep killed, say) is checkpointed
 	// into itself before the new file replaces it, so no stale log is
 	// replayed into the new file; while another process has it open the
