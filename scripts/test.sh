@@ -36,6 +36,10 @@ for path in avx2 go; do
   fi
 done
 
+# A short fuzz of the sweep database opener: arbitrary bytes as a file
+# (corpus in sweep/testdata/fuzz/FuzzOpen).
+go test -run='^$' -fuzz='^FuzzOpen$' -fuzztime=10s ./sweep/
+
 # arm64 under emulation (qemu-user-static, installed by setup.sh): the
 # packages that need no cgo, built as arm64 test binaries and run from
 # their own directories, -test.short. internal/simd runs on both paths

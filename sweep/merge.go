@@ -1,56 +1,98 @@
 package sweep
 
 import (
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 )
 
 // MergeResult counts what Merge did.
 type MergeResult struct {
 	// Added rows were new to the output; Duplicates were already there
-	// with the same results and were skipped.
-	Added, Duplicates int
+	// with the same results and were skipped; Total is the output's rows.
+	Added, Duplicates, Total int
 	// Backends are those the merged runs used, sorted: more than one is
 	// worth a word to the user, since results agree across backends only
 	// as distributions (docs/model.md).
 	Backends []string
 }
 
-// Merge copies the rows of the databases ins into out (created if
-// needed). A pair present twice with the same results is kept once; with
-// different results (see Differ) it is a conflict: Merge returns an error
-// naming the pair and the field and writes nothing.
-func Merge(out string, ins []string) (MergeResult, error) {
-	var res MergeResult
-	dst, err := Create(out)
+// Merge copies the rows of the databases ins and of out (when it exists)
+// into a new database that replaces out. The inputs are opened read-only
+// and never change; the output is built in a temporary file beside out
+// and renamed over it only when every row is in. A pair present twice
+// with the same results is kept once; with different results (see
+// Differ) it is a conflict. A conflict, or an input or out that is not a
+// headlab sweep database, is refused (ErrRefused) with out left as it
+// was.
+func Merge(out string, ins []string) (res MergeResult, err error) {
+	// Every file is checked before anything is written.
+	var srcs []*Store
+	defer func() {
+		for _, s := range srcs {
+			s.Close()
+		}
+	}()
+	fresh, _, err := sniff(out)
 	if err != nil {
 		return res, err
 	}
-	defer dst.Close()
+	var before os.FileInfo
+	names := ins
+	if !fresh {
+		names = append([]string{out}, ins...)
+		if before, err = os.Stat(out); err != nil {
+			return res, err
+		}
+	}
+	for _, in := range names {
+		s, err := OpenExisting(in)
+		if err != nil {
+			return res, err
+		}
+		srcs = append(srcs, s)
+	}
+
+	dir, base := filepath.Split(out)
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s.merge-%d.tmp", base, os.Getpid()))
+	removeTmp := func() {
+		for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
+			os.Remove(tmp + suffix)
+		}
+	}
+	removeTmp()
+	removeStale(dir, base)
+	dst, err := openWrite(tmp, false)
+	if err != nil {
+		removeTmp()
+		return res, refusef("merge: cannot write beside %s: %v", out, err)
+	}
+	defer func() {
+		if dst != nil {
+			dst.db.Close()
+		}
+		if err != nil {
+			removeTmp()
+		}
+	}()
+
 	have := map[RunID]Record{}
 	from := map[RunID]string{}
-	old, err := dst.Records()
-	if err != nil {
-		return res, err
-	}
 	backends := map[string]bool{}
-	for _, r := range old {
-		have[r.ID()], from[r.ID()] = r, out
-		backends[r.Backend] = true
-	}
 	tx, err := dst.db.Begin()
 	if err != nil {
 		return res, err
 	}
 	defer tx.Rollback()
-	for _, in := range ins {
-		src, err := OpenExisting(in)
-		if err != nil {
-			return res, err
-		}
+	for i, src := range srcs {
 		recs, err := src.Records()
-		src.Close()
 		if err != nil {
 			return res, err
 		}
@@ -59,8 +101,8 @@ func Merge(out string, ins []string) (MergeResult, error) {
 			id := r.ID()
 			if prev, ok := have[id]; ok {
 				if field, a, b := Differ(&prev, &r); field != "" {
-					return res, fmt.Errorf("merge refused: seed %d of %s has different %s in %s (%s) and %s (%s)",
-						id.Seed, id.Key, field, from[id], a, in, b)
+					return res, refusef("merge refused: seed %d of %s has different %s in %s (%s) and %s (%s)",
+						id.Seed, id.Key, field, from[id], a, src.path, b)
 				}
 				res.Duplicates++
 				continue
@@ -68,15 +110,106 @@ func Merge(out string, ins []string) (MergeResult, error) {
 			if err := put(tx, &r); err != nil {
 				return res, err
 			}
-			have[id], from[id] = r, in
-			res.Added++
+			have[id], from[id] = r, src.path
+			res.Total++
+			if before == nil || i > 0 {
+				res.Added++
+			}
 		}
+	}
+	if err := tx.Commit(); err != nil {
+		return res, err
+	}
+	// Our own readers would keep out busy.
+	for _, s := range srcs {
+		s.Close()
+	}
+	srcs = nil
+	err = dst.db.Close()
+	dst = nil
+	if err != nil {
+		return res, err
+	}
+	if err := replace(out, tmp, before); err != nil {
+		return res, err
 	}
 	for b := range backends {
 		res.Backends = append(res.Backends, b)
 	}
 	slices.Sort(res.Backends)
-	return res, tx.Commit()
+	return res, nil
+}
+
+// removeStale removes the temporary files of merges into base that were
+// killed: those whose PID no longer exists. A live merge's are left.
+func removeStale(dir, base string) {
+	prefix := "." + base + ".merge-"
+	matches, _ := filepath.Glob(filepath.Join(dir, prefix+"*.tmp*"))
+	for _, m := range matches {
+		rest := strings.TrimPrefix(filepath.Base(m), prefix)
+		pid, err := strconv.Atoi(rest[:max(strings.Index(rest, "."), 0)])
+		if err == nil && pid > 0 && errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			os.Remove(m)
+		}
+	}
+}
+
+// replace renames tmp over out, which was as before when it was read (nil:
+// it did not exist). An out in WAL mode may be open in a sweep (sweeps
+// keep their file in WAL mode), and a log beside it would be replayed
+// into the new file, so it is first checkpointed into itself and left in
+// rollback-journal mode, which needs exclusive access: while another
+// process has out open the merge is refused. It is refused too when out
+// changed since it was read.
+func replace(out, tmp string, before os.FileInfo) error {
+	if before != nil {
+		_, wal, err := sniff(out)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(out + "-wal"); wal || err == nil {
+			if err := settle(out); err != nil {
+				return refusef("merge refused: %s is open in another process (a sweep still writing it?): %v", out, err)
+			}
+		} else if now, err := os.Stat(out); err != nil || now.Size() != before.Size() || !now.ModTime().Equal(before.ModTime()) {
+			return refusef("merge refused: %s changed while it was merged; merge again", out)
+		}
+		if err := os.Chmod(tmp, before.Mode().Perm()); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return err
+	}
+	d, err := os.Open(filepath.Dir(out))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// settle checkpoints the log of the headlab database at path into it and
+// leaves it in rollback-journal mode, or fails at once when another
+// connection has it open.
+func settle(path string) error {
+	u, err := uri(path, "_pragma=busy_timeout(0)")
+	if err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", u)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var mode string
+	if err := db.QueryRow("PRAGMA journal_mode = DELETE").Scan(&mode); err != nil {
+		return err
+	}
+	if mode != "delete" {
+		return fmt.Errorf("journal mode stays %s", mode)
+	}
+	return db.Close()
 }
 
 // Differ compares the results of two records of the same pair, timing

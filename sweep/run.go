@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 
 	"headlab/analysis"
 	"headlab/inspect"
+	"headlab/internal/version"
 	"headlab/kernels"
 	"headlab/train"
 )
@@ -105,7 +107,8 @@ func RunGroup(ps []Pair, pl Platform, h GroupHooks) ([]*Outcome, error) {
 	cs := make([]train.Config, len(ps))
 	for i, p := range ps {
 		outs[i] = &Outcome{Record: Record{Key: p.Key, Config: p.Config, Status: StatusOK,
-			Backend: pl.Device.Name(), Renderer: pl.Renderer, SIMD: pl.SIMD, Group: len(ps)}}
+			Backend: pl.Device.Name(), Renderer: pl.Renderer, SIMD: pl.SIMD, Group: len(ps),
+			Version: version.Module(), Revision: version.Revision()}}
 		cs[i] = p.Config
 	}
 	finish := func() []*Outcome {
@@ -249,8 +252,9 @@ type Options struct {
 	// Abort, when closed, abandons the runs in flight (their pairs stay
 	// unfinished). Cancelling Run's context only stops new runs starting.
 	Abort <-chan struct{}
-	// Progress, if set, is called after every stored run and once at the
-	// start, from one goroutine.
+	// Progress, if set, is called after every stored run, once at the
+	// start, and when pairs are found stored by another process; one call
+	// at a time.
 	Progress func(Progress)
 	// Keep, if set, is called in the worker with each run that trained to
 	// the end, before its record is stored (reproduce draws pictures of
@@ -258,15 +262,19 @@ type Options struct {
 	Keep func(*Outcome)
 	// RetryFailed reruns pairs recorded as failed instead of skipping them.
 	RetryFailed bool
+	// Lease is how long a claim on a pair lasts without renewal
+	// (DefaultLease when 0).
+	Lease time.Duration
 }
 
 // Progress is the state of a sweep after a run lands.
 type Progress struct {
-	// Total pairs in this shard; Skipped were in the database already;
-	// Done and Failed finished in this invocation (Failed is counted in
-	// Done too); Running are in flight.
-	Total, Skipped, Done, Failed, Running int
-	Elapsed                               time.Duration
+	// Total pairs in this shard; Skipped were in the database already
+	// or were stored by another process; Done and Failed finished in this
+	// invocation (Failed is counted in Done too); Running are in flight;
+	// Elsewhere are being trained by another process.
+	Total, Skipped, Done, Failed, Running, Elsewhere int
+	Elapsed                                          time.Duration
 	// ETA is the estimated time to finish, 0 while unknown.
 	ETA time.Duration
 	// Last is the record that just landed (nil at the start).
@@ -288,6 +296,11 @@ type Summary struct {
 // stops new runs from starting; the runs in flight finish and are stored
 // (or are abandoned, if opt.Abort closes). The error is a storage failure,
 // never a failed run.
+//
+// Several processes may run the same pairs into one database at once:
+// each claims a group just before training it (see claim), skips pairs
+// another has claimed or stored, and at the end waits for the pairs
+// others are still training, taking over any whose claim lapses.
 func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, error) {
 	sum := Summary{Total: len(pairs)}
 	done, err := st.Finished()
@@ -317,6 +330,7 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 	groups := Groups(todo, opt.Group)
 
 	start := time.Now()
+	var mu sync.Mutex // guards prog, sum.Abandoned and derr across goroutines
 	prog := Progress{Total: sum.Total, Skipped: sum.Skipped}
 	report := func(last *Record) {
 		if opt.Progress == nil {
@@ -324,19 +338,55 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 		}
 		prog.Elapsed, prog.Last, prog.ETA = time.Since(start), last, 0
 		if prog.Done > 0 {
-			left := len(todo) - prog.Done
+			left := prog.Total - prog.Skipped - prog.Done
 			prog.ETA = time.Duration(float64(prog.Elapsed) / float64(prog.Done) * float64(left))
 		}
 		opt.Progress(prog)
 	}
 
+	lease := cmp.Or(opt.Lease, DefaultLease)
+	owner := newOwner()
+	renewing := make(chan struct{})
+	go func() {
+		t := time.NewTicker(lease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-renewing:
+				return
+			case <-t.C:
+				_ = st.renew(owner, lease) // a lapsed claim costs a run trained twice, never a row
+			}
+		}
+	}()
+	defer func() {
+		close(renewing)
+		_ = st.release(owner)
+	}()
+	f := &feeder{st: st, owner: owner, lease: lease, size: opt.Group, groups: groups, busy: map[RunID]bool{},
+		seen: func(stored, elsewhere int) {
+			mu.Lock()
+			prog.Skipped += stored
+			prog.Elapsed, prog.Elsewhere = time.Since(start), elsewhere
+			if stored > 0 {
+				report(nil)
+			}
+			mu.Unlock()
+		}}
+
 	// A storage or device error stops the feeder too.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan []Pair)
 	results := make(chan []*Outcome)
-	var mu sync.Mutex // guards prog, sum.Abandoned and derr across goroutines
 	var derr error
+	fail := func(err error) {
+		mu.Lock()
+		if derr == nil {
+			derr = err
+		}
+		mu.Unlock()
+		cancel()
+	}
 	var workers sync.WaitGroup
 	for range min(opt.Workers, max(1, len(groups))) {
 		workers.Add(1)
@@ -344,16 +394,19 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 			defer workers.Done()
 			pl, err := opt.NewPlatform()
 			if err != nil {
-				mu.Lock()
-				derr = err
-				mu.Unlock()
-				cancel()
-				for range jobs {
-				}
+				fail(err)
 				return
 			}
 			defer pl.Device.Close()
-			for ps := range jobs {
+			for {
+				ps, err := f.next(ctx)
+				if err != nil {
+					fail(err)
+					return
+				}
+				if ps == nil {
+					return
+				}
 				mu.Lock()
 				prog.Running += len(ps)
 				mu.Unlock()
@@ -377,21 +430,6 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 			}
 		}()
 	}
-
-	// The feeder hands out groups until they run out or ctx is cancelled.
-	go func() {
-		defer close(jobs)
-		for _, g := range groups {
-			if ctx.Err() != nil {
-				return
-			}
-			select {
-			case jobs <- g:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
 	go func() {
 		workers.Wait()
 		close(results)
@@ -411,12 +449,15 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 		for i, o := range outs {
 			recs[i] = &o.Record
 		}
-		if werr = st.PutAll(recs); werr != nil {
+		landed, err := st.storeClaimed(recs, owner)
+		if err != nil {
+			werr = err
 			cancel()
 			continue
 		}
 		mu.Lock()
-		for _, r := range recs {
+		prog.Skipped += len(recs) - len(landed)
+		for _, r := range landed {
 			prog.Done++
 			if r.Status != StatusOK {
 				prog.Failed++
@@ -425,12 +466,73 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 		}
 		mu.Unlock()
 	}
-	sum.Done, sum.Failed = prog.Done, prog.Failed
+	sum.Skipped, sum.Done, sum.Failed = prog.Skipped, prog.Done, prog.Failed
 	sum.Interrupted = sum.Skipped+sum.Done < sum.Total
 	if werr == nil {
 		werr = derr
 	}
 	return sum, werr
+}
+
+// feeder hands the workers their groups, claiming each group just before
+// it trains, and keeps the pairs another process holds to look at again.
+type feeder struct {
+	st     *Store
+	owner  string
+	lease  time.Duration
+	size   int
+	mu     sync.Mutex
+	groups [][]Pair
+	// waiting are pairs found claimed by another process; busy holds
+	// every such pair until it lands or is claimed here.
+	waiting []Pair
+	busy    map[RunID]bool
+	// seen is told how many pairs a claim found stored, and how many
+	// are now another's.
+	seen func(stored, elsewhere int)
+}
+
+// next claims and returns the next group to train (the pairs of it that
+// were free), or nil when nothing is left or ctx ends. When all that is
+// left is another process's, it waits and looks again: runs land, or a
+// claim lapses and the pair is taken over.
+func (f *feeder) next(ctx context.Context) ([]Pair, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for ctx.Err() == nil {
+		if len(f.groups) == 0 {
+			if len(f.waiting) == 0 {
+				return nil, nil
+			}
+			f.mu.Unlock()
+			select {
+			case <-ctx.Done():
+			case <-time.After(max(min(f.lease/4, 5*time.Second), 10*time.Millisecond)):
+			}
+			f.mu.Lock()
+			f.groups = append(f.groups, Groups(f.waiting, f.size)...)
+			f.waiting = nil
+			continue
+		}
+		g := f.groups[0]
+		f.groups = f.groups[1:]
+		mine, busy, stored, err := f.st.claim(g, f.owner, f.lease)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range g {
+			delete(f.busy, RunID{p.Key, p.Config.Seed})
+		}
+		for _, p := range busy {
+			f.busy[RunID{p.Key, p.Config.Seed}] = true
+		}
+		f.waiting = append(f.waiting, busy...)
+		f.seen(stored, len(f.busy))
+		if len(mine) > 0 {
+			return mine, nil
+		}
+	}
+	return nil, nil
 }
 
 // Groups splits pairs into groups of at most size that can train

@@ -21,72 +21,6 @@ const (
 	StatusFailed = "failed"
 )
 
-// schemaVersion is stored in PRAGMA user_version; a database from a newer
-// headlab is refused rather than misread.
-// Version 2 added backend, renderer, simd and group_size; a version 1
-// database gains them (as cpu, "", "", 1) when a sweep opens it to write,
-// and reads as such.
-const schemaVersion = 2
-
-// schema is the table runs, documented column by column in docs/sweeps.md.
-const schema = `
-CREATE TABLE IF NOT EXISTS runs (
-	config_key              TEXT    NOT NULL,
-	seed                    INTEGER NOT NULL,
-	task                    TEXT    NOT NULL,
-	layers                  INTEGER NOT NULL,
-	heads                   INTEGER NOT NULL,
-	d_model                 INTEGER NOT NULL,
-	d_ff                    INTEGER NOT NULL,
-	positions               INTEGER NOT NULL,
-	causal                  INTEGER NOT NULL,
-	steps                   INTEGER NOT NULL,
-	batch                   INTEGER NOT NULL,
-	lr                      REAL    NOT NULL,
-	status                  TEXT    NOT NULL CHECK (status IN ('ok', 'failed')),
-	error                   TEXT    NOT NULL DEFAULT '',
-	params                  INTEGER,
-	accuracy                REAL,
-	chance                  REAL,
-	loss                    REAL,
-	train_loss              REAL,
-	induction_heads         TEXT,
-	induction_off_accuracy  REAL,
-	prev_token_heads        TEXT,
-	prev_token_off_accuracy REAL,
-	circuit                 INTEGER,
-	config_json             TEXT    NOT NULL,
-	heads_json              TEXT,
-	ablation_json           TEXT,
-	seconds                 REAL    NOT NULL,
-	train_seconds           REAL,
-	finished_at             TEXT    NOT NULL,
-	backend                 TEXT    NOT NULL DEFAULT 'cpu',
-	renderer                TEXT    NOT NULL DEFAULT '',
-	simd                    TEXT    NOT NULL DEFAULT '',
-	group_size              INTEGER NOT NULL DEFAULT 1,
-	PRIMARY KEY (config_key, seed)
-);
-CREATE INDEX IF NOT EXISTS runs_task ON runs (task, positions, causal, layers, heads);
-`
-
-// columns is the order Put writes and scan reads.
-const columns = `config_key, seed, task, layers, heads, d_model, d_ff, positions, causal, steps, batch, lr,
-	status, error, params, accuracy, chance, loss, train_loss,
-	induction_heads, induction_off_accuracy, prev_token_heads, prev_token_off_accuracy, circuit,
-	config_json, heads_json, ablation_json, seconds, train_seconds, finished_at`
-
-// platformColumns are version 2's, after columns.
-const platformColumns = `, backend, renderer, simd, group_size`
-
-// migrateV1 adds version 2's columns to a version 1 table.
-const migrateV1 = `
-ALTER TABLE runs ADD COLUMN backend TEXT NOT NULL DEFAULT 'cpu';
-ALTER TABLE runs ADD COLUMN renderer TEXT NOT NULL DEFAULT '';
-ALTER TABLE runs ADD COLUMN simd TEXT NOT NULL DEFAULT '';
-ALTER TABLE runs ADD COLUMN group_size INTEGER NOT NULL DEFAULT 1;
-`
-
 // Record is one finished run, a row of runs.
 type Record struct {
 	Key string `json:"config_key"`
@@ -126,6 +60,11 @@ type Record struct {
 	Renderer string `json:"renderer,omitempty"`
 	SIMD     string `json:"simd"`
 	Group    int    `json:"group_size"`
+
+	// What ran it: headlab's module version and VCS revision
+	// (internal/version); empty for runs stored before schema version 3.
+	Version  string `json:"headlab_version"`
+	Revision string `json:"revision"`
 }
 
 // Ablation is a run's ablation table: each head alone, then the heads of
@@ -161,91 +100,158 @@ type RunID struct {
 // ID is the record's pair.
 func (r *Record) ID() RunID { return RunID{r.Key, r.Config.Seed} }
 
-// Store is a sweep database. Its methods are not safe for concurrent use:
-// a sweep writes through one goroutine.
+// Store is a sweep database. Its methods may be called from several
+// goroutines: they share one connection, one statement at a time.
 type Store struct {
-	db   *sql.DB
-	path string
-	v1   bool // a version 1 database opened to read: no platform columns
+	db      *sql.DB
+	path    string
+	version int  // the file's schema version: schemaVersion once opened to write
+	write   bool // opened by Create, in WAL mode
+	note    string
 }
 
-// Create opens the database at path, creating the file and the schema if
-// needed.
-func Create(path string) (*Store, error) { return open(path, true) }
+// Create opens the database at path to write: a new one when the file is
+// absent or empty, else it must be a headlab sweep database (see
+// describe), which it migrates to this schema version. Anything else is
+// refused (ErrRefused) before SQLite writes a byte. The file is in WAL
+// mode while it is open, so that readers and other sweeps work beside it;
+// a busy database is waited for (10 s at a time).
+func Create(path string) (*Store, error) { return openWrite(path, true) }
 
-// OpenExisting opens a database that must already exist and hold runs.
-func OpenExisting(path string) (*Store, error) { return open(path, false) }
-
-func open(path string, create bool) (*Store, error) {
-	if strings.ContainsAny(path, "?#") || path == "" || strings.HasPrefix(path, "file:") {
-		return nil, fmt.Errorf("database path %q: want a plain file name", path)
+// openWrite is Create; without wal the file stays in rollback-journal
+// mode (merge's output, written by one process).
+func openWrite(path string, wal bool) (*Store, error) {
+	fresh, walHdr, err := sniff(path)
+	if err != nil {
+		return nil, err
 	}
-	if !create {
-		if _, err := os.Stat(path); err != nil {
-			return nil, fmt.Errorf("database %s: %w", path, errors.Unwrap(err))
+	if !fresh {
+		// Read-only first: a foreign file is refused untouched.
+		db, _, err := openRead(path, walHdr)
+		if err != nil {
+			return nil, err
+		}
+		_, err = describe(db)
+		db.Close()
+		if err != nil {
+			return nil, fmt.Errorf("database %s: %w", path, asRefusal(err))
 		}
 	}
-	// WAL: a reader (report, a progress check) never blocks the writer;
 	// synchronous=FULL: a committed run survives power loss, not only a
-	// crash. The fsync per run costs nothing beside seconds of training.
-	dsn := path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
-	db, err := sql.Open("sqlite", dsn)
+	// crash; the fsync per run costs nothing beside seconds of training.
+	// _txlock=immediate: a write transaction takes the write lock at BEGIN,
+	// where the busy timeout applies, rather than failing at its first
+	// write when another process wrote in between.
+	u, err := uri(path, "_pragma=busy_timeout(10000)&_pragma=synchronous(FULL)&_txlock=immediate")
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", u)
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %v", path, err)
 	}
-	// One connection: one writer, and the pragmas apply to all of it.
+	// One connection: the pragmas apply to all of it.
 	db.SetMaxOpenConns(1)
-	s := &Store{db: db, path: path}
-	if err := s.init(create); err != nil {
+	s := &Store{db: db, path: path, version: schemaVersion, write: true}
+	if err := s.init(wal); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("database %s: %v", path, err)
+		return nil, fmt.Errorf("database %s: %w", path, err)
 	}
 	return s, nil
 }
 
-func (s *Store) init(create bool) error {
-	var v int
-	if err := s.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
-		return err
-	}
-	if v > schemaVersion {
-		return fmt.Errorf("schema version %d is newer than this headlab's (%d)", v, schemaVersion)
-	}
-	if !create {
-		var n int
-		if err := s.db.QueryRow("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'runs'").Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
-			return errors.New("not a headlab sweep database (no table runs)")
-		}
-		s.v1 = v == 1
-		return nil
-	}
+// init checks the file again inside a write transaction (another process
+// may have created it since), brings it to this schema version, and
+// switches it to WAL.
+func (s *Store) init(wal bool) error {
 	tx, err := s.db.Begin()
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if v == 1 {
-		if _, err := tx.Exec(migrateV1); err != nil {
-			return err
+	v, err := describe(tx)
+	if err != nil {
+		return err
+	}
+	if err := migrate(tx, v); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if !wal {
+		return nil
+	}
+	if _, err := s.db.Exec("PRAGMA journal_mode = WAL"); err != nil {
+		return err
+	}
+	// A read opens the log and its shared memory, which this connection
+	// then holds while it is open: from here on, no other process can
+	// take the file out of WAL mode (see Close) until this one closes.
+	var n int
+	return s.db.QueryRow("SELECT count(*) FROM claims").Scan(&n)
+}
+
+// asRefusal marks an error met while reading a file to check it as a
+// refusal: a file SQLite cannot read is not a database headlab may open.
+func asRefusal(err error) error {
+	if errors.Is(err, ErrRefused) {
+		return err
+	}
+	return refusef("not a readable SQLite database (%v)", err)
+}
+
+// OpenExisting opens a sweep database read-only: nothing on disk changes,
+// not even beside the file (see openRead). A file that is absent, empty
+// or not a headlab sweep database of this version or older is refused.
+func OpenExisting(path string) (*Store, error) {
+	fresh, wal, err := sniff(path)
+	if err != nil {
+		return nil, err
+	}
+	if fresh {
+		if _, err := os.Stat(path); err != nil {
+			return nil, refusef("database %s does not exist", path)
 		}
+		return nil, refusef("database %s is empty, not a sweep database", path)
 	}
-	if _, err := tx.Exec(schema); err != nil {
-		return err
+	db, note, err := openRead(path, wal)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
-		return err
+	v, err := describe(db)
+	if err == nil && v == 0 {
+		err = refusef("not a headlab sweep database (it has no tables)")
 	}
-	return tx.Commit()
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("database %s: %w", path, asRefusal(err))
+	}
+	return &Store{db: db, path: path, version: v, note: note}, nil
 }
 
 // Path is the file the store was opened from.
 func (s *Store) Path() string { return s.path }
 
-// Close checkpoints the write-ahead log and closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Note is a line worth telling the user about how the file was read
+// (its log left unread), or "".
+func (s *Store) Note() string { return s.note }
+
+// Close closes the database. A store opened to write first tries to leave
+// the file whole in rollback-journal mode (the log checkpointed into it,
+// no -wal or -shm beside it), so that it can be read from a read-only
+// place; that takes exclusive access, so while another process has the
+// file open it stays in WAL mode, and the last one out does it.
+func (s *Store) Close() error {
+	if s.write {
+		// Fail at once rather than wait for the other process.
+		if _, err := s.db.Exec("PRAGMA busy_timeout = 0"); err == nil {
+			var mode string
+			_ = s.db.QueryRow("PRAGMA journal_mode = DELETE").Scan(&mode)
+		}
+	}
+	return s.db.Close()
+}
 
 // Finished returns the status of every pair the database holds.
 func (s *Store) Finished() (map[RunID]string, error) {
@@ -282,7 +288,7 @@ func (s *Store) Check() error {
 
 // Backends lists the backends the database's runs used, sorted.
 func (s *Store) Backends() ([]string, error) {
-	if s.v1 {
+	if s.version < 2 {
 		return []string{"cpu"}, nil
 	}
 	rows, err := s.db.Query("SELECT DISTINCT backend FROM runs ORDER BY backend")
@@ -335,16 +341,13 @@ func (s *Store) Delete(ids []RunID) error {
 	}
 	defer tx.Rollback()
 	for _, id := range ids {
-		if _, err := tx.Exec("DELETE FROM runs WHERE config_key = ? AND seed = ?", id.Key, int64(id.Seed)); err != nil {
-			return err
+		for _, q := range []string{"DELETE FROM runs WHERE config_key = ? AND seed = ?", "DELETE FROM heads WHERE config_key = ? AND seed = ?"} {
+			if _, err := tx.Exec(q, id.Key, int64(id.Seed)); err != nil {
+				return err
+			}
 		}
 	}
 	return tx.Commit()
-}
-
-// execer is a *sql.DB or a *sql.Tx.
-type execer interface {
-	Exec(query string, args ...any) (sql.Result, error)
 }
 
 func put(db execer, r *Record) error {
@@ -372,12 +375,12 @@ func put(db execer, r *Record) error {
 		args = append(args, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, string(cfg), nil, nil)
 	}
 	args = append(args, r.Seconds, nullIfFailed(r, r.TrainSeconds), r.FinishedAt,
-		cmp.Or(r.Backend, "cpu"), r.Renderer, r.SIMD, max(r.Group, 1))
-	_, err = db.Exec("INSERT INTO runs ("+columns+platformColumns+") VALUES ("+strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+")", args...)
+		cmp.Or(r.Backend, "cpu"), r.Renderer, r.SIMD, max(r.Group, 1), r.Version, r.Revision)
+	_, err = db.Exec("INSERT INTO runs ("+runsColumns(schemaVersion)+") VALUES ("+strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+")", args...)
 	if err != nil {
 		return fmt.Errorf("store seed %d of %s: %v", c.Seed, r.Key, err)
 	}
-	return nil
+	return putHeads(db, r.Key, c.Seed, r.Heads)
 }
 
 func nullable(p *float64) any {
@@ -396,18 +399,14 @@ func nullIfFailed(r *Record, v float64) any {
 
 // Records returns every row, ordered by configuration key and seed.
 func (s *Store) Records() ([]Record, error) {
-	cols := columns + platformColumns
-	if s.v1 {
-		cols = columns
-	}
-	rows, err := s.db.Query("SELECT " + cols + " FROM runs ORDER BY config_key, seed")
+	rows, err := s.db.Query("SELECT " + runsColumns(s.version) + " FROM runs ORDER BY config_key, seed")
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []Record
 	for rows.Next() {
-		r, err := scan(rows, !s.v1)
+		r, err := scan(rows, s.version)
 		if err != nil {
 			return nil, fmt.Errorf("database %s: %v", s.path, err)
 		}
@@ -416,7 +415,7 @@ func (s *Store) Records() ([]Record, error) {
 	return out, rows.Err()
 }
 
-func scan(rows *sql.Rows, platform bool) (Record, error) {
+func scan(rows *sql.Rows, version int) (Record, error) {
 	var (
 		r                                      Record
 		seed                                   int64
@@ -433,8 +432,11 @@ func scan(rows *sql.Rows, platform bool) (Record, error) {
 		&indHeads, &indOff, &pHeads, &pOff, &circuit,
 		&cfg, &heads, &abl, &r.Seconds, &tsecs, &r.FinishedAt}
 	r.Backend, r.Group = "cpu", 1
-	if platform {
+	if version >= 2 {
 		dst = append(dst, &r.Backend, &r.Renderer, &r.SIMD, &r.Group)
+	}
+	if version >= 3 {
+		dst = append(dst, &r.Version, &r.Revision)
 	}
 	if err := rows.Scan(dst...); err != nil {
 		return r, err

@@ -1,76 +1,460 @@
 package sweep
 
 import (
+	"crypto/sha256"
 	"database/sql"
+	"encoding/csv"
+	"encoding/hex"
+	"errors"
+	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
-
-	"headlab/train"
+	"time"
 )
 
-// TestVersion1Database: a database written before the platform columns
-// reads as CPU runs of group 1, and a sweep that opens it to write adds
-// the columns and goes on storing into it.
-func TestVersion1Database(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v1.db")
-	// The version 1 schema: today's without the platform columns.
-	v1 := schema
-	for _, col := range []string{"backend", "renderer", "simd", "group_size"} {
-		var kept []string
-		for _, line := range strings.Split(v1, "\n") {
-			if !strings.HasPrefix(strings.TrimSpace(line), col+" ") {
-				kept = append(kept, line)
-			}
+// schemaV2 is table runs as headlab wrote it at schema version 2, kept
+// here so that the tests open real files of that version.
+const schemaV2 = `
+CREATE TABLE IF NOT EXISTS runs (
+	config_key              TEXT    NOT NULL,
+	seed                    INTEGER NOT NULL,
+	task                    TEXT    NOT NULL,
+	layers                  INTEGER NOT NULL,
+	heads                   INTEGER NOT NULL,
+	d_model                 INTEGER NOT NULL,
+	d_ff                    INTEGER NOT NULL,
+	positions               INTEGER NOT NULL,
+	causal                  INTEGER NOT NULL,
+	steps                   INTEGER NOT NULL,
+	batch                   INTEGER NOT NULL,
+	lr                      REAL    NOT NULL,
+	status                  TEXT    NOT NULL CHECK (status IN ('ok', 'failed')),
+	error                   TEXT    NOT NULL DEFAULT '',
+	params                  INTEGER,
+	accuracy                REAL,
+	chance                  REAL,
+	loss                    REAL,
+	train_loss              REAL,
+	induction_heads         TEXT,
+	induction_off_accuracy  REAL,
+	prev_token_heads        TEXT,
+	prev_token_off_accuracy REAL,
+	circuit                 INTEGER,
+	config_json             TEXT    NOT NULL,
+	heads_json              TEXT,
+	ablation_json           TEXT,
+	seconds                 REAL    NOT NULL,
+	train_seconds           REAL,
+	finished_at             TEXT    NOT NULL,
+	backend                 TEXT    NOT NULL DEFAULT 'cpu',
+	renderer                TEXT    NOT NULL DEFAULT '',
+	simd                    TEXT    NOT NULL DEFAULT '',
+	group_size              INTEGER NOT NULL DEFAULT 1,
+	PRIMARY KEY (config_key, seed)
+);
+CREATE INDEX IF NOT EXISTS runs_task ON runs (task, positions, causal, layers, heads);
+`
+
+// schemaV1 is version 2's table without the platform columns.
+func schemaV1() string {
+	var kept []string
+	for _, line := range strings.Split(schemaV2, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || !slices.Contains([]string{"backend", "renderer", "simd", "group_size"}, f[0]) {
+			kept = append(kept, line)
 		}
-		v1 = strings.Join(kept, "\n")
 	}
+	return strings.Join(kept, "\n")
+}
+
+// rawDB runs statements on a new SQLite file at path (rollback journal,
+// as any SQLite tool makes one).
+func rawDB(t *testing.T, path string, stmts ...string) {
+	t.Helper()
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := train.Defaults("majority")
-	for _, q := range []string{v1, "PRAGMA user_version = 1",
-		`INSERT INTO runs (` + columns + `) VALUES ('k', 1, 'majority', 2, 2, 32, 64, 1, 1, 2000, 32, 0.003, 'failed', 'x',
-			NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, '{}', NULL, NULL, 1.5, NULL, '2026-01-01T00:00:00Z')`} {
+	defer db.Close()
+	for _, q := range stmts {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	db.Close()
+}
 
+// fileSum is the SHA-256 of the file at path, or "absent".
+func fileSum(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "absent"
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// dirNames lists the names in dir.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// oldRow is a version 1 row of a finished run with two heads.
+const oldRow = `INSERT INTO runs (` + columns + `) VALUES ('k', 1, 'majority', 1, 2, 32, 64, 1, 1, 2000, 32, 0.003, 'ok', '',
+	100, 0.9, 0.5, 0.2, 0.3, '', NULL, '', NULL, 0, '{}',
+	'[{"name":"L0H0","layer":0,"head":0,"label":"uniform","score":0.7,"scores":{"uniform":0.7,"induction":0.1},"offset_d":0,"position_j":0,"ablated_accuracy":0.8},
+	  {"name":"L0H1","layer":0,"head":1,"label":"mirror","score":0.6,"scores":{"mirror":0.6},"offset_d":-2,"position_j":3,"ablated_accuracy":0.85}]',
+	'{"intact":0.9}', 1.5, 1.0, '2026-01-01T00:00:00Z')`
+
+// TestOlderDatabases: files of schema versions 1 and 2 read as such,
+// byte for byte untouched; a sweep that opens one to write migrates it to
+// version 3, filling table heads from heads_json, and goes on storing.
+func TestOlderDatabases(t *testing.T) {
+	for v, ddl := range map[int]string{1: schemaV1(), 2: schemaV2} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "old.db")
+		rawDB(t, path, ddl, "PRAGMA user_version = "+strconv.Itoa(v), oldRow)
+		sum := fileSum(t, path)
+		st, err := OpenExisting(path)
+		if err != nil {
+			t.Fatalf("version %d: %v", v, err)
+		}
+		recs, err := st.Records()
+		st.Close()
+		if err != nil || len(recs) != 1 || recs[0].Backend != "cpu" || recs[0].Group != 1 || recs[0].Seconds != 1.5 || len(recs[0].Heads) != 2 {
+			t.Fatalf("version %d read as %+v, %v", v, recs, err)
+		}
+		if fileSum(t, path) != sum || !slices.Equal(dirNames(t, dir), []string{"old.db"}) {
+			t.Errorf("version %d: reading changed the file or left %v", v, dirNames(t, dir))
+		}
+
+		st, err = Create(path)
+		if err != nil {
+			t.Fatalf("version %d: %v", v, err)
+		}
+		r := Record{Key: "k", Config: recs[0].Config, Status: StatusFailed, Error: "y", FinishedAt: "z", Backend: "gl", Renderer: "r", SIMD: "go", Group: 4,
+			Version: "v9", Revision: "abc"}
+		r.Config.Seed = 2
+		if err := st.Put(&r); err != nil {
+			t.Fatal(err)
+		}
+		recs, err = st.Records()
+		if err != nil || len(recs) != 2 {
+			t.Fatalf("after the upgrade: %d records, %v", len(recs), err)
+		}
+		if g := recs[1]; g.Backend != "gl" || g.Renderer != "r" || g.SIMD != "go" || g.Group != 4 || g.Version != "v9" || g.Revision != "abc" ||
+			recs[0].Backend != "cpu" || recs[0].Revision != "" {
+			t.Errorf("version %d: columns read back as %+v and %+v", v, recs[0], g)
+		}
+		var uv int
+		if err := st.db.QueryRow("PRAGMA user_version").Scan(&uv); err != nil || uv != schemaVersion {
+			t.Errorf("user_version %d, %v", uv, err)
+		}
+		var name, label string
+		var offset, pos int
+		var mirror sql.NullFloat64
+		var induction sql.NullFloat64
+		if err := st.db.QueryRow(`SELECT name, label, offset_d, position_j, score_mirror, score_induction FROM heads WHERE seed = 1 AND layer = 0 AND head = 1`).
+			Scan(&name, &label, &offset, &pos, &mirror, &induction); err != nil {
+			t.Fatalf("version %d: heads not filled: %v", v, err)
+		}
+		if name != "L0H1" || label != "mirror" || offset != -2 || pos != 3 || mirror.Float64 != 0.6 || induction.Valid {
+			t.Errorf("version %d: head row %s %s %d %d %v %v", v, name, label, offset, pos, mirror, induction)
+		}
+		st.Close()
+	}
+}
+
+// TestForeignFilesRefusedUntouched: a file that is not a headlab sweep
+// database is refused by every opener, in one line, and stays as it was
+// byte for byte, with nothing left beside it.
+func TestForeignFilesRefusedUntouched(t *testing.T) {
+	cases := map[string]func(path string){
+		"text":         func(p string) { os.WriteFile(p, []byte("config_key,seed\nk,1\n"), 0o644) },
+		"short":        func(p string) { os.WriteFile(p, []byte(sqliteMagic+"xx"), 0o644) },
+		"other tables": func(p string) { rawDB(t, p, "CREATE TABLE notes (body TEXT)", "INSERT INTO notes VALUES ('mine')") },
+		"runs, no ver": func(p string) { rawDB(t, p, schemaV2) },
+		"runs shape":   func(p string) { rawDB(t, p, "CREATE TABLE runs (id INTEGER, seed INTEGER)", "PRAGMA user_version = 2") },
+		"extra column": func(p string) {
+			rawDB(t, p, schemaV2, "ALTER TABLE runs ADD COLUMN mine TEXT", "PRAGMA user_version = 2")
+		},
+		"extra table":   func(p string) { rawDB(t, p, schemaV2, "CREATE TABLE mine (x)", "PRAGMA user_version = 2") },
+		"newer version": func(p string) { rawDB(t, p, schemaV2, "PRAGMA user_version = 99") },
+		"wal foreign": func(p string) {
+			rawDB(t, p, "PRAGMA journal_mode = WAL", "CREATE TABLE notes (body TEXT)", "INSERT INTO notes VALUES ('mine')")
+		},
+	}
+	good := filepath.Join(t.TempDir(), "good.db")
+	st, err := Create(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for name, make := range cases {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "x.db")
+		make(path)
+		sum, files := fileSum(t, path), dirNames(t, dir)
+		openers := map[string]func() error{
+			"Create":       func() error { s, err := Create(path); closeIf(s); return err },
+			"OpenExisting": func() error { s, err := OpenExisting(path); closeIf(s); return err },
+			"Merge input":  func() error { _, err := Merge(filepath.Join(dir, "out.db"), []string{good, path}); return err },
+			"Merge output": func() error { _, err := Merge(path, []string{good}); return err },
+		}
+		for how, open := range openers {
+			err := open()
+			if !errors.Is(err, ErrRefused) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s, %s: %v, want one line of refusal", name, how, err)
+			}
+			if fileSum(t, path) != sum || !slices.Equal(dirNames(t, dir), files) {
+				t.Errorf("%s, %s: the file changed, or the directory holds %v", name, how, dirNames(t, dir))
+			}
+		}
+	}
+}
+
+func closeIf(s *Store) {
+	if s != nil {
+		s.Close()
+	}
+}
+
+// TestNewFiles: an absent or empty file becomes a database; read-only
+// openers refuse both and create nothing.
+func TestNewFiles(t *testing.T) {
+	dir := t.TempDir()
+	absent, empty := filepath.Join(dir, "absent.db"), filepath.Join(dir, "empty.db")
+	os.WriteFile(empty, nil, 0o644)
+	for _, p := range []string{absent, empty} {
+		before := fileSum(t, p)
+		if _, err := OpenExisting(p); !errors.Is(err, ErrRefused) {
+			t.Errorf("OpenExisting(%s): %v", p, err)
+		}
+		if _, err := Merge(filepath.Join(dir, "out.db"), []string{p}); !errors.Is(err, ErrRefused) {
+			t.Errorf("Merge of %s: %v", p, err)
+		}
+		if fileSum(t, p) != before {
+			t.Errorf("%s changed", p)
+		}
+	}
+	if !slices.Equal(dirNames(t, dir), []string{"empty.db"}) {
+		t.Errorf("refusals left %v", dirNames(t, dir))
+	}
+	for _, p := range []string{absent, empty} {
+		st, err := Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := st.Count(); err != nil || n != 0 {
+			t.Errorf("%s: %d rows, %v", p, n, err)
+		}
+		st.Close()
+	}
+}
+
+// walFlag reads the header byte that is 2 in WAL mode, 1 in rollback.
+func walFlag(t *testing.T, path string) byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) < 100 {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return b[18]
+}
+
+// TestLastCloseLeavesOneFile: while two stores have the file open it is
+// in WAL mode; the first to close leaves it so, the last checkpoints it
+// and leaves it in rollback-journal mode with nothing beside it.
+func TestLastCloseLeavesOneFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.db")
+	a, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := knownRecords()
+	if err := a.Put(&k[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Put(&k[1]); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	if walFlag(t, path) != 2 || !slices.Contains(dirNames(t, dir), "s.db-wal") {
+		t.Fatalf("with b still open: flag %d, files %v", walFlag(t, path), dirNames(t, dir))
+	}
+	if n, err := b.Count(); err != nil || n != 2 {
+		t.Fatalf("b sees %d rows, %v", n, err)
+	}
+	b.Close()
+	if walFlag(t, path) != 1 || !slices.Equal(dirNames(t, dir), []string{"s.db"}) {
+		t.Fatalf("after the last close: flag %d, files %v", walFlag(t, path), dirNames(t, dir))
+	}
 	st, err := OpenExisting(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := st.Records()
-	st.Close()
-	if err != nil || len(recs) != 1 || recs[0].Backend != "cpu" || recs[0].Group != 1 || recs[0].Seconds != 1.5 {
-		t.Fatalf("read as version 1: %+v, %v", recs, err)
+	defer st.Close()
+	if n, _ := st.Count(); n != 2 {
+		t.Errorf("%d rows after the checkpoint", n)
 	}
+}
 
-	st, err = Create(path)
+// TestReadsShippedWALFile: a file left in WAL mode with no log beside it
+// (as a database is shipped) is read with immutable=1: no -wal or -shm
+// appears, and the bytes stay the same.
+func TestReadsShippedWALFile(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "s.db")
+	st, err := Create(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	r := Record{Key: "k", Config: c, Status: StatusFailed, Error: "y", FinishedAt: "z", Backend: "gl", Renderer: "r", SIMD: "go", Group: 4}
-	r.Config.Seed = 2
-	if err := st.Put(&r); err != nil {
+	k := knownRecords()
+	if err := st.PutAll([]*Record{&k[0], &k[1]}); err != nil {
 		t.Fatal(err)
 	}
-	recs, err = st.Records()
+	if _, err := st.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(src)
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "shipped.db")
+	os.WriteFile(path, b, 0o444)
+	if walFlag(t, path) != 2 {
+		t.Fatal("the copy is not in WAL mode")
+	}
+	sum := fileSum(t, path)
+	ro, err := OpenExisting(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ro.Records()
+	ro.Close()
 	if err != nil || len(recs) != 2 {
-		t.Fatalf("after the upgrade: %d records, %v", len(recs), err)
+		t.Fatalf("%d records, %v", len(recs), err)
 	}
-	if g := recs[1]; g.Backend != "gl" || g.Renderer != "r" || g.SIMD != "go" || g.Group != 4 || recs[0].Backend != "cpu" {
-		t.Errorf("platform columns read back as %+v and %+v", recs[0], g)
+	if fileSum(t, path) != sum || !slices.Equal(dirNames(t, dir), []string{"shipped.db"}) {
+		t.Errorf("reading changed the file, or left %v", dirNames(t, dir))
 	}
-	if bs, err := st.Backends(); err != nil || strings.Join(bs, ",") != "cpu,gl" {
-		t.Errorf("backends %v, %v", bs, err)
+}
+
+// TestHeadsTableAndCSV: table heads holds one row per head per run with
+// the head record's fields, and WriteCSV's files hold the same rows.
+func TestHeadsTableAndCSV(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "k.db")
+	st, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var v int
-	if err := st.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != schemaVersion {
-		t.Errorf("user_version %d, %v", v, err)
+	k := knownRecords()
+	for i := range k {
+		k[i].Revision = "rev" + strconv.Itoa(i)
+		if err := st.Put(&k[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := st.db.QueryRow("SELECT count(*) FROM heads").Scan(&n); err != nil || n != 16 {
+		t.Fatalf("%d head rows, %v; want 4 runs x 4 heads", n, err)
+	}
+	var label string
+	var abl float64
+	var ind sql.NullFloat64
+	if err := st.db.QueryRow("SELECT label, ablated_accuracy, score_induction FROM heads WHERE seed = 3 AND layer = 1 AND head = 0").Scan(&label, &abl, &ind); err != nil ||
+		label != "induction" || abl != 0.97 || ind.Float64 != 0.9 {
+		t.Errorf("seed 3 L1H0: %s %v %v, %v", label, abl, ind, err)
+	}
+	st.Close()
+	ro, err := OpenExisting(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	out := filepath.Join(dir, "csv")
+	if err := ro.WriteCSV(out); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) [][]string {
+		f, err := os.Open(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		rows, err := csv.NewReader(f).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	runs, heads := read("runs.csv"), read("heads.csv")
+	if len(runs) != 6 || len(heads) != 17 {
+		t.Fatalf("%d run rows, %d head rows (headers included)", len(runs), len(heads))
+	}
+	col := func(rows [][]string, name string) int { return slices.Index(rows[0], name) }
+	if col(runs, "heads_json") >= 0 || runs[1][col(runs, "revision")] != "rev0" || runs[1][col(runs, "accuracy")] != "0.99" ||
+		runs[5][col(runs, "status")] != "failed" || runs[5][col(runs, "accuracy")] != "" {
+		t.Errorf("runs.csv: %v", runs)
+	}
+	if h := heads[11]; h[col(heads, "seed")] != "3" || h[col(heads, "name")] != "L1H0" || h[col(heads, "score_induction")] != "0.9" || h[col(heads, "score_uniform")] != "" {
+		t.Errorf("heads.csv row 11: %v of %v", h, heads[0])
+	}
+}
+
+// TestCreateWaitsForABusyDatabase: a sweep that opens a database another
+// process is writing waits for it rather than failing.
+func TestCreateWaitsForABusyDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "busy.db")
+	st, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	lock, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	lock.SetMaxOpenConns(1)
+	tx, err := lock.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("DELETE FROM claims"); err != nil { // takes the write lock
+		t.Fatal(err)
+	}
+	opened := make(chan error, 1)
+	go func() {
+		s, err := Create(path)
+		closeIf(s)
+		opened <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	tx.Rollback()
+	if err := <-opened; err != nil {
+		t.Fatalf("Create on a busy database: %v", err)
 	}
 }

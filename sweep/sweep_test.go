@@ -2,15 +2,22 @@ package sweep
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"headlab/analysis"
 	"headlab/backend/cpu"
 	"headlab/inspect"
+	"headlab/internal/version"
 	"headlab/train"
 )
 
@@ -303,14 +310,75 @@ func TestMergeRefusesConflicts(t *testing.T) {
 	bad := k[2]
 	bad.Accuracy = 0.5
 	c := write("c.db", k[3], bad)
-	_, err = Merge(filepath.Join(dir, "out.db"), []string{c})
-	if err == nil || !strings.Contains(err.Error(), "seed 3") || !strings.Contains(err.Error(), "accuracy") || strings.Contains(err.Error(), "\n") {
+	out := filepath.Join(dir, "out.db")
+	sums := map[string]string{}
+	for _, p := range []string{a, b, c, out} {
+		sums[p] = fileSum(t, p)
+	}
+	files := dirNames(t, dir)
+	_, err = Merge(out, []string{c})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "seed 3") || !strings.Contains(err.Error(), "accuracy") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("conflict not refused in one line: %v", err)
 	}
-	st, _ := OpenExisting(filepath.Join(dir, "out.db"))
-	defer st.Close()
-	if n, _ := st.Count(); n != 3 {
-		t.Errorf("a refused merge wrote rows: %d", n)
+	// A conflict into a new OUT creates nothing.
+	if _, err := Merge(filepath.Join(dir, "new.db"), []string{b, c}); !errors.Is(err, ErrRefused) {
+		t.Fatalf("conflict into a new database: %v", err)
+	}
+	for p, s := range sums {
+		if fileSum(t, p) != s {
+			t.Errorf("a refused merge changed %s", p)
+		}
+	}
+	if !slices.Equal(dirNames(t, dir), files) {
+		t.Errorf("a refused merge left %v, was %v", dirNames(t, dir), files)
+	}
+
+	// A killed merge's temporary files go; a live one's stay.
+	exited := exec.Command("true")
+	if err := exited.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(dir, fmt.Sprintf(".out.db.merge-%d.tmp", exited.Process.Pid))
+	live := filepath.Join(dir, fmt.Sprintf(".out.db.merge-%d.tmp-journal", os.Getppid()))
+	os.WriteFile(dead, []byte("half"), 0o644)
+	os.WriteFile(live, []byte("half"), 0o644)
+	if _, err := Merge(out, []string{a}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); err == nil {
+		t.Error("a killed merge's temporary file is left")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Error("a live merge's temporary file was removed")
+	}
+	os.Remove(live)
+
+	// OUT with its log beside it (a sweep killed, say) is checkpointed
+	// into itself before the new file replaces it, so no stale log is
+	// replayed into the new file; while another process has it open the
+	// merge is refused.
+	d := write("d.db", k[3])
+	st, err := Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(out, []string{d}); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "open in another process") {
+		t.Errorf("merge into a database in use: %v", err)
+	}
+	st.Close()
+	if res, err := Merge(out, []string{d}); err != nil || res.Added != 1 || res.Total != 4 {
+		t.Fatalf("merge into the closed database: %+v, %v", res, err)
+	}
+	ro, err := OpenExisting(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if err := ro.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := ro.Count(); n != 4 {
+		t.Errorf("%d rows after the merge, want 4", n)
 	}
 }
 
@@ -373,6 +441,9 @@ func TestSweepRunOneMatchesTrainRun(t *testing.T) {
 	if r.Accuracy != res.Accuracy || r.Loss != res.Loss || r.TrainLoss != res.TrainLoss || r.Params != res.Params {
 		t.Errorf("sweep run %v/%v/%v differs from train.Run %v/%v/%v", r.Accuracy, r.Loss, r.TrainLoss, res.Accuracy, res.Loss, res.TrainLoss)
 	}
+	if r.Version != version.Module() || r.Revision != version.Revision() {
+		t.Errorf("version %q revision %q, want this build's %q %q", r.Version, r.Revision, version.Module(), version.Revision())
+	}
 	if len(r.Heads) != 4 || len(r.Ablation.Single) != 4 || r.Ablation.Intact != r.Accuracy {
 		t.Errorf("heads %d, singles %d", len(r.Heads), len(r.Ablation.Single))
 	}
@@ -414,5 +485,84 @@ func TestSweepRunStoresFailuresAndResumes(t *testing.T) {
 	more := Pairs([]train.Config{tiny("majority", 5)}, []uint64{7})
 	if sum, _ = Run(ctx, st, more, opt); sum.Done != 0 || !sum.Interrupted {
 		t.Errorf("cancelled Run = %+v", sum)
+	}
+}
+
+// TestRunCooperatesThroughClaims: Run trains the free pair, takes over a
+// claim whose lease ended and one whose owner (on this host) is dead, and
+// leaves a pair a live process holds: it waits, and when that process
+// stores the pair, counts it as stored and ends, its row untouched.
+func TestRunCooperatesThroughClaims(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.db")
+	st, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	pairs := Pairs([]train.Config{tiny("majority", 5)}, []uint64{1, 2, 3, 4})
+	exited := exec.Command("true")
+	if err := exited.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	now := time.Now()
+	for seed, claim := range map[int64]struct {
+		owner string
+		until time.Time
+	}{
+		1: {"elsewhere:1:aa", now.Add(time.Hour)},
+		2: {"elsewhere:2:bb", now.Add(-time.Second)},
+		4: {fmt.Sprintf("%s:%d:cc", host, exited.Process.Pid), now.Add(time.Hour)},
+	} {
+		if _, err := st.db.Exec("INSERT INTO claims VALUES (?, ?, ?, ?)", pairs[0].Key, seed, claim.owner, claim.until.UnixMilli()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waiting := make(chan struct{})
+	var once sync.Once
+	opt := Options{Workers: 1, Group: 1, Lease: 200 * time.Millisecond, NewPlatform: func() (Platform, error) { return cpuPlatform(), nil },
+		Progress: func(p Progress) {
+			if p.Done == 3 && p.Elsewhere == 1 {
+				once.Do(func() { close(waiting) })
+			}
+		}}
+	type result struct {
+		sum Summary
+		err error
+	}
+	ended := make(chan result, 1)
+	go func() {
+		sum, err := Run(context.Background(), st, pairs, opt)
+		ended <- result{sum, err}
+	}()
+	select {
+	case <-waiting:
+	case r := <-ended:
+		t.Fatalf("Run ended without waiting for the live claim: %+v, %v", r.sum, r.err)
+	}
+	// The other process lands its run and drops its claim.
+	other, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := Record{Key: pairs[0].Key, Config: pairs[0].Config, Status: StatusFailed, Error: "theirs", FinishedAt: "x"}
+	if err := other.Put(&theirs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.db.Exec("DELETE FROM claims WHERE seed = 1"); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	r := <-ended
+	if r.err != nil || r.sum.Done != 3 || r.sum.Skipped != 1 || r.sum.Interrupted {
+		t.Fatalf("Run = %+v, %v", r.sum, r.err)
+	}
+	recs, err := st.Records()
+	if err != nil || len(recs) != 4 || recs[0].Error != "theirs" || recs[1].Status != StatusOK || recs[3].Status != StatusOK {
+		t.Fatalf("rows %+v, %v", recs, err)
+	}
+	var n int
+	if err := st.db.QueryRow("SELECT count(*) FROM claims").Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d claims left, %v", n, err)
 	}
 }

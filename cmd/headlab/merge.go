@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -20,7 +21,9 @@ func mergeCmd(e *env) *cobra.Command {
 		Long: `Copies every run of the IN databases into OUT (created if missing). A pair
 (configuration, seed) found twice with the same results is kept once; with
 different results the merge is refused with one line naming the pair, and
-OUT is left as it was.`,
+OUT is left as it was. The inputs are only read. The new OUT is built in a
+temporary file beside it and renamed into place when every row is in. A
+conflict, or an input or OUT that is not a headlab sweep database, exits 2.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, ins []string) error {
 			if out == "" {
@@ -36,15 +39,9 @@ OUT is left as it was.`,
 				}
 			}
 			res, err := sweep.Merge(out, ins)
-			if err != nil {
-				return err
+			if errors.Is(err, sweep.ErrRefused) {
+				return usageError{err}
 			}
-			st, err := sweep.OpenExisting(out)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			n, err := st.Count()
 			if err != nil {
 				return err
 			}
@@ -53,7 +50,7 @@ OUT is left as it was.`,
 					out, strings.Join(res.Backends, ", "))
 			}
 			fmt.Fprintf(e.stdout, "merged %d databases into %s: %d runs added, %d duplicates skipped, %d runs in all\n",
-				len(ins), out, res.Added, res.Duplicates, n)
+				len(ins), out, res.Added, res.Duplicates, res.Total)
 			return nil
 		},
 	}

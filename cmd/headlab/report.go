@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -23,8 +25,8 @@ type sweepReport struct {
 
 func reportCmd(e *env) *cobra.Command {
 	var (
-		db, pngDir, against string
-		asJSON              bool
+		db, pngDir, against, csvDir string
+		asJSON                      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "report --db FILE",
@@ -34,7 +36,9 @@ minimum, maximum and every seed's held-out accuracy; a histogram; whether the
 values split into two modes and how many seeds fall in each; the fraction of
 seeds that formed the induction circuit with a 95% Wilson interval; and each
 seed's single-head and joint ablations of the circuit's heads side by side.
-The rules are in docs/sweeps.md.
+The rules are in docs/sweeps.md. The database is opened read-only and
+nothing on disk changes (a WAL-mode file in a read-only place is read with
+SQLite's immutable=1). --csv DIR writes runs.csv and heads.csv.
 
 With --against OTHER, it also compares the two databases' runs of the same
 pairs (made on two backends, say) as docs/model.md says whole runs compare:
@@ -46,13 +50,16 @@ the other's Wilson interval; it exits 1 when a configuration differs.`,
 			if db == "" {
 				return usagef("--db FILE is required")
 			}
-			recs, err := readDB(db)
+			recs, err := readDB(e.stderr, db, csvDir)
 			if err != nil {
 				return err
 			}
+			if csvDir != "" {
+				fmt.Fprintf(e.stderr, "report: %s in %s\n", strings.Join(sweep.CSVFiles, " and "), csvDir)
+			}
 			var agreement []sweep.Agreement
 			if against != "" {
-				other, err := readDB(against)
+				other, err := readDB(e.stderr, against, "")
 				if err != nil {
 					return err
 				}
@@ -91,16 +98,26 @@ the other's Wilson interval; it exits 1 when a configuration differs.`,
 	cmd.Flags().StringVar(&db, "db", "", "sweep database to read")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
 	cmd.Flags().StringVar(&against, "against", "", "another sweep database of the same pairs (e.g. another backend's) to compare with")
+	cmd.Flags().StringVar(&csvDir, "csv", "", "write runs.csv and heads.csv (one row per head per run) into this directory")
 	cmd.Flags().StringVar(&pngDir, "png", "", "write one accuracy histogram per configuration into this directory (PNG)")
 	return cmd
 }
 
-// readDB reads every run of the sweep database at path.
-func readDB(path string) ([]sweep.Record, error) {
+// readDB reads every run of the sweep database at path, read-only, and
+// writes its CSV files into csvDir unless that is "".
+func readDB(stderr io.Writer, path, csvDir string) ([]sweep.Record, error) {
 	st, err := sweep.OpenExisting(path)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	defer st.Close()
+	if n := st.Note(); n != "" {
+		fmt.Fprintf(stderr, "report: %s\n", n)
+	}
+	if csvDir != "" {
+		if err := st.WriteCSV(csvDir); err != nil {
+			return nil, err
+		}
+	}
 	return st.Records()
 }

@@ -47,7 +47,10 @@ pair at a time on one core; on --backend gl the pairs of one configuration
 train together, --group of them in lockstep on the GPU (default: as many as
 fit, at most 1024). Rerunning the same command resumes: finished pairs are
 skipped. Ctrl-C stops new runs and waits for those in flight (a second Ctrl-C
-abandons them).
+abandons them). Several sweeps may share one database on a local disk: each
+claims the pairs it trains, and skips those another claimed or stored. The
+file must be new (absent or empty) or a headlab sweep database; anything else
+is refused, untouched.
 
 The train flags set the base configuration; --grid varies it, e.g.
 --grid 'positions=on,off;layers=1,2' (keys: ` + strings.Join(sweep.GridKeys, ", ") + `).
@@ -321,8 +324,12 @@ func (b *sweepProgress) update(p sweep.Progress) {
 	if p.ETA > 0 || done == p.Total {
 		eta = p.ETA.Round(time.Second).String()
 	}
-	line := fmt.Sprintf("[%s%s] %d/%d runs done, %d failed, %d running, %s elapsed, ETA %s",
-		strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, p.Total, p.Failed, p.Running,
+	elsewhere := ""
+	if p.Elsewhere > 0 {
+		elsewhere = fmt.Sprintf(", %d in another process", p.Elsewhere)
+	}
+	line := fmt.Sprintf("[%s%s] %d/%d runs done, %d failed, %d running%s, %s elapsed, ETA %s",
+		strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, p.Total, p.Failed, p.Running, elsewhere,
 		p.Elapsed.Round(time.Second), eta)
 	if b.tty {
 		fmt.Fprintf(b.w, "\r\033[K%s", line)

@@ -185,7 +185,7 @@ func TestMergeRefusesConflictingRows(t *testing.T) {
 	}
 	raw.Close()
 	code, _, errs = headlab(t, "merge", "--db", out, b)
-	if code != 1 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "merge refused: seed 2") {
+	if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "merge refused: seed 2") {
 		t.Fatalf("conflict: exit %d, stderr %q", code, errs)
 	}
 	if code, _, _ := headlab(t, "merge", "--db", out, filepath.Join(dir, "missing.db")); code != 2 {
