@@ -77,7 +77,7 @@ and prints held-out accuracy with each head switched off.`,
 				return err
 			}
 			if dump != "" {
-				if err := atomicfile.Write(dump, func(w io.Writer) error { return analysis.WriteAttention(w, att) }); err != nil {
+				if err := atomicfile.WriteStdout(dump, e.stdout, func(w io.Writer) error { return analysis.WriteAttention(w, att) }); err != nil {
 					return err
 				}
 			}
