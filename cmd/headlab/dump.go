@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -89,10 +90,12 @@ func outputFormat(out, flag string, def interop.Format, allowed ...interop.Forma
 		}
 		return f, nil
 	}
-	for _, f := range allowed {
+	names := make([]string, len(allowed))
+	for i, f := range allowed {
 		if interop.Format(flag) == f {
 			return f, nil
 		}
+		names[i] = string(f)
 	}
-	return "", usagef("unknown --format %q: want one of %v", flag, allowed)
+	return "", usagef("unknown --format %q: want %s", flag, strings.Join(names, ", "))
 }
