@@ -39,7 +39,7 @@ func Start(t *testing.T) context.Context {
 type Visit struct {
 	File string
 
-	mu                            sync.Mutex
+	mu                   sync.Mutex
 	requests, exceptions []string
 }
 
