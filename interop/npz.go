@@ -14,9 +14,9 @@ import (
 // the metadata as a JSON object (np.load(f)["__metadata__"].item()).
 const MetaKey = "__metadata__"
 
-// WriteNPZ writes b as a NumPy .npz archive (what numpy.savez writes):
-// one .npy entry per tensor, and the metadata as a 0-d unicode array
-// named MetaKey, which np.load reads without pickle.
+// WriteNPZ writes b as a NumPy .npz archive, as numpy.savez_compressed
+// does: one deflated .npy entry per tensor, and the metadata as a 0-d
+// unicode array named MetaKey, which np.load reads without pickle.
 func WriteNPZ(w io.Writer, b *Bundle) error {
 	z := zip.NewWriter(w)
 	for _, t := range b.Tensors {
@@ -66,7 +66,7 @@ func writeNPY(z *zip.Writer, name, descr string, shape []int, data []byte) error
 		pad = 0
 	}
 	header += strings.Repeat(" ", pad) + "\n"
-	f, err := z.CreateHeader(&zip.FileHeader{Name: name + ".npy", Method: zip.Store})
+	f, err := z.CreateHeader(&zip.FileHeader{Name: name + ".npy", Method: zip.Deflate})
 	if err != nil {
 		return err
 	}
