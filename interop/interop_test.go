@@ -17,7 +17,10 @@ func TestFormatOf(t *testing.T) {
 			t.Errorf("%s: %q %v, want %q", path, got, err, want)
 		}
 	}
-	for _, path := range []string{"a.pt", "model", "a.json.gz"} {
+	if got, err := FormatOf("/dev/null", NPZ, Safetensors, NPZ); err != nil || got != NPZ {
+		t.Errorf("/dev/null: %q %v, want the default", got, err)
+	}
+	for _, path := range []string{"a.pt", "model", "a.json.gz", t.TempDir()} {
 		if _, err := FormatOf(path, Safetensors, Safetensors, NPZ, JSON); err == nil || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v, want one line", path, err)
 		}

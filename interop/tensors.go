@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -76,13 +77,18 @@ const (
 )
 
 // FormatOf picks the format of an output path from its extension, or
-// returns def when the path is "-" (standard output has no extension).
-// allowed lists the formats the caller can write.
+// returns def when the path is "-" or a device or pipe without one
+// (/dev/stdout): those have no name to choose by. allowed lists the
+// formats the caller can write.
 func FormatOf(path string, def Format, allowed ...Format) (Format, error) {
+	ext := filepath.Ext(path)
 	if path == "-" {
 		return def, nil
 	}
-	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	if fi, err := os.Stat(path); ext == "" && err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return def, nil
+	}
+	ext = strings.TrimPrefix(strings.ToLower(ext), ".")
 	if slices.Contains(allowed, Format(ext)) {
 		return Format(ext), nil
 	}

@@ -50,14 +50,16 @@ file carries headlab's config, the task's vocabulary and the revision.`,
 			if err != nil {
 				return err
 			}
-			if f == interop.TransformerLens && out != atomicfile.Stdio {
-				cfg, _ := json.MarshalIndent(interop.TransformerLensConfig(m.Shape), "", "  ")
-				side := strings.TrimSuffix(out, filepath.Ext(out)) + ".json"
-				if err := atomicfile.Write(side, func(w io.Writer) error { _, err := w.Write(append(cfg, '\n')); return err }); err != nil {
-					return err
-				}
+			if err := atomicfile.WriteStdout(out, e.stdout, func(w io.Writer) error { return interop.Write(w, ff, b) }); err != nil {
+				return err
 			}
-			return atomicfile.WriteStdout(out, e.stdout, func(w io.Writer) error { return interop.Write(w, ff, b) })
+			if f != interop.TransformerLens || out == atomicfile.Stdio {
+				return nil
+			}
+			// The config beside the weights, for HookedTransformerConfig(**json.load(f)).
+			cfg, _ := json.MarshalIndent(interop.TransformerLensConfig(m.Shape), "", "  ")
+			side := strings.TrimSuffix(out, filepath.Ext(out)) + ".json"
+			return atomicfile.Write(side, func(w io.Writer) error { _, err := w.Write(append(cfg, '\n')); return err })
 		},
 	}
 	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")
