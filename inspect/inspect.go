@@ -35,6 +35,23 @@ func Capture(e *train.Evaluator, m *train.Model, b *tasks.Batch, off [][]bool) (
 // every head's attention on every example (off as in train's Forward).
 // Only the attention of the examples asked for is read back.
 func CaptureAll(e *train.Evaluator, bs []*tasks.Batch, off [][][]bool) ([]*analysis.Attention, error) {
+	return capture(e, bs, off, nil)
+}
+
+// CaptureLogits is Capture that also returns the logits of every
+// position, [N*T][Vocab], read in the same pass.
+func CaptureLogits(e *train.Evaluator, b *tasks.Batch, off [][]bool) (*analysis.Attention, []float32, error) {
+	logits := [][]float32{make([]float32, b.N*b.T*e.Models[0].Shape.Vocab)}
+	a, err := capture(e, []*tasks.Batch{b}, [][][]bool{off}, logits)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a[0], logits[0], nil
+}
+
+// capture is CaptureAll that also fills logits[s] with model s's logits
+// when logits is not nil.
+func capture(e *train.Evaluator, bs []*tasks.Batch, off [][][]bool, logits [][]float32) ([]*analysis.Attention, error) {
 	c := e.Models[0].Shape
 	out := make([]*analysis.Attention, len(bs))
 	for s, b := range bs {
@@ -44,6 +61,16 @@ func CaptureAll(e *train.Evaluator, bs []*tasks.Batch, off [][][]bool) ([]*analy
 	}
 	head := c.SeqLen * c.SeqLen // one head's matrix
 	err := e.Forward(bs, off, func(net *graph.Net, first, n int) error {
+		if logits != nil {
+			lg, err := net.Logits() // [S][Batch*T][V]
+			if err != nil {
+				return err
+			}
+			row := c.SeqLen * c.Vocab // one sequence's logits
+			for s, dst := range logits {
+				copy(dst[first*row:(first+n)*row], lg[s*net.Batch*row:])
+			}
+		}
 		for l := 0; l < c.Layers; l++ {
 			p, err := net.Probs(l, n) // [S][n][H][T][T]
 			if err != nil {

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what headlab needs on a fresh Debian machine: the C toolchain and
-# GL/X11 headers for cgo, Xvfb and Mesa for running GL without a screen, and
-# the Go modules. Safe to run again: it installs only what is missing.
+# GL/X11 headers for cgo, Xvfb and Mesa for running GL without a screen,
+# numpy (the export check, tools/interop_ref.py), Chromium (the HTML view's
+# test), and the Go modules. Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(gcc pkg-config libgl-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev
-  libxi-dev libxxf86vm-dev xvfb xauth libgl1-mesa-dri python3 qemu-user-static libegl-dev libegl1 libegl-mesa0 valgrind)
+  libxi-dev libxxf86vm-dev xvfb xauth libgl1-mesa-dri python3 qemu-user-static libegl-dev libegl1 libegl-mesa0
+  python3-numpy chromium valgrind)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -46,6 +46,7 @@ func headsCmd(e *env) *cobra.Command {
 		runDir, ablate, dump string
 		asJSON, composition  bool
 		pics                 pictureFlags
+		html                 htmlFlag
 		bf                   backendFlag
 	)
 	cmd := &cobra.Command{
@@ -58,6 +59,9 @@ and prints held-out accuracy with each head switched off.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runDir == "" {
 				return usagef("--run DIR is required")
+			}
+			if err := html.check(); err != nil {
+				return err
 			}
 			m, _, err := train.Load(runDir)
 			if err != nil {
@@ -77,11 +81,14 @@ and prints held-out accuracy with each head switched off.`,
 				return err
 			}
 			if dump != "" {
-				if err := atomicfile.Write(dump, func(w io.Writer) error { return analysis.WriteAttention(w, att) }); err != nil {
+				if err := atomicfile.WriteStdout(dump, e.stdout, func(w io.Writer) error { return analysis.WriteAttention(w, att) }); err != nil {
 					return err
 				}
 			}
 			if err := pics.write(att, rep.Scores()); err != nil {
+				return err
+			}
+			if err := html.write(e, m, att, rep.Scores()); err != nil {
 				return err
 			}
 			var comp *inspect.CompositionReport
@@ -109,6 +116,7 @@ and prints held-out accuracy with each head switched off.`,
 	cmd.Flags().StringVar(&dump, "dump-attention", "", "write the scored batch's attention as JSON (the format score reads)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
 	pics.register(cmd)
+	html.register(cmd)
 	bf.register(cmd)
 	return cmd
 }

@@ -1,10 +1,13 @@
 package atomicfile
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -35,5 +38,106 @@ func TestWrite(t *testing.T) {
 	}
 	if err := Write(filepath.Join(dir, "missing", "x"), func(io.Writer) error { return nil }); err == nil {
 		t.Fatal("write into a missing directory succeeded")
+	}
+}
+
+func writeString(s string) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+}
+
+func failing(w io.Writer) error {
+	io.WriteString(w, "half")
+	return errors.New("boom")
+}
+
+func TestDashIsStdout(t *testing.T) {
+	var out bytes.Buffer
+	if err := WriteStdout("-", &out, writeString("to stdout")); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "to stdout" {
+		t.Fatalf("stdout got %q", out.String())
+	}
+	out.Reset()
+	if err := WriteStdout("-", &out, failing); err == nil || out.Len() != 0 {
+		t.Fatalf("failed write: err %v, stdout got %q", err, out.String())
+	}
+	if _, err := os.Stat("-"); !os.IsNotExist(err) {
+		t.Fatal(`a file named "-" was made`)
+	}
+}
+
+// A pipe reached by name, and one reached through a descriptor link as
+// /dev/stdout is, are written through, and stay what they were.
+func TestWritesInPlaceToAPipe(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		got <- string(b)
+	}()
+	if err := Write(fifo, writeString("through the fifo")); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "through the fifo" {
+		t.Fatalf("reader got %q", s)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("the fifo was replaced: %v %v", fi.Mode(), err)
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	link := filepath.Join(dir, "stdout")
+	if err := os.Symlink(fmt.Sprintf("/proc/self/fd/%d", w.Fd()), link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(link, writeString("through the descriptor")); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	b, _ := io.ReadAll(r)
+	if string(b) != "through the descriptor" {
+		t.Fatalf("pipe got %q", b)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+}
+
+// A link to a regular file keeps being a link; the file it names is
+// replaced whole.
+func TestFollowsLinkToRegularFile(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.txt")
+	os.WriteFile(real, []byte("old"), 0o644)
+	link := filepath.Join(dir, "link.txt")
+	if err := os.Symlink("real.txt", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(link, writeString("new")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the link was replaced by a file")
+	}
+	if b, _ := os.ReadFile(real); string(b) != "new" {
+		t.Fatalf("target holds %q", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Fatalf("%d entries, want 2", len(entries))
 	}
 }

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"headlab/internal/browsertest"
+)
+
+// heads --html writes a page that opens in headless Chromium, draws every
+// head of the model under its name and asks for nothing.
+func TestHeadsHTMLInChromium(t *testing.T) {
+	run := trained(t, "induction", "--heads", "3", "--d-model", "24")
+	page := filepath.Join(t.TempDir(), "heads.html")
+	code, out, errs := headlab(t, "heads", "--run", run, "--html", page, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"src=", "href=", "@import", "url("} {
+		if strings.Contains(string(b), bad) {
+			t.Errorf("the page holds %q: it must need no other file", bad)
+		}
+	}
+	_, stdout, _ := headlab(t, "heads", "--run", run, "--html", "-")
+	if !strings.HasPrefix(stdout, string(b)) {
+		t.Error(`--html - does not write the same page to stdout`)
+	}
+	ctx := browsertest.Start(t)
+	tab, v := browsertest.Open(t, ctx, page)
+	labels := browsertest.Eval[[]string](t, tab, `[...document.querySelectorAll(".head .label b")].map(e => e.textContent)`)
+	want := []string{"L0H0", "L0H1", "L0H2", "L1H0", "L1H1", "L1H2"}
+	if strings.Join(labels, " ") != strings.Join(want, " ") {
+		t.Errorf("heads on the page: %v, want %v", labels, want)
+	}
+	if n := browsertest.Eval[int](t, tab, `document.querySelectorAll("canvas.pattern").length`); n != len(want) {
+		t.Errorf("%d patterns drawn, want %d", n, len(want))
+	}
+	if title := browsertest.Eval[string](t, tab, `document.title`); !strings.Contains(title, "induction") || !strings.Contains(title, "seed 1") {
+		t.Errorf("title %q does not name the run", title)
+	}
+	if o := v.Outside(t, tab); len(o) > 0 {
+		t.Errorf("requests: %v", o)
+	}
+	if ex := v.Exceptions(); len(ex) > 0 {
+		t.Errorf("the script threw: %v", ex)
+	}
+	if !strings.Contains(out, `"heads"`) {
+		t.Errorf("--json output lost: %q", out)
+	}
+}

@@ -1,0 +1,243 @@
+package htmlview
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"headlab/analysis"
+	"headlab/internal/browsertest"
+	"headlab/tasks"
+	"headlab/viz"
+)
+
+const T = 8
+
+// fixture is 3 examples of a 2x2 causal model with heads whose patterns
+// are known: L0H0 previous-token, L0H1 uniform, L1H0 on position 0, and
+// L1H1 0.7 on itself and 0.3 on position 0 (0.2 and 0.8 in example 1).
+func fixture() *analysis.Attention {
+	a := &analysis.Attention{Causal: true, N: 3, L: 2, H: 2, T: T}
+	a.Probs = make([]float32, a.N*a.L*a.H*T*T)
+	set := func(n, l, h, i, j int, w float32) { a.Probs[((((n*a.L+l)*a.H+h)*T+i)*T + j)] += w }
+	for n := range a.N {
+		for i := range T {
+			a.Tokens = append(a.Tokens, (3*n+i)%10)
+			set(n, 0, 0, i, max(i-1, 0), 1)
+			for j := 0; j <= i; j++ {
+				set(n, 0, 1, i, j, 1/float32(i+1))
+			}
+			set(n, 1, 0, i, 0, 1)
+			self := float32(0.7)
+			if n == 1 {
+				self = 0.2
+			}
+			if i == 0 {
+				set(n, 1, 1, 0, 0, 1)
+			} else {
+				set(n, 1, 1, i, i, self)
+				set(n, 1, 1, i, 0, 1-self)
+			}
+		}
+	}
+	return a
+}
+
+func writePage(t *testing.T, a *analysis.Attention) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, "test run: 2 layers x 2 heads", a, analysis.ScoreAll(a)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "heads.html")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// cellCenter is the page coordinates of the centre of cell (i, j) of a
+// head's canvas.
+func cellCenter(t *testing.T, tab context.Context, name string, i, j int) (float64, float64) {
+	t.Helper()
+	r := browsertest.Eval[[]float64](t, tab, fmt.Sprintf(`(() => { const c = document.getElementById("head-%s"), r = c.getBoundingClientRect();
+		return [r.left + c.clientLeft + window.scrollX, r.top + c.clientTop + window.scrollY, c.width / %d]; })()`, name, T))
+	return r[0] + (float64(j)+0.5)*r[2], r[1] + (float64(i)+0.5)*r[2]
+}
+
+func near(a, b color.Color) bool {
+	r1, g1, b1, _ := a.RGBA()
+	r2, g2, b2, _ := b.RGBA()
+	d := func(x, y uint32) bool { return max(x, y)-min(x, y) <= 3*257 }
+	return d(r1, r2) && d(g1, g2) && d(b1, b2)
+}
+
+func readout(t *testing.T, tab context.Context) (text string, locked bool) {
+	t.Helper()
+	r := browsertest.Eval[[]any](t, tab, `(() => { const r = document.getElementById("readout"); return [r.textContent, r.classList.contains("locked")]; })()`)
+	return r[0].(string), r[1].(bool)
+}
+
+func TestPageInChromium(t *testing.T) {
+	a := fixture()
+	file := writePage(t, a)
+	ctx := browsertest.Start(t)
+	tab, v := browsertest.Open(t, ctx, file)
+
+	// Every head is drawn, under its name and verdict.
+	heads := analysis.ScoreAll(a)
+	labels := browsertest.Eval[[]string](t, tab, `[...document.querySelectorAll(".head .label")].map(e => e.textContent)`)
+	if n := browsertest.Eval[int](t, tab, `document.querySelectorAll("canvas.pattern").length`); n != a.L*a.H || len(labels) != len(heads) {
+		t.Fatalf("%d canvases and %d labels, want %d", n, len(labels), a.L*a.H)
+	}
+	for k, hs := range heads {
+		if labels[k] != hs.Name+hs.Title() {
+			t.Errorf("label %d = %q, want %q", k, labels[k], hs.Name+hs.Title())
+		}
+	}
+	if !strings.HasPrefix(heads[0].Label, "previous") {
+		t.Fatalf("fixture's L0H0 is %q, not a previous-token head", heads[0].Label)
+	}
+
+	// The screenshot shows the patterns: weight 1 yellow, weight 0 dark
+	// purple, masked cells grey.
+	shot, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir := os.Getenv("HEADLAB_SHOT_DIR"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "htmlview.png"), shot, 0o644)
+	}
+	pixel := func(name string, i, j int) color.Color {
+		x, y := cellCenter(t, tab, name, i, j)
+		return img.At(int(x), int(y))
+	}
+	for _, c := range []struct {
+		head string
+		i, j int
+		want color.Color
+	}{
+		{"L0H0", 3, 2, viz.Viridis(1)}, {"L0H0", 3, 0, viz.Viridis(0)}, {"L0H0", 2, 3, color.RGBA{0xe6, 0xe6, 0xe6, 255}},
+		{"L1H0", 7, 0, viz.Viridis(1)}, {"L1H1", 5, 5, viz.Viridis(0.7)}, {"L0H1", 3, 1, viz.Viridis(0.25)},
+	} {
+		if got := pixel(c.head, c.i, c.j); !near(got, c.want) {
+			t.Errorf("%s cell (%d,%d): screenshot pixel %v, want %v", c.head, c.i, c.j, got, c.want)
+		}
+	}
+	if b := img.Bounds(); b.Dx() < 400 || b.Dy() < 400 {
+		t.Errorf("screenshot is %v", b)
+	}
+
+	tok := func(n, i int) string { return tasks.TokenLabel(a.Tokens[n*T+i]) }
+	hover := func(name string, i, j int) {
+		x, y := cellCenter(t, tab, name, i, j)
+		if err := chromedp.Do(tab, chromedp.MouseEvent(chromedp.MouseMoved, x, y)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	click := func(name string, i, j int) {
+		x, y := cellCenter(t, tab, name, i, j)
+		if err := chromedp.Do(tab, chromedp.MouseClickXY(x, y)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Hovering reads out query, key and weight, and marks both tokens.
+	hover("L0H0", 3, 2)
+	want := fmt.Sprintf(`L0H0 · query 3 "%s" → key 2 "%s": 1.000`, tok(0, 3), tok(0, 2))
+	if got, locked := readout(t, tab); got != want || locked {
+		t.Fatalf("hover readout %q (locked %v), want %q", got, locked, want)
+	}
+	if q, k := browsertest.Eval[string](t, tab, `document.querySelector(".tok.q").textContent`), browsertest.Eval[string](t, tab, `document.querySelector(".tok.k").textContent`); q != tok(0, 3) || k != tok(0, 2) {
+		t.Errorf("marked tokens %q, %q", q, k)
+	}
+	hover("L0H0", 2, 5)
+	if got, _ := readout(t, tab); !strings.HasSuffix(got, ": masked") {
+		t.Errorf("masked cell reads %q", got)
+	}
+
+	// A click locks the readout: hovering elsewhere leaves it.
+	click("L1H1", 5, 5)
+	want = fmt.Sprintf(`L1H1 · query 5 "%s" → key 5 "%s": 0.700`, tok(0, 5), tok(0, 5))
+	hover("L0H0", 1, 0)
+	if got, locked := readout(t, tab); got != want || !locked {
+		t.Fatalf("locked readout %q (locked %v), want %q", got, locked, want)
+	}
+
+	// The picker switches example: tokens and the locked cell's weight follow.
+	if n := browsertest.Eval[int](t, tab, `document.querySelectorAll("#example option").length`); n != a.N {
+		t.Errorf("%d examples in the picker, want %d", n, a.N)
+	}
+	browsertest.Eval[bool](t, tab, `(() => { const s = document.getElementById("example"); s.value = "1"; s.dispatchEvent(new Event("change")); return true; })()`)
+	want = fmt.Sprintf(`L1H1 · query 5 "%s" → key 5 "%s": 0.200`, tok(1, 5), tok(1, 5))
+	if got, locked := readout(t, tab); got != want || !locked {
+		t.Fatalf("readout after switching example %q (locked %v), want %q", got, locked, want)
+	}
+	toks := browsertest.Eval[string](t, tab, `[...document.querySelectorAll("#tokens .tok")].map(e => e.textContent).join(" ")`)
+	var want1 []string
+	for i := range T {
+		want1 = append(want1, tok(1, i))
+	}
+	if toks != strings.Join(want1, " ") {
+		t.Errorf("tokens of example 1 shown as %q", toks)
+	}
+	if got := pixel("L1H1", 5, 5); !near(got, viz.Viridis(0.2)) {
+		// The screenshot above was taken on example 0; take another.
+		shot, _ = chromedp.Run(tab, chromedp.FullScreenshot(100))
+		img, _ = png.Decode(bytes.NewReader(shot))
+		if got := pixel("L1H1", 5, 5); !near(got, viz.Viridis(0.2)) {
+			t.Errorf("example 1's L1H1 (5,5) drawn as %v, want %v", got, viz.Viridis(0.2))
+		}
+	}
+
+	// Clicking the locked cell again releases it.
+	click("L1H1", 5, 5)
+	if _, locked := readout(t, tab); locked {
+		t.Error("a second click did not release the lock")
+	}
+
+	if out := v.Outside(t, tab); len(out) > 0 {
+		t.Errorf("the page made requests: %v", out)
+	}
+	if ex := v.Exceptions(); len(ex) > 0 {
+		t.Errorf("the script threw: %v", ex)
+	}
+	if len(v.Requests()) == 0 {
+		t.Error("no request seen at all, not even the page's own: the network watch does not work")
+	}
+}
+
+// The watch that the test above relies on sees what a page asks for: a
+// request its policy refuses, and one a page without a policy makes (to
+// a closed local port, so nothing leaves this machine).
+func TestRequestWatchSeesRequests(t *testing.T) {
+	file := writePage(t, fixture())
+	b, _ := os.ReadFile(file)
+	bad := strings.Replace(string(b), "</body>", `<img src="https://example.invalid/x.png"></body>`, 1)
+	withImg := filepath.Join(filepath.Dir(file), "img.html")
+	os.WriteFile(withImg, []byte(bad), 0o644)
+	open2 := filepath.Join(filepath.Dir(file), "open.html")
+	os.WriteFile(open2, []byte(`<!DOCTYPE html><title>x</title><img src="http://127.0.0.1:9/x.png">`), 0o644)
+
+	ctx := browsertest.Start(t)
+	tab, v := browsertest.Open(t, ctx, withImg)
+	if out := v.Outside(t, tab); len(out) == 0 {
+		t.Error("an image the policy refuses went unseen")
+	}
+	tab, v = browsertest.Open(t, ctx, open2)
+	if out := v.Outside(t, tab); len(out) == 0 {
+		t.Error("an image request from a page without a policy went unseen")
+	}
+}

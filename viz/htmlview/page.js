@@ -1,0 +1,102 @@
+"use strict";
+// Draws DATA (see htmlview.go): one canvas per head, redrawn when the
+// example changes or a cell is hovered or locked.
+(function () {
+  const D = DATA, T = D.seq_len, MASKED = "#e6e6e6";
+  const cell = Math.max(4, Math.floor(192 / T));
+  const grid = document.getElementById("grid");
+  const readout = document.getElementById("readout");
+  const tokensEl = document.getElementById("tokens");
+  const picker = document.getElementById("example");
+  let ex = 0, hover = null, locked = null;
+
+  D.examples.forEach((e, n) => {
+    const o = document.createElement("option");
+    o.value = String(n);
+    o.textContent = n + ": " + e.tokens.join(" ");
+    picker.appendChild(o);
+  });
+
+  const canvases = [];
+  for (let l = 0; l < D.layers; l++) {
+    const row = document.createElement("div");
+    row.className = "layer";
+    for (let h = 0; h < D.heads; h++) {
+      const k = l * D.heads + h, info = D.head_labels[k];
+      const box = document.createElement("div");
+      box.className = "head";
+      const label = document.createElement("div");
+      label.className = "label";
+      const b = document.createElement("b");
+      b.textContent = info.name;
+      label.appendChild(b);
+      label.appendChild(document.createTextNode(info.title));
+      const c = document.createElement("canvas");
+      c.className = "pattern";
+      c.id = "head-" + info.name;
+      c.width = c.height = T * cell;
+      c.dataset.index = String(k);
+      c.addEventListener("mousemove", (ev) => { if (!locked) { hover = at(k, c, ev); show(); } });
+      c.addEventListener("mouseleave", () => { if (!locked) { hover = null; show(); } });
+      c.addEventListener("click", (ev) => {
+        const p = at(k, c, ev);
+        locked = locked && same(locked, p) ? null : p;
+        hover = p;
+        show();
+      });
+      box.appendChild(label);
+      box.appendChild(c);
+      row.appendChild(box);
+      canvases.push(c);
+    }
+    grid.appendChild(row);
+  }
+  picker.addEventListener("change", () => { ex = Number(picker.value); show(); });
+
+  function at(k, c, ev) {
+    const r = c.getBoundingClientRect();
+    const j = Math.min(T - 1, Math.max(0, Math.floor((ev.clientX - r.left - c.clientLeft) / cell)));
+    const i = Math.min(T - 1, Math.max(0, Math.floor((ev.clientY - r.top - c.clientTop) / cell)));
+    return { k, i, j };
+  }
+  function same(a, b) { return a.k === b.k && a.i === b.i && a.j === b.j; }
+  function masked(i, j) { return D.causal && j > i; }
+  function color(w) { return D.colors[Math.max(0, Math.min(255, Math.round(w * 255)))]; }
+
+  function draw(k) {
+    const c = canvases[k], g = c.getContext("2d"), m = D.examples[ex].att[k];
+    for (let i = 0; i < T; i++) {
+      for (let j = 0; j < T; j++) {
+        g.fillStyle = masked(i, j) ? MASKED : color(m[i * T + j]);
+        g.fillRect(j * cell, i * cell, cell, cell);
+      }
+    }
+    const p = locked || hover;
+    if (p && p.k === k && cell >= 6) {
+      g.strokeStyle = "#d62728";
+      g.lineWidth = 2;
+      g.strokeRect(p.j * cell + 1, p.i * cell + 1, cell - 2, cell - 2);
+    }
+  }
+
+  function show() {
+    const toks = D.examples[ex].tokens, p = locked || hover;
+    tokensEl.replaceChildren(...toks.map((t, n) => {
+      const s = document.createElement("span");
+      s.className = "tok" + (p && p.i === n ? " q" : "") + (p && p.j === n ? " k" : "");
+      s.textContent = t;
+      s.title = "position " + n;
+      return s;
+    }));
+    canvases.forEach((_, k) => draw(k));
+    readout.classList.toggle("locked", !!locked);
+    if (!p) {
+      readout.textContent = "Hover over a cell; click to lock it.";
+      return;
+    }
+    const w = D.examples[ex].att[p.k][p.i * T + p.j];
+    readout.textContent = D.head_labels[p.k].name + " · query " + p.i + " " + JSON.stringify(toks[p.i]) +
+      " → key " + p.j + " " + JSON.stringify(toks[p.j]) + ": " + (masked(p.i, p.j) ? "masked" : w.toFixed(3));
+  }
+  show();
+})();
