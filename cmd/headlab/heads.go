@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -105,12 +107,40 @@ and prints held-out accuracy with each head switched off.`,
 	}
 	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")
 	cmd.Flags().StringVar(&ablate, "ablate", "", "heads to switch off, e.g. L0H0,L1H1")
+	_ = cmd.RegisterFlagCompletionFunc("ablate", func(_ *cobra.Command, _ []string, typed string) ([]string, cobra.ShellCompDirective) {
+		return completeHeads(runDir, typed), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	})
 	cmd.Flags().BoolVar(&composition, "composition", false, "also print Q-, K- and V-composition of every cross-layer pair of heads (Elhage et al. 2021) beside a random baseline")
 	cmd.Flags().StringVar(&dump, "dump-attention", "", "write the scored batch's attention as JSON (the format score reads)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
 	pics.register(cmd)
 	bf.register(cmd)
 	return cmd
+}
+
+// completeHeads offers the heads of the checkpoint in runDir for --ablate:
+// the list typed so far (a comma-separated prefix) followed by each head
+// it does not name yet. Nothing without a readable checkpoint.
+func completeHeads(runDir, typed string) []string {
+	m, _, err := train.Load(runDir)
+	if runDir == "" || err != nil {
+		return nil
+	}
+	done, prefix := "", typed
+	if k := strings.LastIndexByte(typed, ','); k >= 0 {
+		done, prefix = typed[:k+1], typed[k+1:]
+	}
+	named := strings.Split(done, ",")
+	var out []string
+	for l := range m.Shape.Layers {
+		for h := range m.Shape.Heads {
+			name := fmt.Sprintf("L%dH%d", l, h)
+			if strings.HasPrefix(name, prefix) && !slices.Contains(named, name) {
+				out = append(out, done+name)
+			}
+		}
+	}
+	return out
 }
 
 func printHeads(w io.Writer, r *inspect.Report) {

@@ -164,7 +164,7 @@ func reproduce(e *env, o reproduceOpts) error {
 	}
 	var md strings.Builder
 	findings.Markdown(&md, findings.Input{Plan: p, Reports: reports, ByID: byID, Summary: sum, Wall: wall,
-		Workers: run.workers, Out: o.out, Notes: notes, Version: version})
+		Workers: run.workers, Out: o.out, Notes: notes, Version: versionLine()})
 	path := filepath.Join(o.out, "findings.md")
 	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := io.WriteString(w, md.String()); return err }); err != nil {
 		return err
