@@ -18,27 +18,39 @@ import (
 
 func init() { commands = append(commands, headsCmd, scoreCmd) }
 
-// pictureFlags are --png and --arcs: pictures of one held-out example.
+// pictureFlags are --png (alias --figure) and --arcs: figures of one
+// held-out example.
 type pictureFlags struct{ png, arcs string }
 
 func (p *pictureFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&p.png, "png", "", "draw every head's attention on one held-out example as a heatmap grid (PNG)")
-	cmd.Flags().StringVar(&p.arcs, "arcs", "", "draw every head's attention on one held-out example as arcs (PNG)")
+	figureFlag(cmd, &p.png, "png", true, "draw every head's attention on one held-out example as a heatmap grid")
+	figureFlag(cmd, &p.arcs, "arcs", false, "draw every head's attention on one held-out example as arcs")
 }
 
-// write draws example 0 of att with each head titled by its score.
-func (p *pictureFlags) write(att *analysis.Attention, heads []analysis.HeadScore) error {
+// check refuses unknown figure formats before any work starts.
+func (p *pictureFlags) check() error { return checkFigures(p.png, p.arcs) }
+
+// write draws example 0 of att with each head titled by its score, the
+// figure titled title (the run).
+func (p *pictureFlags) write(title string, att *analysis.Attention, heads []analysis.HeadScore) error {
 	if p.png == "" && p.arcs == "" {
 		return nil
 	}
-	g := viz.HeadGrid(att, heads, 0)
-	if p.png != "" {
-		if err := viz.WriteHeatmapsPNG(p.png, g); err != nil {
+	g := viz.HeadGrid(title, att, heads, 0)
+	for _, f := range []struct {
+		path string
+		draw func(viz.Grid) (*viz.Figure, error)
+	}{{p.png, viz.Heatmaps}, {p.arcs, viz.Arcs}} {
+		if f.path == "" {
+			continue
+		}
+		fig, err := f.draw(g)
+		if err != nil {
 			return err
 		}
-	}
-	if p.arcs != "" {
-		return viz.WriteArcsPNG(p.arcs, g)
+		if err := viz.Write(f.path, fig); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -60,6 +72,9 @@ and prints held-out accuracy with each head switched off.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runDir == "" {
 				return usagef("--run DIR is required")
+			}
+			if err := pics.check(); err != nil {
+				return err
 			}
 			m, _, err := train.Load(runDir)
 			if err != nil {
@@ -83,7 +98,7 @@ and prints held-out accuracy with each head switched off.`,
 					return err
 				}
 			}
-			if err := pics.write(att, rep.Scores()); err != nil {
+			if err := pics.write(runTitle(m.Train), att, rep.Scores()); err != nil {
 				return err
 			}
 			var comp *inspect.CompositionReport
@@ -166,6 +181,9 @@ every head's pattern scores and label, following docs/head-patterns.md.`,
 			if file == "" {
 				return usagef("--attention FILE is required")
 			}
+			if err := pics.check(); err != nil {
+				return err
+			}
 			f, err := os.Open(file)
 			if err != nil {
 				return usageError{err}
@@ -176,7 +194,7 @@ every head's pattern scores and label, following docs/head-patterns.md.`,
 				return usageError{fmt.Errorf("%s: %v", file, err)}
 			}
 			heads := analysis.ScoreAll(att)
-			if err := pics.write(att, heads); err != nil {
+			if err := pics.write("attention from "+file, att, heads); err != nil {
 				return err
 			}
 			if asJSON {

@@ -159,7 +159,7 @@ func reproduce(e *env, o reproduceOpts) error {
 		}
 	}
 	reports := sweep.Summarize(recs)
-	if err := sweep.WriteHistograms(pics, reports); err != nil {
+	if err := sweep.WriteHistograms(pics, ".png", reports); err != nil {
 		return err
 	}
 	var md strings.Builder
@@ -178,5 +178,9 @@ func drawHeads(path string, o *sweep.Outcome) error {
 	if o.Attention == nil || o.Report == nil {
 		return fmt.Errorf("no attention to draw for %s", path)
 	}
-	return viz.WriteHeatmapsPNG(path, viz.HeadGrid(o.Attention, o.Report.Scores(), 0))
+	fig, err := viz.Heatmaps(viz.HeadGrid(runTitle(o.Record.Config), o.Attention, o.Report.Scores(), 0))
+	if err != nil {
+		return err
+	}
+	return viz.Write(path, fig)
 }

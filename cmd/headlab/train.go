@@ -86,8 +86,11 @@ func trainCmd(e *env) *cobra.Command {
 			if every <= 0 {
 				return usagef("--progress-every must be positive, got %d", every)
 			}
+			if err := pics.check(); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("seeds") || cmd.Flags().Changed("group") {
-				for _, one := range []string{"seed", "save", "record-every", "png", "arcs"} {
+				for _, one := range []string{"seed", "save", "record-every", "png", "figure", "arcs"} {
 					if cmd.Flags().Changed(one) {
 						return usagef("--seeds trains many models at once; --%s is for one model (--seed)", one)
 					}
@@ -140,7 +143,7 @@ func trainCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := pics.write(att, heads.Scores()); err != nil {
+			if err := pics.write(runTitle(c), att, heads.Scores()); err != nil {
 				return err
 			}
 			report := trainReport{Config: configReport{Config: c, Backend: be.Name(), SIMD: simd.Path()}, Result: res, Heads: heads.Heads, History: rec.History}
