@@ -238,6 +238,8 @@ func trainProgress(stderr io.Writer, steps int) (func(train.Progress), []train.H
 	}
 	var hooks []train.Hook
 	if bar.OnTerminal() {
+		// A hook copies the weights off the device first: a hundred small
+		// copies a run, while every step already reads its loss back.
 		hooks = append(hooks, train.Hook{Every: max(1, steps/100), Fn: func(step int, _ *train.Model, _ float64) error {
 			mu.Lock()
 			n := note
