@@ -17,7 +17,6 @@ import (
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
-	"gonum.org/v1/plot/font/liberation"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -91,7 +90,7 @@ func (f *Figure) Encode(w io.Writer, ext string) error {
 		// Liberation Sans.
 		c = vgsvg.NewWith(vgsvg.UseWH(f.W, f.H), vgsvg.EmbedFonts(true))
 	case ".pdf":
-		c = vgpdf.New(f.W, f.H)
+		c = pdfCanvas{vgpdf.New(f.W, f.H)}
 	default:
 		return fmt.Errorf("viz: unknown figure format %q", ext)
 	}
@@ -116,22 +115,28 @@ func newFigure(kind string, w, h vg.Length, fn func(p *pen)) (*Figure, error) {
 	return &Figure{W: w, H: h, draw: func(c draw.Canvas) { fn(&pen{c: c, h: h}) }}, nil
 }
 
-// The faces every figure uses. Bold is registered as a variant of its own
-// with normal weight: vgpdf (gonum/plot v0.17) embeds a face under its
-// name alone and then asks for it with a "B" style, which fails.
+// The faces every figure uses.
 var (
 	sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
-	bold = font.Font{Typeface: "Liberation", Variant: "SansBold"}
+	bold = font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfont.WeightBold}
 )
 
 func init() {
-	for _, f := range liberation.Collection() {
-		if f.Font.Variant == "Sans" && f.Font.Weight == xfont.WeightBold && f.Font.Style == xfont.StyleNormal {
-			font.DefaultCache.Add(font.Collection{{Font: bold, Face: f.Face}})
-		}
-	}
 	// gonum/plot's own text (axes, ticks, legends) in the same face as ours.
 	plot.DefaultFont = sans
+}
+
+// pdfCanvas works around vgpdf (gonum/plot v0.17) losing bold faces: it
+// embeds a face under its name alone, then asks for it by that name with
+// a "B" style, which fpdf cannot find. A bold face is handed over as a
+// regular face of a variant of its own name, with the bold outlines.
+type pdfCanvas struct{ *vgpdf.Canvas }
+
+func (c pdfCanvas) FillString(f font.Face, pt vg.Point, s string) {
+	if f.Font.Weight == xfont.WeightBold {
+		f.Font.Weight, f.Font.Variant = xfont.WeightNormal, f.Font.Variant+"Bold"
+	}
+	c.Canvas.FillString(f, pt, s)
 }
 
 // style is a text style in face at size points.

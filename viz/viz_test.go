@@ -514,7 +514,7 @@ func TestWriteFormats(t *testing.T) {
 			if err := xml.Unmarshal(data, &doc); err != nil || doc.XMLName.Local != "svg" {
 				t.Fatalf("not an SVG document: %v %v", err, doc.XMLName)
 			}
-			for _, want := range []string{"L1H0 · induction 0.81", "@font-face", "<bos>"} {
+			for _, want := range []string{"L1H0 · induction 0.81", "@font-face", "<bos>", "font-weight:bold"} {
 				if !strings.Contains(string(data), html.EscapeString(want)) {
 					t.Errorf("SVG lacks %q", want)
 				}
@@ -523,8 +523,10 @@ func TestWriteFormats(t *testing.T) {
 			if !bytes.HasPrefix(data, []byte("%PDF-")) || !bytes.Contains(data[len(data)-32:], []byte("%%EOF")) {
 				t.Errorf("not a whole PDF")
 			}
-			if !bytes.Contains(data, []byte("LiberationSans")) {
-				t.Errorf("PDF does not embed Liberation Sans")
+			for _, face := range []string{"/BaseFont /LiberationSans\n", "/BaseFont /LiberationSans-Bold"} {
+				if !bytes.Contains(data, []byte(face)) {
+					t.Errorf("PDF does not embed %q", face)
+				}
 			}
 		}
 	}
