@@ -6,5 +6,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 mkdir -p bin
-go build -o bin/headlab ./cmd/headlab
+# GOFLAGS=-buildvcs=false builds carry no VCS stamp: name the revision here.
+rev=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+go build -ldflags "-X headlab/internal/version.revision=$rev" -o bin/headlab ./cmd/headlab
 exec bin/headlab train --task induction "$@"

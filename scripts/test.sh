@@ -15,6 +15,14 @@ fi
 go vet ./...
 go tool staticcheck ./...
 
+# `headlab version` names the revision even when GOFLAGS=-buildvcs=false
+# leaves the build info without one: it is set at link time.
+rev=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+verbin=$(mktemp)
+go build -ldflags "-X headlab/internal/version.revision=$rev" -o "$verbin" ./cmd/headlab
+"$verbin" version | grep -qF "revision $rev" || { echo "test.sh: headlab version does not print revision $rev" >&2; exit 1; }
+rm -f "$verbin"
+
 # Every test, the viewer's under a virtual display with Mesa's llvmpipe;
 # the GL compute tests make their context through EGL there (the default
 # for a device without a window).

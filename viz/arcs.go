@@ -1,45 +1,131 @@
 package viz
 
 import (
-	"image"
+	"fmt"
 	"image/color"
 	"math"
 	"sort"
+
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
-// MinArcWeight is the smallest weight DrawArcs draws; lighter arcs would
-// only add clutter.
+// MinArcWeight is the smallest weight Arcs draws; lighter arcs would only
+// add clutter.
 const MinArcWeight = 0.05
 
-// DrawArcs draws the arc view: for each head a strip (laid out Layers x
-// Heads like the heatmaps) with the tokens in a row and, for every query i
-// and key j != i with weight w >= MinArcWeight, an arc above the row from
-// token i to token j, its width and opacity growing with w and a dot at
-// the key end. With g.Causal, keys j > i are never drawn. Each head gets
-// its own colour and its title at the top of its strip. The geometry is
-// given by ArcsSize, ArcStripRect, ArcRect and ArcAnchor.
-func DrawArcs(g Grid) (*image.RGBA, error) {
+// Arc-view sizes, in points. Strips are at most arcMaxW wide whatever T:
+// tokens move closer together (and their labels turn to read downwards)
+// instead of the figure growing, so T=64 stays one page wide.
+const (
+	arcMaxW       vg.Length = 480
+	arcMaxSpacing vg.Length = 28
+	arcMaxRise    vg.Length = 80
+	arcMinRise    vg.Length = 12
+	arcPad        vg.Length = 3 // above the highest arc and below the baseline
+	arcGapY       vg.Length = 10
+	legendW       vg.Length = 172 // the weight legend in the header, with a gap before it
+)
+
+// arcNote says how to read the arc view.
+const arcNote = "arc from query i to key j above the tokens; dot at the key; width and opacity grow with the weight"
+
+// arcLayout is the geometry of the arc figure: one strip per head, in
+// one column, layer by layer.
+type arcLayout struct {
+	spacing   vg.Length // between neighbouring tokens
+	rise      vg.Length // height of the longest arc
+	labels    draw.TextStyle
+	tokens    []string
+	rotated   bool      // labels read downwards: they are wider than spacing
+	step      int       // label every step-th token so labels never overlap
+	labelBand vg.Length // height of the labels under the baseline
+	titleBand vg.Length
+	stripW    vg.Length
+	stripH    vg.Length
+	top       vg.Length
+	w, h      vg.Length
+}
+
+func (g Grid) arcLayout() arcLayout {
+	var A arcLayout
+	A.spacing = min(arcMaxSpacing, arcMaxW/vg.Length(g.T))
+	A.stripW = vg.Length(g.T) * A.spacing
+	A.labels = style(sans, min(max(A.spacing*0.8, minLabelSize), maxLabelSize), mutedText)
+	widest := vg.Length(0)
+	for _, t := range g.Tokens {
+		s := fit(A.labels, tokenText(t), maxLabelW)
+		A.tokens = append(A.tokens, s)
+		widest = max(widest, A.labels.Width(s))
+	}
+	A.rotated = widest > A.spacing-1
+	A.step = 1
+	A.labelBand = lineH(A.labels.Font.Size)
+	if A.rotated {
+		A.labelBand = widest + 2
+		A.step = max(1, int(math.Ceil(float64(A.labels.Font.Size/A.spacing))))
+	}
+	A.rise = min(max(vg.Length(g.T-1)*A.spacing/2, arcMinRise), arcMaxRise)
+	A.titleBand = lineH(panelTitle) + 2
+	A.stripH = A.titleBand + arcPad + A.rise + arcPad + A.labelBand
+	A.top = margin + headerH() + 6
+	n := g.Layers * g.Heads
+	A.w = max(2*margin+A.stripW, headerW(g.Title, arcNote)+legendW)
+	A.h = A.top + vg.Length(n)*A.stripH + vg.Length(n-1)*arcGapY + margin
+	return A
+}
+
+// strip is the box of head (l, h)'s strip: title, arcs and labels.
+func (A arcLayout) strip(g Grid, l, h int) box {
+	k := l*g.Heads + h
+	y := A.top + vg.Length(k)*(A.stripH+arcGapY)
+	x := (A.w - A.stripW) / 2
+	return box{x, y, x + A.stripW, y + A.stripH}
+}
+
+// arcBox is where head (l, h)'s arcs are drawn, title and labels apart.
+func (A arcLayout) arcBox(g Grid, l, h int) box {
+	s := A.strip(g, l, h)
+	return box{s.x0, s.y0 + A.titleBand, s.x1, A.baseline(s) + arcPad}
+}
+
+// baseline is the y of the token row arcs start from, in strip s.
+func (A arcLayout) baseline(s box) vg.Length { return s.y0 + A.titleBand + arcPad + A.rise }
+
+// anchor is the x of token i in strip s.
+func (A arcLayout) anchor(s box, i int) vg.Length { return s.x0 + (vg.Length(i)+0.5)*A.spacing }
+
+// riseFor is the height of the arc between tokens d apart (d >= 1). A
+// power below 1 keeps short arcs, the common case (previous-token heads),
+// tall enough to see while long ones stay within the strip.
+func (A arcLayout) riseFor(d, T int) vg.Length {
+	if T < 2 {
+		return 0
+	}
+	return A.rise * vg.Length(math.Pow(float64(d)/float64(T-1), 0.7))
+}
+
+// Arcs draws the arc view: for each head a strip with the tokens in a row
+// and, for every query i and key j != i with weight w >= MinArcWeight, an
+// arc above the row from token i to token j, its width and opacity
+// growing with w, and a dot at the key end. With g.Causal, keys j > i are
+// never drawn. Each head has its own colour; a legend in the header shows
+// the weights.
+func Arcs(g Grid) (*Figure, error) {
 	if err := g.validate(); err != nil {
 		return nil, err
 	}
 	A := g.arcLayout()
-	if err := checkSize("arc", A.size); err != nil {
-		return nil, err
-	}
-	img := image.NewRGBA(image.Rectangle{Max: A.size})
-	fillRect(img, img.Rect, background)
-	drawText(img, margin, margin, displayRunes(arcNote), mutedText, false)
-
-	labels := make([][]rune, g.T)
-	for i, t := range g.Tokens {
-		labels[i] = fitRunes(tokenRunes(t), A.labelW)
-	}
-	for l := 0; l < g.Layers; l++ {
-		for h := 0; h < g.Heads; h++ {
-			drawStrip(img, g, A, l, h, labels)
+	return newFigure("arc", A.w, A.h, func(p *pen) {
+		p.header(g.Title, arcNote, A.w-legendW)
+		drawArcLegend(p, A.w-margin-legendW+12, margin)
+		for l := 0; l < g.Layers; l++ {
+			for h := 0; h < g.Heads; h++ {
+				drawStrip(p, g, A, l, h)
+			}
 		}
-	}
-	return img, nil
+	})
 }
 
 type arc struct {
@@ -47,18 +133,23 @@ type arc struct {
 	w    float64
 }
 
-func drawStrip(img *image.RGBA, g Grid, A arcLayout, l, h int, labels [][]rune) {
+func drawStrip(p *pen, g Grid, A arcLayout, l, h int) {
 	k := l*g.Heads + h
-	s := A.strip(l, h)
-	strokeRect(img, s.Inset(-arcFrameOut), stripFrame)
-
-	title := fitRunes(displayRunes(g.Panels[k].Title), A.stripW-2)
-	drawText(img, s.Min.X+(A.stripW-textW(title))/2, s.Min.Y+(titleBandH-lineH)/2-1, title, textColor, true)
+	s := A.strip(g, l, h)
+	p.frame(s.x0-3, s.y0-2, s.x1+3, s.y1+2, stripFrame, 0.5)
+	ts := style(bold, panelTitle, textColor)
+	p.text(ts, s.x0, s.y0, fit(ts, g.Panels[k].Title, s.w()), text.XLeft, text.YTop, 0)
 
 	y0 := A.baseline(s)
-	for i, rs := range labels {
-		x := A.anchorX(s, g.T, i)
-		drawText(img, x-textW(rs)/2, y0+arcBottomPad+2, rs, mutedText, false)
+	for i, t := range A.tokens {
+		if i%A.step != 0 {
+			continue
+		}
+		if A.rotated {
+			p.text(A.labels, A.anchor(s, i), y0+arcPad, t, text.XLeft, text.YCenter, -math.Pi/2)
+		} else {
+			p.text(A.labels, A.anchor(s, i), y0+arcPad, t, text.XCenter, text.YTop, 0)
+		}
 	}
 
 	var arcs []arc
@@ -76,79 +167,48 @@ func drawStrip(img *image.RGBA, g Grid, A arcLayout, l, h int, labels [][]rune) 
 	sort.SliceStable(arcs, func(a, b int) bool { return arcs[a].w < arcs[b].w })
 	col := palette[k%len(palette)]
 	for _, a := range arcs {
-		xi := float64(A.anchorX(s, g.T, a.i))
-		xj := float64(A.anchorX(s, g.T, a.j))
 		d := a.i - a.j
 		if d < 0 {
 			d = -d
 		}
-		drawArc(img, xi, xj, float64(y0), A.riseFor(d, g.T), a.w, col)
+		drawArc(p, A.anchor(s, a.i), A.anchor(s, a.j), y0, A.riseFor(d, g.T), a.w, col)
 	}
 }
 
-// drawArc strokes a half ellipse from (xi, y0) to (xj, y0) rising rise
-// pixels, anti-aliased, with width and opacity growing with w, plus a dot
-// at the key end xj. Coverage is collected per pixel with max() in a
-// buffer first so overlapping segments do not darken the joins.
-func drawArc(img *image.RGBA, xi, xj, y0, rise, w float64, col color.RGBA) {
-	halfW := (0.8 + 3.2*w) / 2
-	alpha := 0.25 + 0.75*w
-	dotR := 1.5 + 2*w
+// arcWidth and arcAlpha map a weight to the arc's line.
+func arcWidth(w float64) vg.Length { return vg.Length(0.4 + 1.8*w) }
+func arcAlpha(w float64) float64   { return 0.25 + 0.75*w }
 
-	pad := math.Max(halfW, dotR) + 2
-	box := image.Rect(
-		int(math.Floor(math.Min(xi, xj)-pad)), int(math.Floor(y0-rise-pad)),
-		int(math.Ceil(math.Max(xi, xj)+pad)), int(math.Ceil(y0+pad)),
-	).Intersect(img.Rect)
-	if box.Empty() {
-		return
-	}
-	cov := make([]float64, box.Dx()*box.Dy())
-	// plot max-combines coverage for every pixel whose centre lies within
-	// r (+0.5 for anti-aliasing) of the segment p-q (a point when p == q).
-	plot := func(px, py, qx, qy, r float64) {
-		x0 := max(box.Min.X, int(math.Floor(math.Min(px, qx)-r-1)))
-		x1 := min(box.Max.X, int(math.Ceil(math.Max(px, qx)+r+1)))
-		y1 := min(box.Max.Y, int(math.Ceil(math.Max(py, qy)+r+1)))
-		for y := max(box.Min.Y, int(math.Floor(math.Min(py, qy)-r-1))); y < y1; y++ {
-			for x := x0; x < x1; x++ {
-				c := r + 0.5 - segDist(float64(x)+0.5, float64(y)+0.5, px, py, qx, qy)
-				if c <= 0 {
-					continue
-				}
-				idx := (y-box.Min.Y)*box.Dx() + (x - box.Min.X)
-				cov[idx] = max(cov[idx], min(c, 1))
-			}
-		}
-	}
-
-	xc, rx := (xi+xj)/2, math.Abs(xj-xi)/2
-	// Half an ellipse is about pi*(rx+rise)/2 long; one segment per ~2 px.
-	n := min(max(int((rx+rise)*math.Pi/4), 12), 400)
-	px, py := xc+rx, y0
-	for k := 1; k <= n; k++ {
-		t := math.Pi * float64(k) / float64(n)
-		qx, qy := xc+rx*math.Cos(t), y0-rise*math.Sin(t)
-		plot(px, py, qx, qy, halfW)
-		px, py = qx, qy
-	}
-	plot(xj, y0, xj, y0, dotR)
-
-	for y := box.Min.Y; y < box.Max.Y; y++ {
-		for x := box.Min.X; x < box.Max.X; x++ {
-			if c := cov[(y-box.Min.Y)*box.Dx()+(x-box.Min.X)]; c > 0 {
-				blend(img, x, y, col, c*alpha)
-			}
-		}
-	}
+// drawArc strokes half an ellipse from (xi, y0) to (xj, y0) rising rise,
+// with width and opacity growing with w, and a dot at the key end xj.
+func drawArc(p *pen, xi, xj, y0, rise vg.Length, w float64, col color.RGBA) {
+	c := color.NRGBA{R: col.R, G: col.G, B: col.B, A: uint8(math.Round(255 * arcAlpha(w)))}
+	// Two cubic Béziers, one per quarter of the ellipse.
+	const kappa = 0.5523 // 4/3 (sqrt 2 - 1)
+	xc, rx := (xi+xj)/2, (xj-xi)/2
+	var path vg.Path
+	path.Move(p.pt(xi, y0))
+	path.CubeTo(p.pt(xi, y0-kappa*rise), p.pt(xc-kappa*rx, y0-rise), p.pt(xc, y0-rise))
+	path.CubeTo(p.pt(xc+kappa*rx, y0-rise), p.pt(xj, y0-kappa*rise), p.pt(xj, y0))
+	p.c.SetLineStyle(draw.LineStyle{Color: c, Width: arcWidth(w)})
+	p.c.Stroke(path)
+	r := vg.Length(0.8 + 1.2*w)
+	var dot vg.Path
+	dot.Move(p.pt(xj+r, y0))
+	dot.Arc(p.pt(xj, y0), r, 0, 2*math.Pi)
+	dot.Close()
+	p.c.SetColor(c)
+	p.c.Fill(dot)
 }
 
-// segDist is the distance from (x, y) to the segment (px, py)-(qx, qy).
-func segDist(x, y, px, py, qx, qy float64) float64 {
-	dx, dy := qx-px, qy-py
-	t := 0.0
-	if l2 := dx*dx + dy*dy; l2 > 0 {
-		t = math.Max(0, math.Min(1, ((x-px)*dx+(y-py)*dy)/l2))
+// drawArcLegend shows what three weights look like, at (x, y) top-left.
+func drawArcLegend(p *pen, x, y vg.Length) {
+	ls := style(sans, 7, mutedText)
+	p.text(ls, x, y, fmt.Sprintf("weight (below %.2f not drawn)", MinArcWeight), text.XLeft, text.YTop, 0)
+	base := y + lineH(7) + 14
+	for k, w := range []float64{0.1, 0.5, 1} {
+		x0 := x + vg.Length(k)*48
+		drawArc(p, x0+4, x0+24, base, 10, w, palette[0])
+		p.text(ls, x0+27, base, fmt.Sprintf("%.1f", w), text.XLeft, text.YBottom, 0)
 	}
-	return math.Hypot(x-(px+t*dx), y-(py+t*dy))
 }

@@ -3,15 +3,14 @@ package viz
 import (
 	"fmt"
 	"image/color"
-	"io"
+	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-
-	"headlab/internal/atomicfile"
 )
 
 // Curve is one named series against training step.
@@ -27,10 +26,12 @@ type Marker struct {
 	Text string
 }
 
-// Curves is the training-dynamics picture: loss (log scale), held-out
-// accuracy and every head's winning score against step, with markers
-// where a head's label changed and a shaded band over the phase change.
+// Curves is the training-dynamics figure: loss (log scale), held-out
+// accuracy and every head's winning score against step, in three panels,
+// with numbered markers where a head's label changed (listed under the
+// panels) and a shaded band over the phase change.
 type Curves struct {
+	// Title names the run (task, shape, seed, steps).
 	Title    string
 	Loss     Curve
 	Accuracy Curve
@@ -46,119 +47,351 @@ type Lines struct {
 	Curves                []Curve
 }
 
-// WriteLinesPNG draws l and writes it to path as PNG, atomically.
-func WriteLinesPNG(path string, l Lines) error {
-	if len(l.Curves) == 0 || len(l.Curves[0].Steps) < 2 {
-		return fmt.Errorf("viz: a line chart needs a curve of at least two points")
-	}
-	p, err := curvePlot(l.Title, l.YLabel, l.Curves, Curves{Accuracy: l.Curves[0]}, false)
-	if err != nil {
-		return err
-	}
-	p.X.Label.Text = l.XLabel
-	return writePlots(path, 9*vg.Inch, 5*vg.Inch, p)
+// Histogram is a bar chart of counts over fixed bins, with an optional
+// dashed line (the chance floor) and its legend.
+type Histogram struct {
+	Title, XLabel, YLabel string
+	Bins                  []Bin
+	// Line is where the dashed line stands on the x axis; LineLabel names
+	// it in the legend. No line when LineLabel is empty.
+	Line      float64
+	LineLabel string
 }
 
-// WriteCurvesPNG draws c and writes it to path as PNG, atomically.
-func WriteCurvesPNG(path string, c Curves) error {
-	if len(c.Accuracy.Steps) < 2 {
-		return fmt.Errorf("viz: a curve needs at least two recorded steps")
-	}
-	loss, err := curvePlot(c.Title, "loss (last training batch)", []Curve{c.Loss}, c, true)
-	if err != nil {
-		return err
-	}
-	acc, err := curvePlot("", "held-out accuracy", []Curve{c.Accuracy}, c, false)
-	if err != nil {
-		return err
-	}
-	heads, err := curvePlot("", "each head's winning score", c.Heads, c, false)
-	if err != nil {
-		return err
-	}
-	for _, m := range c.Markers {
-		ls, err := plotter.NewLine(plotter.XYs{{X: m.Step, Y: 0}, {X: m.Step, Y: 1.05}})
-		if err != nil {
-			return err
-		}
-		ls.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
-		ls.Color = color.Gray{Y: 140}
-		lab, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: m.Step, Y: 1.0}}, Labels: []string{m.Text}})
-		if err != nil {
-			return err
-		}
-		lab.TextStyle[0].Rotation = -1.5708 // read top to bottom beside the line
-		heads.Add(ls, lab)
-	}
-	return writePlots(path, 9*vg.Inch, 10*vg.Inch, loss, acc, heads)
+// Bin is one bar of a Histogram: [Lo, Hi) holds Count items.
+type Bin struct {
+	Lo, Hi float64
+	Count  int
 }
 
-// writePlots stacks plots in one column, aligned, and writes the PNG.
-func writePlots(path string, w, h vg.Length, ps ...*plot.Plot) error {
-	img := vgimg.New(w, h)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: len(ps), Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadX: vg.Points(6), PadY: vg.Points(10)}
-	plots := make([][]*plot.Plot, len(ps))
-	for i, p := range ps {
-		plots[i] = []*plot.Plot{p}
-	}
-	canvases := plot.Align(plots, tiles, dc)
-	for i := range plots {
-		plots[i][0].Draw(canvases[i][0])
-	}
-	if err := atomicfile.Write(path, func(w io.Writer) error {
-		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
-		return err
-	}); err != nil {
-		return fmt.Errorf("viz: %v", err)
-	}
-	return nil
+// Sizes of the plot figures, in points.
+const (
+	plotW       vg.Length = 480
+	panelH      vg.Length = 150
+	panelGap    vg.Length = 6
+	legendSize  vg.Length = 7.5
+	axisSize    vg.Length = 8.5
+	tickSize    vg.Length = 7.5
+	maxFootRows           = 8 // label changes listed under the curves
+)
+
+// legendEntry is one item of a legend row: a sample and its name.
+type legendEntry struct {
+	name  string
+	thumb plot.Thumbnailer
 }
 
-func curvePlot(title, ylabel string, curves []Curve, c Curves, logY bool) (*plot.Plot, error) {
+// panel is one plot of a stacked figure, its legend drawn in a row above
+// the data rather than on it, and overlay drawn on the data canvas after
+// the plot (markers that must not change the plot's layout).
+type panel struct {
+	p       *plot.Plot
+	legend  []legendEntry
+	overlay func(p *plot.Plot, data draw.Canvas)
+}
+
+// newPlot is a gonum plot in the figures' sizes.
+func newPlot(xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = title
-	p.Y.Label.Text = ylabel
-	p.X.Label.Text = "step"
-	p.Legend.Top = logY // the loss falls away from the top; scores rise to it
-	p.X.Min, p.X.Max = c.Accuracy.Steps[0], c.Accuracy.Steps[len(c.Accuracy.Steps)-1]
-	if logY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{}
-	} else {
-		p.Y.Min, p.Y.Max = 0, 1.05
+	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = axisSize
+		a.Tick.Label.Font.Size = tickSize
+		a.Padding = 2
 	}
-	if c.PhaseTo > c.PhaseFrom && !logY {
-		band, err := plotter.NewPolygon(plotter.XYs{{X: c.PhaseFrom, Y: 0}, {X: c.PhaseTo, Y: 0}, {X: c.PhaseTo, Y: 1.05}, {X: c.PhaseFrom, Y: 1.05}})
-		if err != nil {
-			return nil, err
+	g := plotter.NewGrid()
+	g.Vertical.Color, g.Horizontal.Color = color.Gray{Y: 225}, color.Gray{Y: 225}
+	p.Add(g)
+	return p
+}
+
+// legendRows lays entries out left to right in rows at most w wide and
+// returns each entry's row and x offset, and the number of rows.
+func legendRows(entries []legendEntry, w vg.Length) (rows []int, xs []vg.Length, n int) {
+	sty := style(sans, legendSize, textColor)
+	x, row := vg.Length(0), 0
+	for _, e := range entries {
+		ew := 16 + sty.Width(e.name)
+		if x > 0 && x+ew > w {
+			x, row = 0, row+1
 		}
-		band.Color = color.NRGBA{R: 255, G: 190, B: 0, A: 70}
-		band.LineStyle.Width = 0
-		p.Add(band)
-		p.Legend.Add("phase change", band)
+		rows, xs = append(rows, row), append(xs, x)
+		x += ew + 10
 	}
-	for i, cv := range curves {
-		xys := make(plotter.XYs, 0, len(cv.Steps))
-		for k := range cv.Steps {
-			if logY && !(cv.Values[k] > 0) {
-				continue // log scale: skip zero and missing losses
+	if len(entries) == 0 {
+		return nil, nil, 0
+	}
+	return rows, xs, row + 1
+}
+
+// stack draws panels one above the other, their x axes aligned, under a
+// header naming the run, with footer lines at the bottom.
+func stack(kind, title, note string, panels []panel, footer []string) (*Figure, error) {
+	w := max(plotW, headerW(title, note))
+	rows := 0
+	for _, pn := range panels {
+		_, _, n := legendRows(pn.legend, w-2*margin-40)
+		rows = max(rows, n)
+	}
+	band := vg.Length(rows)*lineH(legendSize) + 2
+	footH := vg.Length(len(footer)) * lineH(noteSize)
+	if len(footer) > 0 {
+		footH += 4
+	}
+	n := vg.Length(len(panels))
+	top := margin + headerH()
+	h := top + n*(band+panelH) + (n-1)*panelGap + footH + margin
+	return newFigure(kind, w, h, func(pe *pen) {
+		pe.header(title, note, w)
+		area := draw.Crop(pe.c, margin, -margin, margin+footH, -top)
+		tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: band, PadY: band + panelGap}
+		plots := make([][]*plot.Plot, len(panels))
+		for i, pn := range panels {
+			plots[i] = []*plot.Plot{pn.p}
+		}
+		canvases := plot.Align(plots, tiles, area)
+		for i, pn := range panels {
+			c := canvases[i][0]
+			pn.p.Draw(c)
+			data := pn.p.DataCanvas(c)
+			if pn.overlay != nil {
+				pn.overlay(pn.p, data)
 			}
+			drawLegend(c, pn.legend, data.Min.X, c.Max.Y+1+band, data.Max.X-data.Min.X)
+		}
+		fs := style(sans, noteSize, mutedText)
+		for k, line := range footer {
+			pe.text(fs, margin, h-margin-footH+4+vg.Length(k)*lineH(noteSize), fit(fs, line, w-2*margin), text.XLeft, text.YTop, 0)
+		}
+	})
+}
+
+// drawLegend draws entries in rows from (x, top) downwards (vg
+// coordinates: top is the band's upper edge), at most w wide.
+func drawLegend(c draw.Canvas, entries []legendEntry, x, top, w vg.Length) {
+	sty := style(sans, legendSize, textColor)
+	rows, xs, _ := legendRows(entries, w)
+	for k, e := range entries {
+		lh := lineH(legendSize)
+		y := top - vg.Length(rows[k]+1)*lh // the row's bottom
+		x0 := x + xs[k]
+		tc := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: x0, Y: y + lh*0.2}, Max: vg.Point{X: x0 + 13, Y: y + lh*0.8}}}
+		e.thumb.Thumbnail(&tc)
+		sty.XAlign, sty.YAlign = text.XLeft, text.YCenter
+		c.FillText(sty, vg.Point{X: x0 + 16, Y: y + lh/2}, e.name)
+	}
+}
+
+// line is a plotter line through the points of cv (on a log scale only
+// the positive ones), or nil when none are left.
+func line(cv Curve, col color.Color, logY bool) (*plotter.Line, error) {
+	xys := make(plotter.XYs, 0, len(cv.Steps))
+	for k := range cv.Steps {
+		if k < len(cv.Values) && (!logY || cv.Values[k] > 0) && !math.IsNaN(cv.Values[k]) {
 			xys = append(xys, plotter.XY{X: cv.Steps[k], Y: cv.Values[k]})
 		}
-		if len(xys) == 0 {
-			continue
+	}
+	if len(xys) == 0 {
+		return nil, nil
+	}
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return nil, err
+	}
+	l.Color = col
+	l.Width = 1.2
+	return l, nil
+}
+
+// phaseBand is the shaded phase change, from the bottom to top of p.
+func phaseBand(from, to, top float64) (*plotter.Polygon, error) {
+	band, err := plotter.NewPolygon(plotter.XYs{{X: from, Y: 0}, {X: to, Y: 0}, {X: to, Y: top}, {X: from, Y: top}})
+	if err != nil {
+		return nil, err
+	}
+	band.Color = color.NRGBA{R: 255, G: 190, B: 0, A: 70}
+	band.LineStyle.Width = 0
+	return band, nil
+}
+
+// unitTicks puts ticks at 0, 0.2, ..., 1 whatever headroom the axis has.
+var unitTicks = plot.TickerFunc(func(_, _ float64) []plot.Tick {
+	var ticks []plot.Tick
+	for k := 0; k <= 10; k++ {
+		t := plot.Tick{Value: float64(k) / 10}
+		if k%2 == 0 {
+			t.Label = strconv.FormatFloat(t.Value, 'f', -1, 64)
 		}
-		l, err := plotter.NewLine(xys)
+		ticks = append(ticks, t)
+	}
+	return ticks
+})
+
+// markerStyle is the dashed line of a label change.
+var markerStyle = draw.LineStyle{Color: color.Gray{Y: 110}, Width: 0.6, Dashes: []vg.Length{2, 2}}
+
+// Figure draws the three panels of c: loss, accuracy, head scores.
+func (c Curves) Figure() (*Figure, error) {
+	if len(c.Accuracy.Steps) < 2 {
+		return nil, fmt.Errorf("viz: a curve needs at least two recorded steps")
+	}
+	x0, x1 := c.Accuracy.Steps[0], c.Accuracy.Steps[len(c.Accuracy.Steps)-1]
+	phase := c.PhaseTo > c.PhaseFrom
+
+	loss := newPlot("", "loss")
+	var lossLegend []legendEntry
+	if l, err := line(c.Loss, palette[0], true); err != nil {
+		return nil, err
+	} else if l != nil {
+		loss.Y.Scale, loss.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
+		loss.Add(l)
+		lossLegend = append(lossLegend, legendEntry{"loss of the last training batch", l})
+	}
+
+	acc := newPlot("", "accuracy")
+	acc.Y.Min, acc.Y.Max, acc.Y.Tick.Marker = 0, 1.05, unitTicks
+	var accLegend []legendEntry
+	if l, err := line(c.Accuracy, palette[0], false); err != nil {
+		return nil, err
+	} else if l != nil {
+		accLegend = append(accLegend, legendEntry{"held-out accuracy", l})
+		if phase {
+			band, err := phaseBand(c.PhaseFrom, c.PhaseTo, 1.05)
+			if err != nil {
+				return nil, err
+			}
+			acc.Add(band) // under the line
+			accLegend = append(accLegend, legendEntry{"phase change", band})
+		}
+		acc.Add(l)
+	}
+
+	// Head scores: headroom above 1 holds the markers' numbers, clear of
+	// every score.
+	const tagRow = 1.07
+	heads := newPlot("step", "head's best pattern score")
+	heads.Y.Min, heads.Y.Max, heads.Y.Tick.Marker = 0, 1.22, unitTicks
+	var headLegend []legendEntry
+	if phase {
+		band, err := phaseBand(c.PhaseFrom, c.PhaseTo, 1.02)
 		if err != nil {
 			return nil, err
 		}
-		l.Color = palette[i%len(palette)]
-		l.Width = vg.Points(1.5)
-		p.Add(l)
-		if cv.Name != "" {
-			p.Legend.Add(cv.Name, l)
+		heads.Add(band)
+	}
+	for i, cv := range c.Heads {
+		l, err := line(cv, palette[i%len(palette)], false)
+		if err != nil {
+			return nil, err
+		}
+		if l != nil {
+			heads.Add(l)
+			headLegend = append(headLegend, legendEntry{cv.Name, l})
 		}
 	}
-	return p, nil
+	var footer []string
+	if len(c.Markers) > 0 {
+		sample, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}})
+		if err != nil {
+			return nil, err
+		}
+		sample.LineStyle = markerStyle
+		headLegend = append(headLegend, legendEntry{"label change (numbered below)", sample})
+		for k, m := range c.Markers {
+			if k == maxFootRows-1 && len(c.Markers) > maxFootRows {
+				footer = append(footer, fmt.Sprintf("… and %d more label changes (headlab curves lists them all)", len(c.Markers)-k))
+				break
+			}
+			footer = append(footer, fmt.Sprintf("%d   step %g: %s", k+1, m.Step, m.Text))
+		}
+	}
+	for _, p := range []*plot.Plot{loss, acc, heads} {
+		p.X.Min, p.X.Max = x0, x1
+	}
+	overlay := func(p *plot.Plot, data draw.Canvas) {
+		fx, fy := p.Transforms(&data)
+		ts := style(sans, 6.5, textColor)
+		ts.XAlign, ts.YAlign = text.XCenter, text.YCenter
+		// Numbers of close markers alternate between two heights.
+		lastX := [2]vg.Length{vg.Length(math.Inf(-1)), vg.Length(math.Inf(-1))}
+		for k, m := range c.Markers {
+			x := fx(m.Step)
+			data.StrokeLine2(markerStyle, x, fy(0), x, fy(1.02))
+			label := strconv.Itoa(k + 1)
+			if k >= maxFootRows-1 && len(c.Markers) > maxFootRows {
+				label = ""
+			}
+			lvl := 0
+			if x-lastX[0] < ts.Width(label)+3 {
+				lvl = 1
+			}
+			lastX[lvl] = x
+			data.FillText(ts, vg.Point{X: x, Y: fy(tagRow + 0.09*float64(lvl))}, label)
+		}
+	}
+	return stack("curves", c.Title, "loss on a log scale; shaded: the phase change (20% to 80% of the rise of the induction score and of the accuracy)",
+		[]panel{{p: loss, legend: lossLegend}, {p: acc, legend: accLegend}, {p: heads, legend: headLegend, overlay: overlay}}, footer)
+}
+
+// Figure draws l: one panel, a legend row above it.
+func (l Lines) Figure() (*Figure, error) {
+	if len(l.Curves) == 0 || len(l.Curves[0].Steps) < 2 {
+		return nil, fmt.Errorf("viz: a line chart needs a curve of at least two points")
+	}
+	p := newPlot(l.XLabel, l.YLabel)
+	p.Y.Min, p.Y.Max, p.Y.Tick.Marker = 0, 1.05, unitTicks
+	var legend []legendEntry
+	for i, cv := range l.Curves {
+		ln, err := line(cv, palette[i%len(palette)], false)
+		if err != nil {
+			return nil, err
+		}
+		if ln != nil {
+			p.Add(ln)
+			legend = append(legend, legendEntry{cv.Name, ln})
+		}
+	}
+	return stack("line", l.Title, "", []panel{{p: p, legend: legend}}, nil)
+}
+
+// Figure draws h: the bars, the dashed line, and its legend above the
+// bars, never on them.
+func (h Histogram) Figure() (*Figure, error) {
+	if len(h.Bins) == 0 {
+		return nil, fmt.Errorf("viz: a histogram needs at least one bin")
+	}
+	p := newPlot(h.XLabel, h.YLabel)
+	bars := &plotter.Histogram{FillColor: color.RGBA{R: 59, G: 82, B: 139, A: 255}, LineStyle: plotter.DefaultLineStyle}
+	bars.LineStyle.Width = 0.5
+	most := 0
+	for _, b := range h.Bins {
+		bars.Bins = append(bars.Bins, plotter.HistogramBin{Min: b.Lo, Max: b.Hi, Weight: float64(b.Count)})
+		most = max(most, b.Count)
+	}
+	bars.Width = h.Bins[0].Hi - h.Bins[0].Lo
+	p.Add(bars)
+	p.X.Min, p.X.Max = h.Bins[0].Lo, h.Bins[len(h.Bins)-1].Hi
+	p.Y.Min, p.Y.Max = 0, float64(max(most, 1))+0.5
+	// Items are counted: whole-number ticks, at most about six of them.
+	p.Y.Tick.Marker = plot.TickerFunc(func(_, hi float64) []plot.Tick {
+		step := max(1, int(math.Ceil(hi/6)))
+		var ticks []plot.Tick
+		for v := 0; float64(v) <= hi; v += step {
+			ticks = append(ticks, plot.Tick{Value: float64(v), Label: strconv.Itoa(v)})
+		}
+		return ticks
+	})
+	var legend []legendEntry
+	if h.LineLabel != "" {
+		l, err := plotter.NewLine(plotter.XYs{{X: h.Line, Y: 0}, {X: h.Line, Y: p.Y.Max}})
+		if err != nil {
+			return nil, err
+		}
+		l.Dashes = []vg.Length{4, 3}
+		l.Color = color.RGBA{R: 200, G: 60, B: 60, A: 255}
+		p.Add(l)
+		legend = append(legend, legendEntry{h.LineLabel, l})
+	}
+	return stack("histogram", h.Title, "", []panel{{p: p, legend: legend}}, nil)
 }

@@ -1,73 +1,173 @@
 package viz
 
 import (
-	"image"
 	"image/color"
 	"math"
+
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
-// DrawHeatmaps draws one heatmap per head in a Layers x Heads grid (rows =
+// box is a rectangle in a figure's top-down coordinates, in points.
+type box struct{ x0, y0, x1, y1 vg.Length }
+
+func (b box) w() vg.Length { return b.x1 - b.x0 }
+func (b box) h() vg.Length { return b.y1 - b.y0 }
+
+func (b box) overlaps(o box) bool {
+	return b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1
+}
+
+// Heatmap sizes, in points.
+const (
+	hmTarget     vg.Length = 200 // aim for T*cell ≈ this ...
+	hmMaxCell    vg.Length = 14  // ... with cells no larger than this
+	hmMinCell    vg.Length = 2.5 // ... and no smaller than this
+	panelTitle   vg.Length = 8.5 // panel titles' font size
+	maxLabelSize vg.Length = 7   // token labels' largest font size
+	minLabelSize vg.Length = 4.5
+	maxLabelW    vg.Length = 40 // token labels are cut beyond this
+	labelGap     vg.Length = 2
+	hmGapX       vg.Length = 14
+	hmGapY       vg.Length = 10
+	barW         vg.Length = 8
+	barGap       vg.Length = 16
+	barMinH      vg.Length = 60
+	tickLen      vg.Length = 3
+)
+
+// heatLayout is the geometry of the heatmap figure.
+type heatLayout struct {
+	cell, hm     vg.Length // cell side, heatmap side (T*cell)
+	labels       draw.TextStyle
+	tokens       []string // cut to maxLabelW
+	labelW       vg.Length
+	step         int // label every step-th token so labels never overlap
+	slotW, slotH vg.Length
+	titleBand    vg.Length
+	top          vg.Length // y of the first row of panels
+	bar          box
+	w, h         vg.Length
+}
+
+func (g Grid) heatLayout() heatLayout {
+	var L heatLayout
+	L.cell = min(max(hmTarget/vg.Length(g.T), hmMinCell), hmMaxCell)
+	L.hm = vg.Length(g.T) * L.cell
+	L.labels = style(sans, min(max(L.cell*0.85, minLabelSize), maxLabelSize), mutedText)
+	for _, t := range g.Tokens {
+		s := fit(L.labels, tokenText(t), maxLabelW)
+		L.tokens = append(L.tokens, s)
+		L.labelW = max(L.labelW, L.labels.Width(s))
+	}
+	L.step = max(1, int(math.Ceil(float64(lineH(L.labels.Font.Size)/L.cell))))
+	L.titleBand = lineH(panelTitle) + 2
+	L.slotW = L.labelW + labelGap + L.hm
+	L.slotH = L.titleBand + L.hm + labelGap + L.labelW
+	L.top = margin + headerH() + 4
+
+	right := margin + vg.Length(g.Heads)*L.slotW + vg.Length(g.Heads-1)*hmGapX
+	barTop := L.top + L.titleBand + lineH(7)/2
+	L.bar = box{right + barGap, barTop, right + barGap + barW, barTop + max(L.hm, barMinH)}
+	tick := style(sans, 7, mutedText)
+	barRight := max(L.bar.x1+tickLen+2+tick.Width("0.5"), L.bar.x0+tick.Width("weight"))
+	bottom := L.top + vg.Length(g.Layers)*L.slotH + vg.Length(g.Layers-1)*hmGapY
+	L.w = max(barRight+margin, headerW(g.Title, g.heatmapNote()))
+	L.h = max(bottom, L.bar.y1+lineH(7)/2) + margin
+	return L
+}
+
+// slot is the top-left corner of panel (l, h)'s slot.
+func (L heatLayout) slot(l, h int) (x, y vg.Length) {
+	return margin + vg.Length(h)*(L.slotW+hmGapX), L.top + vg.Length(l)*(L.slotH+hmGapY)
+}
+
+// panel is the heatmap of head (l, h): exactly its T x T cells.
+func (L heatLayout) panel(l, h int) box {
+	x, y := L.slot(l, h)
+	x0, y0 := x+L.labelW+labelGap, y+L.titleBand
+	return box{x0, y0, x0 + L.hm, y0 + L.hm}
+}
+
+// cellBox is cell (query i, key j) of head (l, h).
+func (L heatLayout) cellBox(l, h, i, j int) box {
+	p := L.panel(l, h)
+	x0, y0 := p.x0+vg.Length(j)*L.cell, p.y0+vg.Length(i)*L.cell
+	return box{x0, y0, x0 + L.cell, y0 + L.cell}
+}
+
+// heatmapNote says how to read the heatmaps.
+func (g Grid) heatmapNote() string {
+	note := "one panel per head; rows: query i, columns: key j; colour: attention weight"
+	if g.Causal {
+		note += "; black: masked (j > i)"
+	}
+	return note
+}
+
+// Heatmaps draws one heatmap per head in a Layers x Heads grid (rows =
 // layers, columns = heads). Cell (i, j) of a panel is query i, key j,
 // coloured Viridis(weight); with g.Causal, cells j > i are pure black.
 // Each panel has its title above, query labels on the left and key labels
-// (rotated) below; one colour bar on the right shows the 0..1 scale. The
-// geometry is given by HeatmapsSize, PanelRect, CellRect and ColorBarRect.
-func DrawHeatmaps(g Grid) (*image.RGBA, error) {
+// (rotated) below; one colour bar on the right shows the 0..1 scale; the
+// run's name heads the figure.
+func Heatmaps(g Grid) (*Figure, error) {
 	if err := g.validate(); err != nil {
 		return nil, err
 	}
 	L := g.heatLayout()
-	if err := checkSize("heatmap", L.size); err != nil {
-		return nil, err
-	}
-	img := image.NewRGBA(image.Rectangle{Max: L.size})
-	fillRect(img, img.Rect, background)
-	drawText(img, margin, margin, g.heatmapNote(), mutedText, false)
-
-	labels := make([][]rune, g.T)
-	for i, t := range g.Tokens {
-		labels[i] = fitRunes(tokenRunes(t), hmLabelMax)
-	}
-	for l := 0; l < g.Layers; l++ {
-		for h := 0; h < g.Heads; h++ {
-			drawPanel(img, g, L, l, h, labels)
+	return newFigure("heatmap", L.w, L.h, func(p *pen) {
+		p.header(g.Title, g.heatmapNote(), L.w)
+		for l := 0; l < g.Layers; l++ {
+			for h := 0; h < g.Heads; h++ {
+				drawHeatmap(p, g, L, l, h)
+			}
 		}
-	}
-	drawColorBar(img, L)
-	return img, nil
+		drawColorBar(p, L)
+	})
 }
 
-func drawPanel(img *image.RGBA, g Grid, L heatLayout, l, h int, labels [][]rune) {
-	p := L.panel(l, h)
-	s := L.slot(l, h)
-	probs := g.Panels[l*g.Heads+h].Probs
+func drawHeatmap(p *pen, g Grid, L heatLayout, l, h int) {
+	k := l*g.Heads + h
+	b := L.panel(l, h)
+	sx, sy := L.slot(l, h)
+	ts := style(bold, panelTitle, textColor)
+	title := fit(ts, g.Panels[k].Title, L.slotW)
+	// Centred over the heatmap, shifted to stay inside the slot.
+	tx := (b.x0 + b.x1 - ts.Width(title)) / 2
+	tx = max(sx, min(tx, sx+L.slotW-ts.Width(title)))
+	p.text(ts, tx, sy, title, text.XLeft, text.YTop, 0)
 
-	// Title: centred over the heatmap, shifted to stay inside the slot.
-	title := fitRunes(displayRunes(g.Panels[l*g.Heads+h].Title), L.slotW-2)
-	tw := textW(title)
-	tx := p.Min.X + (L.hm-tw)/2
-	tx = max(s.X, min(tx, s.X+L.slotW-tw-1))
-	drawText(img, tx, s.Y+(titleBandH-lineH)/2-1, title, textColor, true)
-
+	// Each cell reaches a whole cell under its right and lower neighbours,
+	// which are drawn after it: where a cell edge splits a pixel the
+	// anti-aliased edge then blends over the neighbour's colour, not over
+	// the white page, and leaves no light seam between cells.
+	probs := g.Panels[k].Probs
 	for i := 0; i < g.T; i++ {
 		for j := 0; j < g.T; j++ {
-			c := cellColor(g.Causal, i, j, probs[i*g.T+j])
-			x0, y0 := p.Min.X+j*L.cell, p.Min.Y+i*L.cell
-			fillRect(img, image.Rect(x0, y0, x0+L.cell, y0+L.cell), c)
+			c := L.cellBox(l, h, i, j)
+			ex, ey := L.cell, L.cell
+			if j == g.T-1 {
+				ex = 0
+			}
+			if i == g.T-1 {
+				ey = 0
+			}
+			p.rect(c.x0, c.y0, c.x1+ex, c.y1+ey, cellColor(g.Causal, i, j, probs[i*g.T+j]))
 		}
 	}
-	strokeRect(img, p, frameColor)
+	p.frame(b.x0, b.y0, b.x1, b.y1, frameColor, 0.5)
 
-	// Labels sit centred on their row/column; with small cells only every
-	// step-th one is drawn.
+	// Query labels left of their rows, key labels below their columns
+	// (reading downwards); with small cells every step-th one.
 	for i := 0; i < g.T; i += L.step {
-		rs := labels[i]
-		mid := p.Min.Y + i*L.cell + L.cell/2
-		drawText(img, p.Min.X-labelGap-1-textW(rs), mid-lineH/2, rs, mutedText, false)
+		mid := b.y0 + (vg.Length(i)+0.5)*L.cell
+		p.text(L.labels, b.x0-labelGap, mid, L.tokens[i], text.XRight, text.YCenter, 0)
 	}
 	for j := 0; j < g.T; j += L.step {
-		mid := p.Min.X + j*L.cell + L.cell/2
-		drawTextDown(img, mid-lineH/2, p.Max.Y+labelGap+1, labels[j], mutedText)
+		mid := b.x0 + (vg.Length(j)+0.5)*L.cell
+		p.text(L.labels, mid, b.y1+labelGap, L.tokens[j], text.XLeft, text.YCenter, -math.Pi/2)
 	}
 }
 
@@ -82,24 +182,25 @@ func cellColor(causal bool, i, j int, w float32) color.RGBA {
 	return Viridis(float64(w))
 }
 
-// drawColorBar draws the legend: a vertical viridis gradient (1 at the top)
-// with ticks and labels at 0, 0.5 and 1.
-func drawColorBar(img *image.RGBA, L heatLayout) {
+// drawColorBar draws the legend: a vertical viridis gradient (1 at the
+// top) with ticks and labels at 0, 0.5 and 1, captioned "weight".
+func drawColorBar(p *pen, L heatLayout) {
 	b := L.bar
-	n := b.Dy() - 1
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		v := 1 - float64(y-b.Min.Y)/float64(n)
-		fillRect(img, image.Rect(b.Min.X, y, b.Max.X, y+1), Viridis(v))
+	const n = 128
+	step := b.h() / n
+	for k := 0; k < n; k++ {
+		y := b.y0 + vg.Length(k)*step
+		p.rect(b.x0, y, b.x1, min(y+2*step, b.y1), Viridis(1-(float64(k)+0.5)/n)) // overlapping as cells do
 	}
-	strokeRect(img, b, frameColor)
-	caption := displayRunes(barCaption)
-	drawText(img, b.Min.X+(barW-textW(caption))/2, b.Min.Y-titleBandH+(titleBandH-lineH)/2-1, caption, textColor, false)
+	p.frame(b.x0, b.y0, b.x1, b.y1, frameColor, 0.5)
+	tick := style(sans, 7, mutedText)
+	p.text(style(sans, 7, textColor), b.x0, b.y0-lineH(7)/2-2, "weight", text.XLeft, text.YBottom, 0)
 	for _, t := range []struct {
 		v    float64
 		text string
 	}{{1, "1"}, {0.5, "0.5"}, {0, "0"}} {
-		y := b.Min.Y + int(math.Round((1-t.v)*float64(n)))
-		fillRect(img, image.Rect(b.Max.X+1, y, b.Max.X+1+tickLen, y+1), frameColor)
-		drawText(img, b.Max.X+tickLen+3, y-lineH/2, displayRunes(t.text), mutedText, false)
+		y := b.y0 + vg.Length(1-t.v)*b.h()
+		p.line(b.x1, y, b.x1+tickLen, y, draw.LineStyle{Color: frameColor, Width: 0.5})
+		p.text(tick, b.x1+tickLen+2, y, t.text, text.XLeft, text.YCenter, 0)
 	}
 }

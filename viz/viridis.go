@@ -39,7 +39,7 @@ var palette = []color.RGBA{
 	{0x17, 0xbe, 0xcf, 255},
 }
 
-// Colours shared by both pictures.
+// Colours shared by the figures.
 var (
 	background = color.RGBA{255, 255, 255, 255}
 	textColor  = color.RGBA{0x22, 0x22, 0x22, 255}

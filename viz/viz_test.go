@@ -1,7 +1,10 @@
 package viz
 
 import (
+	"bytes"
+	"encoding/xml"
 	"fmt"
+	"html"
 	"image"
 	"image/color"
 	"image/png"
@@ -10,12 +13,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
 )
 
 // makeGrid builds a grid whose weight for panel k, query i, key j is
 // f(k, i, j).
 func makeGrid(layers, heads, T int, causal bool, f func(k, i, j int) float32) Grid {
-	g := Grid{Layers: layers, Heads: heads, T: T, Causal: causal}
+	g := Grid{Title: "test grid", Layers: layers, Heads: heads, T: T, Causal: causal}
 	for i := 0; i < T; i++ {
 		g.Tokens = append(g.Tokens, fmt.Sprintf("t%d", i))
 	}
@@ -26,7 +31,7 @@ func makeGrid(layers, heads, T int, causal bool, f func(k, i, j int) float32) Gr
 				p[i*T+j] = f(k, i, j)
 			}
 		}
-		g.Panels = append(g.Panels, Head{Title: fmt.Sprintf("L%d H%d · test", k/heads, k%heads), Probs: p})
+		g.Panels = append(g.Panels, Head{Title: fmt.Sprintf("L%dH%d · test", k/heads, k%heads), Probs: p})
 	}
 	return g
 }
@@ -64,9 +69,6 @@ func demoGrid() Grid {
 		return 0.4 / float32(i+1)
 	}
 	induction := func(i, j int) float32 {
-		// The sentence repeats with period 7, so in the second copy
-		// (8 <= i < 15) the token after the earlier occurrence of token i
-		// is key i-6.
 		if i >= 8 && i < 15 {
 			switch j {
 			case i - 6:
@@ -79,8 +81,8 @@ func demoGrid() Grid {
 		return b2f(j == 0)
 	}
 	fns := []func(i, j int) float32{prev, sink, induction, func(i, j int) float32 { return uniformCausal(0, i, j) }}
-	titles := []string{"L0 H0 · prev-token 0.85", "L0 H1 · sink 0.71", "L1 H0 · induction 0.81", "L1 H1 · diffuse"}
-	g := Grid{Layers: 2, Heads: 2, T: T, Causal: true, Tokens: toks}
+	titles := []string{"L0H0 · previous-token 0.85", "L0H1 · attention-sink 0.71", "L1H0 · induction 0.81", "L1H1 · uniform 0.50"}
+	g := Grid{Title: "demo · 2 layers x 2 heads · seed 1 · 2500 steps", Layers: 2, Heads: 2, T: T, Causal: true, Tokens: toks}
 	for k, f := range fns {
 		p := make([]float32, T*T)
 		for i := 0; i < T; i++ {
@@ -100,298 +102,51 @@ func b2f(b bool) float32 {
 	return 0
 }
 
-func centre(r image.Rectangle) image.Point {
-	return image.Pt((r.Min.X+r.Max.X)/2, (r.Min.Y+r.Max.Y)/2)
+// demoCurves is a made-up run: a phase change around step 300, three
+// label changes in it.
+func demoCurves() Curves {
+	c := Curves{Title: "demo · 2 layers × 2 heads, d-model 32 · seed 1 · 600 steps", Loss: Curve{Name: "loss"}, Accuracy: Curve{Name: "accuracy"}}
+	for _, n := range []string{"L0H0", "L0H1", "L1H0", "L1H1"} {
+		c.Heads = append(c.Heads, Curve{Name: n})
+	}
+	for s := 0; s <= 600; s += 25 {
+		x := float64(s)
+		sig := 1 / (1 + math.Exp(-(x-300)/40))
+		c.Loss.Steps, c.Loss.Values = append(c.Loss.Steps, x), append(c.Loss.Values, 2.7*(1-sig)+0.02)
+		c.Accuracy.Steps, c.Accuracy.Values = append(c.Accuracy.Steps, x), append(c.Accuracy.Values, 0.1+0.88*sig)
+		for k, v := range []float64{0.3 + 0.6*sig, 0.5, 0.2 + 0.79*sig, 0.35 - 0.1*sig} {
+			c.Heads[k].Steps, c.Heads[k].Values = append(c.Heads[k].Steps, x), append(c.Heads[k].Values, v)
+		}
+	}
+	c.Markers = []Marker{{250, "L0H0 previous-token 0.62"}, {275, "L1H0 induction 0.55"}, {325, "L1H1 uniform 0.41"}}
+	c.PhaseFrom, c.PhaseTo = 240, 360
+	return c
 }
 
-func near(a, b color.RGBA, tol int) bool {
-	d := func(x, y uint8) bool { return int(x)-int(y) <= tol && int(y)-int(x) <= tol }
-	return d(a.R, b.R) && d(a.G, b.G) && d(a.B, b.B) && d(a.A, b.A)
+func demoLines() Lines {
+	l := Lines{Title: "pruning · demo", XLabel: "fraction of heads removed", YLabel: "held-out accuracy",
+		Curves: []Curve{{Name: "least important first"}, {Name: "random order (mean of 20)"}}}
+	for k := 0; k <= 4; k++ {
+		f := float64(k) / 4
+		l.Curves[0].Steps, l.Curves[0].Values = append(l.Curves[0].Steps, f), append(l.Curves[0].Values, 1-f*f)
+		l.Curves[1].Steps, l.Curves[1].Values = append(l.Curves[1].Steps, f), append(l.Curves[1].Values, 1-f)
+	}
+	return l
 }
 
-// countInk counts pixels in r that differ from the background.
-func countInk(img *image.RGBA, r image.Rectangle) int {
-	n := 0
-	r = r.Intersect(img.Rect)
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			if img.RGBAAt(x, y) != background {
-				n++
-			}
-		}
+// demoHistogram has its tallest bar in the first bin, right where a
+// legend in the plot's corner would cover it.
+func demoHistogram() Histogram {
+	h := Histogram{Title: "demo (12 seeds)", XLabel: "held-out accuracy (%)", YLabel: "seeds", Line: 12.5, LineLabel: "chance 12.5%"}
+	for k := 0; k < 20; k++ {
+		h.Bins = append(h.Bins, Bin{Lo: 5 * float64(k), Hi: 5 * float64(k+1)})
 	}
-	return n
+	h.Bins[0].Count, h.Bins[2].Count, h.Bins[19].Count = 6, 1, 5
+	return h
 }
 
-func mustDraw(t *testing.T, draw func(Grid) (*image.RGBA, error), g Grid) *image.RGBA {
-	t.Helper()
-	img, err := draw(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
-}
-
-func TestHeatmapLayout(t *testing.T) {
-	long := makeGrid(3, 5, 64, false, uniformCausal)
-	for i := range long.Tokens {
-		long.Tokens[i] = strings.Repeat("w", i%20)
-	}
-	long.Panels[7].Title = strings.Repeat("a very long title ", 10)
-	grids := map[string]Grid{
-		"1x1 T1":  makeGrid(1, 1, 1, true, uniformCausal),
-		"2x2 T16": demoGrid(),
-		"1x3 T4":  makeGrid(1, 3, 4, true, uniformCausal),
-		"3x5 T64": long,
-	}
-	for name, g := range grids {
-		t.Run(name, func(t *testing.T) {
-			img := mustDraw(t, DrawHeatmaps, g)
-			if got, want := img.Bounds(), (image.Rectangle{Max: g.HeatmapsSize()}); got != want {
-				t.Fatalf("image bounds %v, layout says %v", got, want)
-			}
-			var rects []image.Rectangle
-			for l := 0; l < g.Layers; l++ {
-				for h := 0; h < g.Heads; h++ {
-					r := g.PanelRect(l, h)
-					if r.Empty() || r.Dx() != r.Dy() || r.Dx()%g.T != 0 || !r.In(img.Bounds()) {
-						t.Fatalf("panel %d,%d rect %v bad (image %v)", l, h, r, img.Bounds())
-					}
-					if tr := g.TitleRect(l, h); tr.Overlaps(r) || tr.Max.Y != r.Min.Y-1 || !tr.In(img.Bounds()) {
-						t.Fatalf("title rect %v vs panel %v", tr, r)
-					}
-					if c := g.CellRect(l, h, 0, 0); c.Min != r.Min || c.Dx() != r.Dx()/g.T {
-						t.Fatalf("cell 0,0 %v, panel %v", c, r)
-					}
-					if c := g.CellRect(l, h, g.T-1, g.T-1); c.Max != r.Max {
-						t.Fatalf("last cell %v, panel %v", c, r)
-					}
-					// Row i is the query: moving down one row moves y only.
-					if a, b := g.CellRect(l, h, 0, 0), g.CellRect(l, h, min(1, g.T-1), 0); b.Min.X != a.Min.X {
-						t.Fatalf("rows are not stacked vertically: %v %v", a, b)
-					}
-					for _, ij := range [][2]int{{0, 0}, {g.T - 1, 0}, {0, g.T - 1}, {g.T / 2, g.T / 3}} {
-						gl, gh, gi, gj, ok := g.CellAt(centre(g.CellRect(l, h, ij[0], ij[1])))
-						if !ok || gl != l || gh != h || gi != ij[0] || gj != ij[1] {
-							t.Fatalf("CellAt(centre of %d,%d,%v) = %d,%d,%d,%d,%v", l, h, ij, gl, gh, gi, gj, ok)
-						}
-					}
-					if _, _, _, _, ok := g.CellAt(g.TitleRect(l, h).Min); ok {
-						t.Fatalf("CellAt hit a cell on a title")
-					}
-					rects = append(rects, r)
-				}
-			}
-			if len(rects) != g.Layers*g.Heads {
-				t.Fatalf("%d rects", len(rects))
-			}
-			bar := g.ColorBarRect()
-			if bar.Empty() || !bar.In(img.Bounds()) {
-				t.Fatalf("colour bar %v outside %v", bar, img.Bounds())
-			}
-			for a := range rects {
-				if rects[a].Overlaps(bar) {
-					t.Fatalf("panel %v overlaps colour bar %v", rects[a], bar)
-				}
-				for b := a + 1; b < len(rects); b++ {
-					if rects[a].Overlaps(rects[b]) {
-						t.Fatalf("panels %v and %v overlap", rects[a], rects[b])
-					}
-				}
-			}
-			// Layers go down, heads go right.
-			if g.Layers > 1 && g.PanelRect(1, 0).Min.Y <= g.PanelRect(0, 0).Max.Y {
-				t.Fatalf("layer 1 not below layer 0")
-			}
-			if g.Heads > 1 && g.PanelRect(0, 1).Min.X <= g.PanelRect(0, 0).Max.X {
-				t.Fatalf("head 1 not right of head 0")
-			}
-		})
-	}
-	g := demoGrid()
-	for _, r := range []image.Rectangle{g.PanelRect(2, 0), g.PanelRect(0, -1), g.CellRect(0, 0, 16, 0), g.CellRect(0, 0, 0, -1), (Grid{}).PanelRect(0, 0)} {
-		if !r.Empty() {
-			t.Fatalf("out-of-range rect %v not empty", r)
-		}
-	}
-}
-
-func TestReadableCellSize(t *testing.T) {
-	for _, tc := range []struct{ T, lo, hi int }{{4, 24, 24}, {16, 18, 24}, {64, 4, 8}, {500, 3, 3}} {
-		g := makeGrid(1, 1, tc.T, true, uniformCausal)
-		if c := g.CellRect(0, 0, 0, 0).Dx(); c < tc.lo || c > tc.hi {
-			t.Errorf("T=%d: cell %d px, want %d..%d", tc.T, c, tc.lo, tc.hi)
-		}
-	}
-}
-
-func TestHeatmapCellColours(t *testing.T) {
-	const T = 8
-	// Weight 1 on the last visible key, 0 elsewhere, and junk (0.7) in the
-	// masked triangle that must not show.
-	f := func(_, i, j int) float32 {
-		switch {
-		case j > i:
-			return 0.7
-		case j == i:
-			return 1
-		}
-		return 0
-	}
-	g := makeGrid(2, 2, T, true, f)
-	img := mustDraw(t, DrawHeatmaps, g)
-	black := color.RGBA{0, 0, 0, 255}
-	one := color.RGBA{0xfd, 0xe7, 0x25, 255}
-	zero := color.RGBA{0x44, 0x01, 0x54, 255}
-	for l := 0; l < 2; l++ {
-		for h := 0; h < 2; h++ {
-			for i := 0; i < T; i++ {
-				for j := 0; j < T; j++ {
-					c := centre(g.CellRect(l, h, i, j))
-					got := img.RGBAAt(c.X, c.Y)
-					switch {
-					case j > i:
-						if got != black {
-							t.Fatalf("masked cell %d,%d,%d,%d is %v, want black", l, h, i, j, got)
-						}
-					case j == i:
-						if got != Viridis(1) || !near(got, one, 2) {
-							t.Fatalf("weight-1 cell %d,%d is %v, want %v", i, j, got, one)
-						}
-					default:
-						if got != Viridis(0) || !near(got, zero, 2) || got == black {
-							t.Fatalf("weight-0 cell %d,%d is %v, want %v", i, j, got, zero)
-						}
-					}
-				}
-			}
-			// The whole cell is filled, not just its centre.
-			r := g.CellRect(l, h, 0, T-1)
-			for _, p := range []image.Point{r.Min, r.Max.Sub(image.Pt(1, 1))} {
-				if img.RGBAAt(p.X, p.Y) != black {
-					t.Fatalf("masked cell corner %v not black", p)
-				}
-			}
-		}
-	}
-
-	// Without Causal the same junk is drawn, coloured by weight.
-	g.Causal = false
-	img = mustDraw(t, DrawHeatmaps, g)
-	c := centre(g.CellRect(0, 0, 0, T-1))
-	if got := img.RGBAAt(c.X, c.Y); got != Viridis(0.7) {
-		t.Fatalf("non-causal cell above diagonal is %v, want %v", got, Viridis(0.7))
-	}
-
-	// A NaN weight is flagged, not shown as 0.
-	g.Panels[0].Probs[0] = float32(math.NaN())
-	img = mustDraw(t, DrawHeatmaps, g)
-	c = centre(g.CellRect(0, 0, 0, 0))
-	if got := img.RGBAAt(c.X, c.Y); got != badCell {
-		t.Fatalf("NaN cell is %v", got)
-	}
-}
-
-func TestTitlesAndColorBar(t *testing.T) {
-	g := demoGrid()
-	img := mustDraw(t, DrawHeatmaps, g)
-	for l := 0; l < g.Layers; l++ {
-		for h := 0; h < g.Heads; h++ {
-			if countInk(img, g.TitleRect(l, h)) < 20 {
-				t.Errorf("title band of %d,%d is empty", l, h)
-			}
-			// Query labels to the left, key labels below the heatmap.
-			p := g.PanelRect(l, h)
-			if countInk(img, image.Rect(p.Min.X-30, p.Min.Y, p.Min.X-2, p.Max.Y)) < 50 {
-				t.Errorf("no query labels left of panel %d,%d", l, h)
-			}
-			if countInk(img, image.Rect(p.Min.X, p.Max.Y+2, p.Max.X, p.Max.Y+30)) < 50 {
-				t.Errorf("no key labels under panel %d,%d", l, h)
-			}
-		}
-	}
-	// Empty titles leave the band blank: the check above sees real text.
-	for k := range g.Panels {
-		g.Panels[k].Title = ""
-	}
-	blank := mustDraw(t, DrawHeatmaps, g)
-	if n := countInk(blank, g.TitleRect(0, 1)); n != 0 {
-		t.Errorf("empty title drew %d pixels", n)
-	}
-
-	bar := g.ColorBarRect()
-	if bar.Dy() < 100 {
-		t.Fatalf("colour bar only %d px tall", bar.Dy())
-	}
-	x := (bar.Min.X + bar.Max.X) / 2
-	if got := img.RGBAAt(x, bar.Min.Y); got != Viridis(1) {
-		t.Errorf("bar top %v, want viridis(1) %v", got, Viridis(1))
-	}
-	if got := img.RGBAAt(x, bar.Max.Y-1); got != Viridis(0) {
-		t.Errorf("bar bottom %v, want viridis(0) %v", got, Viridis(0))
-	}
-	if got, want := img.RGBAAt(x, (bar.Min.Y+bar.Max.Y)/2), Viridis(0.5); !near(got, want, 3) {
-		t.Errorf("bar middle %v, want about %v", got, want)
-	}
-	// Ticks and their labels at 1, 0.5 and 0.
-	for _, y := range []int{bar.Min.Y, bar.Min.Y + (bar.Dy()-1)/2, bar.Max.Y - 1} {
-		if countInk(img, image.Rect(bar.Max.X+1, y-1, bar.Max.X+1+tickLen, y+2)) < tickLen {
-			t.Errorf("no tick at y=%d", y)
-		}
-		if countInk(img, image.Rect(bar.Max.X+tickLen+2, y-5, bar.Max.X+tickLen+30, y+6)) < 5 {
-			t.Errorf("no tick label at y=%d", y)
-		}
-	}
-}
-
-func TestViridis(t *testing.T) {
-	if got := Viridis(0); !near(got, color.RGBA{0x44, 0x01, 0x54, 255}, 2) {
-		t.Errorf("viridis(0) = %v, want #440154", got)
-	}
-	if got := Viridis(1); !near(got, color.RGBA{0xfd, 0xe7, 0x25, 255}, 2) {
-		t.Errorf("viridis(1) = %v, want #fde725", got)
-	}
-	if got := Viridis(0.5); !near(got, color.RGBA{0x21, 0x91, 0x8c, 255}, 2) {
-		t.Errorf("viridis(0.5) = %v, want #21918c", got)
-	}
-	if Viridis(-3) != Viridis(0) || Viridis(7) != Viridis(1) || Viridis(math.NaN()) != Viridis(0) {
-		t.Errorf("Viridis does not clamp")
-	}
-	lin := func(c uint8) float64 {
-		v := float64(c) / 255
-		if v <= 0.04045 {
-			return v / 12.92
-		}
-		return math.Pow((v+0.055)/1.055, 2.4)
-	}
-	// CIE L* (perceived lightness) of a colour.
-	lightness := func(c color.RGBA) float64 {
-		y := 0.2126*lin(c.R) + 0.7152*lin(c.G) + 0.0722*lin(c.B)
-		if y <= 216.0/24389 {
-			return 24389.0 / 27 * y
-		}
-		return 116*math.Cbrt(y) - 16
-	}
-	// 8-bit rounding makes neighbouring samples wobble by up to ~0.12 L*
-	// (far below a visible step), so fine steps get that much slack ...
-	prev := lightness(Viridis(0))
-	const n = 1000
-	for k := 1; k <= n; k++ {
-		l := lightness(Viridis(float64(k) / n))
-		if l < prev-0.25 {
-			t.Fatalf("lightness drops at x=%.3f: %.2f after %.2f", float64(k)/n, l, prev)
-		}
-		prev = max(prev, l)
-	}
-	// ... while every tenth of the range must be clearly lighter.
-	for k := 1; k <= 10; k++ {
-		a, b := lightness(Viridis(float64(k-1)/10)), lightness(Viridis(float64(k)/10))
-		if b < a+3 {
-			t.Errorf("lightness %.1f -> %.1f from x=%.1f to %.1f, want a clear increase", a, b, float64(k-1)/10, float64(k)/10)
-		}
-	}
-}
-
+// arcGrid is one layer of three heads over T tokens: previous-token,
+// diagonal (no arcs) and next-token.
 func arcGrid(T int, causal bool) Grid {
 	return makeGrid(1, 3, T, causal, func(k, i, j int) float32 {
 		switch k {
@@ -404,89 +159,264 @@ func arcGrid(T int, causal bool) Grid {
 	})
 }
 
+// render draws f at dpi as RGBA.
+func render(t *testing.T, f *Figure, err error, dpi int) *image.RGBA {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, ok := f.Image(dpi).(*image.RGBA)
+	if !ok {
+		t.Fatalf("vgimg did not give RGBA")
+	}
+	return img
+}
+
+// px maps a length in points to pixels at PNGDPI.
+func px(v vg.Length) int { return int(math.Round(float64(v) * PNGDPI / 72)) }
+
+// pxBox is b in pixels at PNGDPI, shrunk by in pixels on every side.
+func pxBox(b box, in int) image.Rectangle {
+	return image.Rect(px(b.x0)+in, px(b.y0)+in, px(b.x1)-in, px(b.y1)-in)
+}
+
+func centre(r image.Rectangle) image.Point {
+	return image.Pt((r.Min.X+r.Max.X)/2, (r.Min.Y+r.Max.Y)/2)
+}
+
+func near(a, b color.RGBA, tol int) bool {
+	d := func(x, y uint8) bool { return int(x)-int(y) <= tol && int(y)-int(x) <= tol }
+	return d(a.R, b.R) && d(a.G, b.G) && d(a.B, b.B) && d(a.A, b.A)
+}
+
+// countInk counts pixels in r that are not white.
+func countInk(img *image.RGBA, r image.Rectangle) int {
+	n := 0
+	r = r.Intersect(img.Rect)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if c := img.RGBAAt(x, y); c.R < 250 || c.G < 250 || c.B < 250 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestHeatmapLayout(t *testing.T) {
+	long := makeGrid(3, 5, 64, false, uniformCausal)
+	for i := range long.Tokens {
+		long.Tokens[i] = strings.Repeat("w", i%20)
+	}
+	long.Panels[7].Title = strings.Repeat("a very long title ", 10)
+	for name, g := range map[string]Grid{
+		"1x1 T1": makeGrid(1, 1, 1, true, uniformCausal), "2x2 T16": demoGrid(),
+		"1x3 T4": makeGrid(1, 3, 4, true, uniformCausal), "3x5 T64": long,
+	} {
+		t.Run(name, func(t *testing.T) {
+			f, err := Heatmaps(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			L := g.heatLayout()
+			all := box{0, 0, f.W, f.H}
+			var boxes []box
+			for l := 0; l < g.Layers; l++ {
+				for h := 0; h < g.Heads; h++ {
+					b := L.panel(l, h)
+					if b.w() <= 0 || b.w() != b.h() || !inside(b, all) {
+						t.Fatalf("panel %d,%d %v bad (figure %v x %v)", l, h, b, f.W, f.H)
+					}
+					if c := L.cellBox(l, h, g.T-1, g.T-1); math.Abs(float64(c.x1-b.x1)) > 1e-9 || math.Abs(float64(c.y1-b.y1)) > 1e-9 {
+						t.Fatalf("last cell %v, panel %v", c, b)
+					}
+					// Room for the title above and the rotated key labels below.
+					if _, sy := L.slot(l, h); b.y0-sy < lineH(panelTitle) || b.y1+labelGap+L.labelW > f.H {
+						t.Fatalf("panel %d,%d leaves no room for its title or labels", l, h)
+					}
+					boxes = append(boxes, b)
+				}
+			}
+			boxes = append(boxes, L.bar)
+			for a := range boxes {
+				for b := a + 1; b < len(boxes); b++ {
+					if boxes[a].overlaps(boxes[b]) {
+						t.Fatalf("%v and %v overlap", boxes[a], boxes[b])
+					}
+				}
+			}
+			if g.Layers > 1 && L.panel(1, 0).y0 <= L.panel(0, 0).y1 {
+				t.Fatalf("layer 1 not below layer 0")
+			}
+			if g.Heads > 1 && L.panel(0, 1).x0 <= L.panel(0, 0).x1 {
+				t.Fatalf("head 1 not right of head 0")
+			}
+		})
+	}
+}
+
+func inside(b, o box) bool { return b.x0 >= o.x0 && b.y0 >= o.y0 && b.x1 <= o.x1 && b.y1 <= o.y1 }
+
+func TestHeatmapCellColours(t *testing.T) {
+	const T = 8
+	// Weight 1 on the diagonal, 0 below, and junk (0.7) in the masked
+	// triangle that must not show.
+	g := makeGrid(2, 2, T, true, func(_, i, j int) float32 {
+		switch {
+		case j > i:
+			return 0.7
+		case j == i:
+			return 1
+		}
+		return 0
+	})
+	f, err := Heatmaps(g)
+	img := render(t, f, err, PNGDPI)
+	L := g.heatLayout()
+	black := color.RGBA{0, 0, 0, 255}
+	for l := 0; l < 2; l++ {
+		for h := 0; h < 2; h++ {
+			for i := 0; i < T; i++ {
+				for j := 0; j < T; j++ {
+					c := centre(pxBox(L.cellBox(l, h, i, j), 0))
+					got := img.RGBAAt(c.X, c.Y)
+					want := Viridis(0)
+					switch {
+					case j > i:
+						want = black
+					case j == i:
+						want = Viridis(1)
+					}
+					if !near(got, want, 2) {
+						t.Fatalf("cell %d,%d,%d,%d is %v, want %v", l, h, i, j, got, want)
+					}
+				}
+			}
+		}
+	}
+	// Without Causal the junk is drawn, coloured by weight; a NaN weight
+	// is flagged, not shown as 0.
+	g.Causal = false
+	g.Panels[0].Probs[0] = float32(math.NaN())
+	f, err = Heatmaps(g)
+	img = render(t, f, err, PNGDPI)
+	c := centre(pxBox(L.cellBox(0, 0, 0, T-1), 0))
+	if got := img.RGBAAt(c.X, c.Y); !near(got, Viridis(0.7), 2) {
+		t.Errorf("non-causal cell above the diagonal is %v, want %v", got, Viridis(0.7))
+	}
+	c = centre(pxBox(L.cellBox(0, 0, 0, 0), 0))
+	if got := img.RGBAAt(c.X, c.Y); got != badCell {
+		t.Errorf("NaN cell is %v", got)
+	}
+}
+
+func TestTitlesLabelsAndColorBar(t *testing.T) {
+	g := demoGrid()
+	f, err := Heatmaps(g)
+	img := render(t, f, err, PNGDPI)
+	L := g.heatLayout()
+	if countInk(img, image.Rect(px(margin), px(margin), px(f.W-margin), px(margin+lineH(titleSize)))) < 200 {
+		t.Errorf("no run title at the top")
+	}
+	for l := 0; l < g.Layers; l++ {
+		for h := 0; h < g.Heads; h++ {
+			b := pxBox(L.panel(l, h), 0)
+			sx, sy := L.slot(l, h)
+			if countInk(img, image.Rect(px(sx), px(sy), b.Max.X, b.Min.Y-2)) < 100 {
+				t.Errorf("title band of %d,%d is empty", l, h)
+			}
+			if countInk(img, image.Rect(px(sx), b.Min.Y, b.Min.X-2, b.Max.Y)) < 200 {
+				t.Errorf("no query labels left of panel %d,%d", l, h)
+			}
+			if countInk(img, image.Rect(b.Min.X, b.Max.Y+2, b.Max.X, b.Max.Y+px(L.labelW))) < 200 {
+				t.Errorf("no key labels under panel %d,%d", l, h)
+			}
+		}
+	}
+	bar := pxBox(L.bar, 2)
+	x := (bar.Min.X + bar.Max.X) / 2
+	for _, s := range []struct {
+		y int
+		v float64
+	}{{bar.Min.Y, 1}, {bar.Max.Y - 1, 0}, {(bar.Min.Y + bar.Max.Y) / 2, 0.5}} {
+		if got := img.RGBAAt(x, s.y); !near(got, Viridis(s.v), 6) {
+			t.Errorf("colour bar at y=%d is %v, want about viridis(%v) %v", s.y, got, s.v, Viridis(s.v))
+		}
+	}
+	if countInk(img, image.Rect(bar.Max.X+2, bar.Min.Y-10, bar.Max.X+40, bar.Max.Y+10)) < 100 {
+		t.Errorf("no tick labels beside the colour bar")
+	}
+}
+
 func TestArcs(t *testing.T) {
 	const T = 12
 	g := arcGrid(T, false)
-	img := mustDraw(t, DrawArcs, g)
-	if got, want := img.Bounds(), (image.Rectangle{Max: g.ArcsSize()}); got != want {
-		t.Fatalf("bounds %v, layout %v", got, want)
-	}
-	var strips []image.Rectangle
+	f, err := Arcs(g)
+	img := render(t, f, err, PNGDPI)
+	A := g.arcLayout()
+	var strips []box
 	for h := 0; h < 3; h++ {
-		s, a := g.ArcStripRect(0, h), g.ArcRect(0, h)
-		if !s.In(img.Bounds()) || !a.In(s) {
-			t.Fatalf("strip %v / arc rect %v outside image %v", s, a, img.Bounds())
+		s := A.strip(g, 0, h)
+		if !inside(s, box{0, 0, f.W, f.H}) {
+			t.Fatalf("strip %v outside the figure", s)
 		}
 		for _, o := range strips {
-			if o.Overlaps(s) {
+			if o.overlaps(s) {
 				t.Fatalf("strips %v and %v overlap", o, s)
 			}
 		}
 		strips = append(strips, s)
-		// Title above the arcs, labels below.
-		if countInk(img, image.Rect(s.Min.X, s.Min.Y, s.Max.X, a.Min.Y)) < 20 {
+		a := A.arcBox(g, 0, h)
+		if countInk(img, pxBox(box{s.x0, s.y0, s.x1, a.y0}, 0)) < 100 {
 			t.Errorf("strip %d has no title", h)
 		}
-		if countInk(img, image.Rect(s.Min.X, a.Max.Y, s.Max.X, s.Max.Y)) < 20*T/2 {
+		if countInk(img, pxBox(box{s.x0, a.y1, s.x1, s.y1}, 0)) < 50*T {
 			t.Errorf("strip %d has no token labels", h)
 		}
 	}
 
 	// Previous-token head: an arc over the gap between every pair of
-	// neighbours, and nothing high up (no long arcs).
-	a := g.ArcRect(0, 0)
+	// neighbours, and nothing high up.
+	s, a := A.strip(g, 0, 0), pxBox(A.arcBox(g, 0, 0), 1)
+	base := px(A.baseline(s))
 	for i := 1; i < T; i++ {
-		p, q := g.ArcAnchor(0, 0, i-1), g.ArcAnchor(0, 0, i)
-		if p.Y != q.Y || q.X <= p.X {
-			t.Fatalf("anchors %v %v not left to right on one baseline", p, q)
-		}
-		mid := (p.X + q.X) / 2
-		if countInk(img, image.Rect(mid, a.Min.Y, mid+1, p.Y-2)) == 0 {
+		mid := px((A.anchor(s, i-1) + A.anchor(s, i)) / 2)
+		if countInk(img, image.Rect(mid, a.Min.Y, mid+1, base-4)) == 0 {
 			t.Errorf("no arc above the gap between tokens %d and %d", i-1, i)
 		}
 	}
-	top := image.Rect(a.Min.X, a.Min.Y, a.Max.X, a.Min.Y+a.Dy()/2)
-	if n := countInk(img, top); n != 0 {
+	if n := countInk(img, image.Rect(a.Min.X, a.Min.Y, a.Max.X, (a.Min.Y+a.Max.Y)/2)); n != 0 {
 		t.Errorf("previous-token head drew %d pixels in the upper half (long arcs?)", n)
 	}
-	// The key end gets the dot: under the left neighbour, not the right.
-	p0, p1 := g.ArcAnchor(0, 0, 0), g.ArcAnchor(0, 0, T-1)
-	if countInk(img, image.Rect(p0.X-1, p0.Y+3, p0.X+2, p0.Y+5)) == 0 {
-		t.Errorf("no key dot under token 0")
+	// The key end gets the dot: under token 0, not the last token.
+	dot := func(i int) int {
+		x := px(A.anchor(s, i))
+		return countInk(img, image.Rect(x-1, base+1, x+2, base+3))
 	}
-	if countInk(img, image.Rect(p1.X-1, p1.Y+3, p1.X+2, p1.Y+5)) != 0 {
-		t.Errorf("key dot under the last token, which is never a key")
+	if dot(0) == 0 || dot(T-1) != 0 {
+		t.Errorf("key dots: %d pixels under token 0, %d under the last (never a key)", dot(0), dot(T-1))
 	}
-
-	// Diagonal head: nothing at all in the arc area.
-	if n := countInk(img, g.ArcRect(0, 1)); n != 0 {
+	// Diagonal head: nothing; next-token head: arcs, but none when causal.
+	if n := countInk(img, pxBox(A.arcBox(g, 0, 1), 1)); n != 0 {
 		t.Errorf("diagonal head drew %d arc pixels", n)
 	}
-	// Next-token head draws arcs when not causal ...
-	if countInk(img, g.ArcRect(0, 2)) == 0 {
+	if countInk(img, pxBox(A.arcBox(g, 0, 2), 1)) == 0 {
 		t.Errorf("next-token head drew no arcs")
 	}
-	// ... and none when those keys are masked.
 	gc := arcGrid(T, true)
-	imgc := mustDraw(t, DrawArcs, gc)
-	if n := countInk(imgc, gc.ArcRect(0, 2)); n != 0 {
+	fc, err := Arcs(gc)
+	imgc := render(t, fc, err, PNGDPI)
+	if n := countInk(imgc, pxBox(A.arcBox(gc, 0, 2), 1)); n != 0 {
 		t.Errorf("causal grid drew %d pixels of future arcs", n)
-	}
-	if countInk(imgc, gc.ArcRect(0, 0)) == 0 {
-		t.Errorf("causal grid lost its past arcs")
 	}
 }
 
 func TestArcWeightScaling(t *testing.T) {
 	const T = 10
 	ink := func(w float32) int {
-		g := makeGrid(1, 1, T, true, func(_, i, j int) float32 {
-			if j == i-1 {
-				return w
-			}
-			return 0
-		})
-		return countInk(mustDraw(t, DrawArcs, g), g.ArcRect(0, 0))
+		g := makeGrid(1, 1, T, true, func(_, i, j int) float32 { return w * b2f(j == i-1) })
+		f, err := Arcs(g)
+		return countInk(render(t, f, err, PNGDPI), pxBox(g.arcLayout().arcBox(g, 0, 0), 1))
 	}
 	none, faint, strong := ink(MinArcWeight*0.9), ink(0.3), ink(1)
 	if none != 0 {
@@ -497,54 +427,126 @@ func TestArcWeightScaling(t *testing.T) {
 	}
 }
 
-func TestWritePNG(t *testing.T) {
+// TestArcsStayOnAPage checks that long sequences scale down instead of
+// growing the figure (10,618 px wide at T=64 before).
+func TestArcsStayOnAPage(t *testing.T) {
+	for _, T := range []int{4, 16, 64, 256} {
+		g := makeGrid(2, 4, T, true, uniformCausal)
+		f, err := Arcs(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.W > 8.5*vg.Inch {
+			t.Errorf("T=%d: %v pt wide, more than a page", T, f.W)
+		}
+		A := g.arcLayout()
+		// Labels never overlap: side by side they fit their spacing, or
+		// they read downwards and a line's height fits it.
+		if !A.rotated && A.labels.Width("t"+fmt.Sprint(T-1)) > A.spacing {
+			t.Errorf("T=%d: labels wider than their %v pt", T, A.spacing)
+		}
+		if A.rotated && A.labels.Font.Size > vg.Length(A.step)*A.spacing {
+			t.Errorf("T=%d: rotated labels %v pt tall every %d tokens %v pt apart", T, A.labels.Font.Size, A.step, A.spacing)
+		}
+	}
+}
+
+func TestCurvesPanels(t *testing.T) {
+	c := demoCurves()
+	c.Loss.Values[0] = 0 // a zero loss is skipped on the log scale, not a panic
+	if _, err := c.Figure(); err != nil {
+		t.Fatal(err)
+	}
+	c.Accuracy.Steps = c.Accuracy.Steps[:1]
+	if _, err := c.Figure(); err == nil {
+		t.Errorf("curves of one step drawn")
+	}
+	if _, err := (Lines{}).Figure(); err == nil {
+		t.Errorf("empty line chart drawn")
+	}
+	if _, err := (Histogram{}).Figure(); err == nil {
+		t.Errorf("empty histogram drawn")
+	}
+	// Many label changes: the list under the panels stops, the figure
+	// does not grow without end.
+	c = demoCurves()
+	for k := 0; k < 40; k++ {
+		c.Markers = append(c.Markers, Marker{Step: float64(10 * k), Text: "L0H0 uniform"})
+	}
+	f, err := c.Figure()
+	g, _ := demoCurves().Figure()
+	if err != nil || f.H-g.H > vg.Length(maxFootRows)*lineH(noteSize) {
+		t.Errorf("43 markers: %v, height %v against %v for 3", err, f.H, g.H)
+	}
+}
+
+func TestWriteFormats(t *testing.T) {
 	dir := t.TempDir()
-	g := demoGrid()
-	for name, w := range map[string]func(string, Grid) error{"heat.png": WriteHeatmapsPNG, "arcs.png": WriteArcsPNG} {
-		path := filepath.Join(dir, name)
-		if err := w(path, g); err != nil {
-			t.Fatal(err)
-		}
-		// Overwriting an existing file works too.
-		if err := w(path, g); err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s does not decode: %v", name, err)
-		}
-		want := g.HeatmapsSize()
-		if name == "arcs.png" {
-			want = g.ArcsSize()
-		}
-		if img.Bounds().Size() != want {
-			t.Errorf("%s is %v, want %v", name, img.Bounds().Size(), want)
-		}
-	}
-	// Bad input and an unwritable target leave no file behind.
-	bad := g
-	bad.T = 3
-	if err := WriteHeatmapsPNG(filepath.Join(dir, "bad.png"), bad); err == nil {
-		t.Errorf("bad grid written")
-	}
-	if err := WriteArcsPNG(filepath.Join(dir, "missing", "x.png"), g); err == nil {
-		t.Errorf("write into a missing directory succeeded")
-	}
-	entries, err := os.ReadDir(dir)
+	f, err := Heatmaps(demoGrid())
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, ext := range Formats {
+		path := filepath.Join(dir, "heat"+ext)
+		for range 2 { // overwriting works too
+			if err := Write(path, f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ext {
+		case ".png":
+			img, err := png.Decode(bytes.NewReader(data))
+			if err != nil {
+				t.Fatalf("PNG does not decode: %v", err)
+			}
+			if got, want := img.Bounds().Size(), image.Pt(px(f.W), px(f.H)); got.Sub(want).X*got.Sub(want).X > 1 || got.Sub(want).Y*got.Sub(want).Y > 1 {
+				t.Errorf("PNG is %v, want %v", got, want)
+			}
+		case ".svg":
+			var doc struct {
+				XMLName xml.Name
+				Width   string `xml:"width,attr"`
+			}
+			if err := xml.Unmarshal(data, &doc); err != nil || doc.XMLName.Local != "svg" {
+				t.Fatalf("not an SVG document: %v %v", err, doc.XMLName)
+			}
+			for _, want := range []string{"L1H0 · induction 0.81", "@font-face", "<bos>", "font-weight:bold"} {
+				if !strings.Contains(string(data), html.EscapeString(want)) {
+					t.Errorf("SVG lacks %q", want)
+				}
+			}
+		case ".pdf":
+			if !bytes.HasPrefix(data, []byte("%PDF-")) || !bytes.Contains(data[len(data)-32:], []byte("%%EOF")) {
+				t.Errorf("not a whole PDF")
+			}
+			for _, face := range []string{"/BaseFont /LiberationSans\n", "/BaseFont /LiberationSans-Bold"} {
+				if !bytes.Contains(data, []byte(face)) {
+					t.Errorf("PDF does not embed %q", face)
+				}
+			}
+		}
+	}
+	// An unknown extension, a bad grid or a missing directory leave no file.
+	for _, path := range []string{filepath.Join(dir, "heat.jpg"), filepath.Join(dir, "heat"), filepath.Join(dir, "missing", "x.png")} {
+		err := Write(path, f)
+		if err == nil || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "viz: ") {
+			t.Errorf("%s: error %v, want one viz line", path, err)
+		}
+	}
+	if err := CheckPath("a/b.SVG"); err != nil {
+		t.Errorf("upper-case extension refused: %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
 	var names []string
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if strings.Join(names, ",") != "arcs.png,heat.png" {
-		t.Errorf("directory holds %v, want only the two PNGs", names)
+	if strings.Join(names, ",") != "heat.pdf,heat.png,heat.svg" {
+		t.Errorf("directory holds %v", names)
 	}
 }
 
@@ -553,24 +555,23 @@ func TestBadInput(t *testing.T) {
 	cases := map[string]func(g *Grid){
 		"zero layers":     func(g *Grid) { g.Layers = 0 },
 		"zero heads":      func(g *Grid) { g.Heads = 0 },
-		"zero T":          func(g *Grid) { g.T = 0 },
 		"negative T":      func(g *Grid) { g.T = -4 },
 		"too few tokens":  func(g *Grid) { g.Tokens = g.Tokens[:3] },
-		"no tokens":       func(g *Grid) { g.Tokens = nil },
 		"too few panels":  func(g *Grid) { g.Panels = g.Panels[:3] },
 		"too many panels": func(g *Grid) { g.Panels = append(g.Panels, g.Panels[0]) },
 		"short probs":     func(g *Grid) { g.Panels[2].Probs = g.Panels[2].Probs[:15] },
-		"huge image": func(g *Grid) {
-			*g = makeGrid(1, 100, 16, true, uniformCausal)
-		},
+		"huge figure":     func(g *Grid) { *g = makeGrid(1, 100, 16, true, uniformCausal) },
 	}
 	for name, mutate := range cases {
 		g := good
 		g.Panels = append([]Head(nil), good.Panels...)
 		mutate(&g)
-		for kind, draw := range map[string]func(Grid) (*image.RGBA, error){"heatmaps": DrawHeatmaps, "arcs": DrawArcs} {
-			img, err := draw(g)
-			if err == nil || img != nil {
+		for kind, draw := range map[string]func(Grid) (*Figure, error){"heatmaps": Heatmaps, "arcs": Arcs} {
+			if name == "huge figure" && kind == "arcs" {
+				g = makeGrid(60, 2, 16, true, uniformCausal) // arcs stack their strips
+			}
+			f, err := draw(g)
+			if err == nil || f != nil {
 				t.Errorf("%s/%s: no error", name, kind)
 				continue
 			}
@@ -579,52 +580,19 @@ func TestBadInput(t *testing.T) {
 			}
 		}
 	}
-	for _, d := range []func(Grid) (*image.RGBA, error){DrawHeatmaps, DrawArcs} {
-		if _, err := d(good); err != nil {
-			t.Fatalf("good grid rejected: %v", err)
-		}
-	}
 }
 
 func TestTokenText(t *testing.T) {
-	for in, want := range map[string]string{
-		"cat": "cat", " ": "_", "a\nb": `a\nb`, "\t": `\t`, "é": "?", "▁the": "_the",
-	} {
-		if got := string(tokenRunes(in)); got != want {
-			t.Errorf("tokenRunes(%q) = %q, want %q", in, got, want)
+	for in, want := range map[string]string{"cat": "cat", " ": "_", "  ": "__", "a\nb": `a\nb`, "\t": `\t`, "é": "é", "▁the": "_the"} {
+		if got := tokenText(in); got != want {
+			t.Errorf("tokenText(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := string(fitRunes([]rune("abcdefghij"), 5*glyphW)); got != "abcd…" {
-		t.Errorf("fitRunes = %q", got)
+	sty := style(sans, 8, textColor)
+	if got := fit(sty, "abcdefghijklmnop", sty.Width("abcdef")); !strings.HasSuffix(got, "…") || sty.Width(got) > sty.Width("abcdef") {
+		t.Errorf("fit = %q", got)
 	}
-	// The hand-drawn middle dot is drawn, not left blank.
-	if m := textMask([]rune("·")); countAlpha(m) == 0 {
-		t.Errorf("middle dot is blank")
-	}
-}
-
-func countAlpha(m *image.Alpha) int {
-	n := 0
-	for _, a := range m.Pix {
-		if a != 0 {
-			n++
-		}
-	}
-	return n
-}
-
-// TestDemo draws the demo pictures; with VIZ_DEMO_DIR set they are kept
-// there for a human to look at (VIZ_DEMO_DIR=/tmp go test -run Demo ./viz/).
-func TestDemo(t *testing.T) {
-	dir := os.Getenv("VIZ_DEMO_DIR")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	g := demoGrid()
-	if err := WriteHeatmapsPNG(filepath.Join(dir, "viz_demo.png"), g); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteArcsPNG(filepath.Join(dir, "arcs_demo.png"), g); err != nil {
-		t.Fatal(err)
+	if got := fit(sty, "abc", 100); got != "abc" {
+		t.Errorf("fit cut a short string: %q", got)
 	}
 }

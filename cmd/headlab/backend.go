@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -21,12 +22,15 @@ type backendFlag struct{ name string }
 
 func (b *backendFlag) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&b.name, "backend", "cpu", "where the model computes: cpu, gl (the whole step on OpenGL 4.3 compute; EGL without a display) or auto (gl when a context can be made)")
+	_ = cmd.RegisterFlagCompletionFunc("backend", cobra.FixedCompletions(backendNames, cobra.ShellCompDirectiveNoFileComp))
 }
+
+// backendNames are the values --backend takes.
+var backendNames = []string{"cpu", "gl", "auto"}
 
 // check refuses an unknown backend name before any work starts.
 func (b *backendFlag) check() error {
-	switch b.name {
-	case "cpu", "gl", "auto":
+	if slices.Contains(backendNames, b.name) {
 		return nil
 	}
 	return usagef("unknown --backend %q (want cpu, gl or auto)", b.name)

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"headlab/inspect"
+	"headlab/train"
 	"headlab/viz"
 )
 
@@ -18,7 +19,7 @@ func curvesCmd(e *env) *cobra.Command {
 		asJSON      bool
 	)
 	cmd := &cobra.Command{
-		Use:   "curves --run DIR --png FILE",
+		Use:   "curves --run DIR --png FILE.{png,svg,pdf}",
 		Short: "Plot loss, accuracy and every head's score over training, with the phase change",
 		Long: `Reads the history that train --record-every K --save DIR recorded and plots
 loss, held-out accuracy and each head's winning score against step, marking
@@ -30,13 +31,24 @@ which the induction score and the accuracy make most of their rise (20% to
 			if runDir == "" {
 				return usagef("--run DIR is required")
 			}
+			if err := checkFigures(png); err != nil {
+				return err
+			}
 			h, err := inspect.LoadHistory(runDir)
 			if err != nil {
 				return usageError{err}
 			}
 			phase := h.Phase()
 			if png != "" {
-				if err := viz.WriteCurvesPNG(png, curves(runDir, h)); err != nil {
+				title := runDir
+				if m, _, err := train.Load(runDir); err == nil {
+					title = runTitle(m.Train)
+				}
+				fig, err := curves(title, h).Figure()
+				if err != nil {
+					return err
+				}
+				if err := viz.Write(png, fig); err != nil {
 					return err
 				}
 			}
@@ -54,7 +66,7 @@ which the induction score and the accuracy make most of their rise (20% to
 		},
 	}
 	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory with a recorded history")
-	cmd.Flags().StringVar(&png, "png", "", "write the picture here")
+	figureFlag(cmd, &png, "png", true, "draw loss, accuracy and head scores in three panels")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the phase change as JSON")
 	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -24,12 +25,43 @@ func TestDynamicsCompositionPrune(t *testing.T) {
 	if len(tr.History) != 3 || tr.History[2].Step != 100 || tr.Phase == nil {
 		t.Fatalf("history %+v, phase %v", tr.History, tr.Phase)
 	}
-	png := filepath.Join(dir, "curves.png")
-	if code, _, errs := headlab(t, "curves", "--run", run, "--png", png); code != 0 {
-		t.Fatalf("curves: %s", errs)
+	// The extension chooses the format; --figure is --png's alias.
+	for ext, magic := range map[string]string{".png": "\x89PNG", ".svg": "<?xml", ".pdf": "%PDF-"} {
+		for _, flag := range []string{"--png", "--figure"} {
+			path := filepath.Join(dir, "curves"+flag+ext)
+			if code, _, errs := headlab(t, "curves", "--run", run, flag, path); code != 0 {
+				t.Fatalf("curves %s %s: %s", flag, path, errs)
+			}
+			if data, err := os.ReadFile(path); err != nil || !strings.HasPrefix(string(data), magic) {
+				t.Fatalf("curves %s: %v, %.8q", path, err, data)
+			}
+		}
 	}
-	if fi, err := os.Stat(png); err != nil || fi.Size() == 0 {
-		t.Fatalf("curves PNG: %v", err)
+	// An extension no writer knows is refused before any work, one line.
+	for _, args := range [][]string{
+		{"curves", "--run", run, "--png", filepath.Join(dir, "c.jpg")},
+		{"heads", "--run", run, "--arcs", filepath.Join(dir, "a.gif")},
+		{"prune", "--run", run, "--figure", filepath.Join(dir, "p")},
+		{"train", "--steps", "1", "--png", filepath.Join(dir, "h.bmp")},
+	} {
+		code, out, errs := headlab(t, args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "unknown figure format") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args[:1], code, out, errs)
+		}
+	}
+	if entries, _ := filepath.Glob(filepath.Join(dir, "[chap].*")); len(entries) != 0 {
+		t.Errorf("refused figures left %v", entries)
+	}
+	// heads draws both figures in any format, named after the run.
+	heat, arcs := filepath.Join(dir, "heads.svg"), filepath.Join(dir, "arcs.pdf")
+	if code, _, errs := headlab(t, "heads", "--run", run, "--figure", heat, "--arcs", arcs); code != 0 {
+		t.Fatalf("heads: %s", errs)
+	}
+	if data, err := os.ReadFile(heat); err != nil || !strings.Contains(string(data), "induction · 2 layers × 2 heads, d-model 32 · seed 1 · 100 steps") {
+		t.Errorf("heads SVG lacks the run's title: %v", err)
+	}
+	if data, err := os.ReadFile(arcs); err != nil || !strings.HasPrefix(string(data), "%PDF-") {
+		t.Errorf("arcs PDF: %v", err)
 	}
 
 	code, out, errs = headlab(t, "heads", "--run", run, "--composition", "--json")

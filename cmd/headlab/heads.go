@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,27 +18,39 @@ import (
 
 func init() { commands = append(commands, headsCmd, scoreCmd) }
 
-// pictureFlags are --png and --arcs: pictures of one held-out example.
+// pictureFlags are --png (alias --figure) and --arcs: figures of one
+// held-out example.
 type pictureFlags struct{ png, arcs string }
 
 func (p *pictureFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&p.png, "png", "", "draw every head's attention on one held-out example as a heatmap grid (PNG)")
-	cmd.Flags().StringVar(&p.arcs, "arcs", "", "draw every head's attention on one held-out example as arcs (PNG)")
+	figureFlag(cmd, &p.png, "png", true, "draw every head's attention on one held-out example as a heatmap grid")
+	figureFlag(cmd, &p.arcs, "arcs", false, "draw every head's attention on one held-out example as arcs")
 }
 
-// write draws example 0 of att with each head titled by its score.
-func (p *pictureFlags) write(att *analysis.Attention, heads []analysis.HeadScore) error {
+// check refuses unknown figure formats before any work starts.
+func (p *pictureFlags) check() error { return checkFigures(p.png, p.arcs) }
+
+// write draws example 0 of att with each head titled by its score, the
+// figure titled title (the run).
+func (p *pictureFlags) write(title string, att *analysis.Attention, heads []analysis.HeadScore) error {
 	if p.png == "" && p.arcs == "" {
 		return nil
 	}
-	g := viz.HeadGrid(att, heads, 0)
-	if p.png != "" {
-		if err := viz.WriteHeatmapsPNG(p.png, g); err != nil {
+	g := viz.HeadGrid(title, att, heads, 0)
+	for _, f := range []struct {
+		path string
+		draw func(viz.Grid) (*viz.Figure, error)
+	}{{p.png, viz.Heatmaps}, {p.arcs, viz.Arcs}} {
+		if f.path == "" {
+			continue
+		}
+		fig, err := f.draw(g)
+		if err != nil {
 			return err
 		}
-	}
-	if p.arcs != "" {
-		return viz.WriteArcsPNG(p.arcs, g)
+		if err := viz.Write(f.path, fig); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -63,6 +77,9 @@ and prints held-out accuracy with each head switched off.`,
 			if err := html.check(); err != nil {
 				return err
 			}
+			if err := pics.check(); err != nil {
+				return err
+			}
 			m, _, err := train.Load(runDir)
 			if err != nil {
 				return usageError{err}
@@ -85,7 +102,7 @@ and prints held-out accuracy with each head switched off.`,
 					return err
 				}
 			}
-			if err := pics.write(att, rep.Scores()); err != nil {
+			if err := pics.write(runTitle(m.Train), att, rep.Scores()); err != nil {
 				return err
 			}
 			if err := html.write(e, m, att, rep.Scores()); err != nil {
@@ -112,6 +129,9 @@ and prints held-out accuracy with each head switched off.`,
 	}
 	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")
 	cmd.Flags().StringVar(&ablate, "ablate", "", "heads to switch off, e.g. L0H0,L1H1")
+	_ = cmd.RegisterFlagCompletionFunc("ablate", func(_ *cobra.Command, _ []string, typed string) ([]string, cobra.ShellCompDirective) {
+		return completeHeads(runDir, typed), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	})
 	cmd.Flags().BoolVar(&composition, "composition", false, "also print Q-, K- and V-composition of every cross-layer pair of heads (Elhage et al. 2021) beside a random baseline")
 	cmd.Flags().StringVar(&dump, "dump-attention", "", "write the scored batch's attention as JSON (the format score reads)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
@@ -119,6 +139,31 @@ and prints held-out accuracy with each head switched off.`,
 	html.register(cmd)
 	bf.register(cmd)
 	return cmd
+}
+
+// completeHeads offers the heads of the checkpoint in runDir for --ablate:
+// the list typed so far (a comma-separated prefix) followed by each head
+// it does not name yet. Nothing without a readable checkpoint.
+func completeHeads(runDir, typed string) []string {
+	m, _, err := train.Load(runDir)
+	if runDir == "" || err != nil {
+		return nil
+	}
+	done, prefix := "", typed
+	if k := strings.LastIndexByte(typed, ','); k >= 0 {
+		done, prefix = typed[:k+1], typed[k+1:]
+	}
+	named := strings.Split(done, ",")
+	var out []string
+	for l := range m.Shape.Layers {
+		for h := range m.Shape.Heads {
+			name := fmt.Sprintf("L%dH%d", l, h)
+			if strings.HasPrefix(name, prefix) && !slices.Contains(named, name) {
+				out = append(out, done+name)
+			}
+		}
+	}
+	return out
 }
 
 func printHeads(w io.Writer, r *inspect.Report) {
@@ -144,6 +189,9 @@ every head's pattern scores and label, following docs/head-patterns.md.`,
 			if file == "" {
 				return usagef("--attention FILE is required")
 			}
+			if err := pics.check(); err != nil {
+				return err
+			}
 			f, err := os.Open(file)
 			if err != nil {
 				return usageError{err}
@@ -154,7 +202,7 @@ every head's pattern scores and label, following docs/head-patterns.md.`,
 				return usageError{fmt.Errorf("%s: %v", file, err)}
 			}
 			heads := analysis.ScoreAll(att)
-			if err := pics.write(att, heads); err != nil {
+			if err := pics.write("attention from "+file, att, heads); err != nil {
 				return err
 			}
 			if asJSON {

@@ -37,18 +37,5 @@ func (f *htmlFlag) write(e *env, m *train.Model, att *analysis.Attention, heads 
 	if f.path == "" {
 		return nil
 	}
-	return atomicfile.WriteStdout(f.path, e.stdout, func(w io.Writer) error { return htmlview.Write(w, runTitle(m), att, heads) })
-}
-
-// runTitle names the run a page shows: task, shape, seed and steps.
-func runTitle(m *train.Model) string {
-	c := m.Train
-	pos := ""
-	if !c.Positions {
-		pos = ", no positions"
-	}
-	if !c.Causal {
-		pos += ", not causal"
-	}
-	return fmt.Sprintf("%s · %d layers x %d heads, d-model %d%s · seed %d · %d steps", c.Task, c.Layers, c.Heads, c.DModel, pos, c.Seed, c.Steps)
+	return atomicfile.WriteStdout(f.path, e.stdout, func(w io.Writer) error { return htmlview.Write(w, runTitle(m.Train), att, heads) })
 }

@@ -13,10 +13,14 @@ import (
 
 	"headlab/glctx"
 	"headlab/internal/simd"
+	"headlab/internal/version"
 )
 
-// version is set at link time by release builds (-ldflags "-X main.version=...").
-var version = "0.1.0-dev"
+// versionLine is what `headlab version` and `--version` print after
+// "headlab ": the module version and the VCS revision.
+func versionLine() string {
+	return fmt.Sprintf("%s, revision %s", version.Module(), version.Revision())
+}
 
 // usageError marks bad input: the process exits 2.
 type usageError struct{ error }
@@ -37,17 +41,40 @@ func rootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "headlab",
 		Short:         "Train tiny transformers on toy tasks and watch their attention heads form",
-		Version:       version,
+		Version:       versionLine(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// run prints its own one-line suggestion (cobra's spans lines).
+		DisableSuggestions: true,
 	}
+	root.SetVersionTemplate("headlab {{.Version}}\n")
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	for _, c := range commands {
 		root.AddCommand(c(e))
 	}
+	root.AddCommand(&cobra.Command{
+		Use:   "version",
+		Short: "Print headlab's module version and VCS revision",
+		Args:  cobra.NoArgs,
+		Run:   func(*cobra.Command, []string) { fmt.Fprintf(e.stdout, "headlab %s\n", versionLine()) },
+	})
 	return root
+}
+
+// suggest turns cobra's unknown-command error into one line that names the
+// nearest commands, if any.
+func suggest(root *cobra.Command, msg string) string {
+	var typed string
+	if _, err := fmt.Sscanf(msg, "unknown command %q", &typed); err != nil {
+		return msg
+	}
+	root.SuggestionsMinimumDistance = 2
+	if s := root.SuggestionsFor(typed); len(s) > 0 {
+		msg += " (did you mean " + strings.Join(s, " or ") + "?)"
+	}
+	return msg
 }
 
 // run executes headlab with args and returns the exit status: 0 on success,
@@ -65,7 +92,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	// One line, whatever wrapped it.
-	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+	msg := suggest(root, strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; "))
 	fmt.Fprintln(stderr, "headlab:", msg)
 	var ue usageError
 	if errors.As(err, &ue) || strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||

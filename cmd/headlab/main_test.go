@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"headlab/internal/version"
+	"headlab/tasks"
 )
 
 // headlab runs the command in-process and returns its exit status, stdout
@@ -104,9 +107,83 @@ func TestTrainJSONIsDeterministic(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	code, out, _ := headlab(t, "--version")
-	if code != 0 || !strings.Contains(out, version) {
-		t.Fatalf("--version: exit %d, %q", code, out)
+	want := "headlab " + version.Module() + ", revision " + version.Revision() + "\n"
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		code, out, errs := headlab(t, args...)
+		if code != 0 || out != want || errs != "" {
+			t.Errorf("%v: exit %d, stdout %q (want %q), stderr %q", args, code, out, want, errs)
+		}
+	}
+}
+
+// TestTrainProgressLines checks that train's progress, stderr not being a
+// terminal, is plain lines with percentage, rate and ETA.
+func TestTrainProgressLines(t *testing.T) {
+	code, _, errs := headlab(t, "train", "--task", "majority", "--steps", "40", "--progress-every", "20", "--d-model", "16", "--d-ff", "16")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"train:  50% 20/40 steps, ", "train: 100% 40/40 steps, ", " steps/s, ETA ", "held-out acc "} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if strings.ContainsAny(errs, "\r\033") {
+		t.Errorf("terminal codes in a log: %q", errs)
+	}
+}
+
+// TestUnknownCommandSuggests checks cobra's multi-line suggestion became
+// one clean line.
+func TestUnknownCommandSuggests(t *testing.T) {
+	code, out, errs := headlab(t, "trian")
+	if want := "headlab: unknown command \"trian\" for \"headlab\" (did you mean train?)\n"; code != 2 || errs != want || out != "" {
+		t.Errorf("exit %d, stderr %q, want %q", code, errs, want)
+	}
+	if code, _, errs := headlab(t, "zzzzzz"); code != 2 || strings.Contains(errs, "mean") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("no near command: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestHelpListsEveryTask checks --task's help comes from the registry.
+func TestHelpListsEveryTask(t *testing.T) {
+	for _, cmd := range []string{"train", "sweep"} {
+		_, out, _ := headlab(t, cmd, "--help")
+		for _, name := range tasks.Names() {
+			if !strings.Contains(out, name) {
+				t.Errorf("%s --help does not list task %s", cmd, name)
+			}
+		}
+	}
+}
+
+// TestCompletion asks cobra's completion entry point, as a shell does,
+// for values of --task, --backend and --ablate.
+func TestCompletion(t *testing.T) {
+	complete := func(args ...string) []string {
+		t.Helper()
+		code, out, errs := headlab(t, append([]string{"__complete"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d, %s", args, code, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		return lines[:len(lines)-1] // the last line is cobra's directive
+	}
+	if got := complete("train", "--task", ""); strings.Join(got, ",") != strings.Join(tasks.Names(), ",") {
+		t.Errorf("--task completes to %v", got)
+	}
+	if got := complete("heads", "--backend", ""); strings.Join(got, ",") != "cpu,gl,auto" {
+		t.Errorf("--backend completes to %v", got)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, _, errs := headlab(t, "train", "--task", "majority", "--steps", "1", "--layers", "2", "--heads", "2", "--quiet", "--save", dir); code != 0 {
+		t.Fatal(errs)
+	}
+	if got := complete("heads", "--run", dir, "--ablate", "L0H1,L"); strings.Join(got, ",") != "L0H1,L0H0,L0H1,L1H0,L0H1,L1H1" {
+		t.Errorf("--ablate completes to %v", got)
+	}
+	if got := complete("heads", "--run", filepath.Join(dir, "missing"), "--ablate", ""); len(got) != 0 {
+		t.Errorf("--ablate without a checkpoint completes to %v", got)
 	}
 }
 

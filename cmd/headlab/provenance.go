@@ -7,7 +7,7 @@ import (
 
 // provenance is the version and VCS revision exported files record
 // (internal/version: the build info's revision, or the one scripts/run.sh
-// and scripts/test.sh link in; "" when neither is there).
+// and scripts/test.sh link in; "unknown" when neither is there).
 func provenance() interop.Provenance {
-	return interop.Provenance{Version: version, Revision: buildinfo.Revision()}
+	return interop.Provenance{Version: buildinfo.Module(), Revision: buildinfo.Revision()}
 }

@@ -34,6 +34,9 @@ against the fraction of heads removed beside the mean over random orders.`,
 			if examples < 1 || examples > train.HeldOutExamples || orders < 1 {
 				return usagef("--examples must be in 1..%d and --random-orders positive", train.HeldOutExamples)
 			}
+			if err := checkFigures(png); err != nil {
+				return err
+			}
 			m, _, err := train.Load(runDir)
 			if err != nil {
 				return usageError{err}
@@ -54,8 +57,12 @@ against the fraction of heads removed beside the mean over random orders.`,
 					imp.Steps, imp.Values = append(imp.Steps, s.Fraction), append(imp.Values, s.Accuracy)
 					rnd.Steps, rnd.Values = append(rnd.Steps, s.Fraction), append(rnd.Values, s.RandomAccuracy)
 				}
-				if err := viz.WriteLinesPNG(png, viz.Lines{Title: "pruning " + runDir, XLabel: "fraction of heads removed",
-					YLabel: "held-out accuracy", Curves: []viz.Curve{imp, rnd}}); err != nil {
+				fig, err := viz.Lines{Title: "pruning · " + runTitle(m.Train), XLabel: "fraction of heads removed",
+					YLabel: "held-out accuracy", Curves: []viz.Curve{imp, rnd}}.Figure()
+				if err != nil {
+					return err
+				}
+				if err := viz.Write(png, fig); err != nil {
 					return err
 				}
 			}
@@ -75,7 +82,7 @@ against the fraction of heads removed beside the mean over random orders.`,
 		},
 	}
 	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")
-	cmd.Flags().StringVar(&png, "png", "", "plot accuracy against the fraction of heads removed (PNG)")
+	figureFlag(cmd, &png, "png", true, "plot accuracy against the fraction of heads removed")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
 	cmd.Flags().IntVar(&examples, "examples", 256, "held-out examples the importance is averaged over")
 	cmd.Flags().IntVar(&orders, "random-orders", 20, "random orders averaged for the baseline")

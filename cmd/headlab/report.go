@@ -26,6 +26,7 @@ type sweepReport struct {
 func reportCmd(e *env) *cobra.Command {
 	var (
 		db, pngDir, against, csvDir string
+		figFormat                   string
 		asJSON                      bool
 	)
 	cmd := &cobra.Command{
@@ -50,6 +51,10 @@ the other's Wilson interval; it exits 1 when a configuration differs.`,
 			if db == "" {
 				return usagef("--db FILE is required")
 			}
+			ext := "." + strings.TrimPrefix(figFormat, ".")
+			if err := checkFigures("hist" + ext); err != nil {
+				return usagef("--figure-format %q: want png, svg or pdf", figFormat)
+			}
 			recs, err := readDB(e.stderr, db, csvDir)
 			if err != nil {
 				return err
@@ -67,7 +72,7 @@ the other's Wilson interval; it exits 1 when a configuration differs.`,
 			}
 			reports := sweep.Summarize(recs)
 			if pngDir != "" {
-				if err := sweep.WriteHistograms(pngDir, reports); err != nil {
+				if err := sweep.WriteHistograms(pngDir, ext, reports); err != nil {
 					return err
 				}
 				fmt.Fprintf(e.stderr, "report: histograms in %s\n", pngDir)
@@ -99,7 +104,9 @@ the other's Wilson interval; it exits 1 when a configuration differs.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
 	cmd.Flags().StringVar(&against, "against", "", "another sweep database of the same pairs (e.g. another backend's) to compare with")
 	cmd.Flags().StringVar(&csvDir, "csv", "", "write runs.csv and heads.csv (one row per head per run) into this directory")
-	cmd.Flags().StringVar(&pngDir, "png", "", "write one accuracy histogram per configuration into this directory (PNG)")
+	cmd.Flags().StringVar(&pngDir, "png", "", "write one accuracy histogram per configuration into this directory")
+	cmd.Flags().StringVar(&pngDir, "figure", "", "the same as --png")
+	cmd.Flags().StringVar(&figFormat, "figure-format", "png", "format of the histograms: png, svg or pdf")
 	return cmd
 }
 

@@ -159,12 +159,12 @@ func reproduce(e *env, o reproduceOpts) error {
 		}
 	}
 	reports := sweep.Summarize(recs)
-	if err := sweep.WriteHistograms(pics, reports); err != nil {
+	if err := sweep.WriteHistograms(pics, ".png", reports); err != nil {
 		return err
 	}
 	var md strings.Builder
 	findings.Markdown(&md, findings.Input{Plan: p, Reports: reports, ByID: byID, Summary: sum, Wall: wall,
-		Workers: run.workers, Out: o.out, Notes: notes, Version: version})
+		Workers: run.workers, Out: o.out, Notes: notes, Version: versionLine()})
 	path := filepath.Join(o.out, "findings.md")
 	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := io.WriteString(w, md.String()); return err }); err != nil {
 		return err
@@ -178,5 +178,9 @@ func drawHeads(path string, o *sweep.Outcome) error {
 	if o.Attention == nil || o.Report == nil {
 		return fmt.Errorf("no attention to draw for %s", path)
 	}
-	return viz.WriteHeatmapsPNG(path, viz.HeadGrid(o.Attention, o.Report.Scores(), 0))
+	fig, err := viz.Heatmaps(viz.HeadGrid(runTitle(o.Record.Config), o.Attention, o.Report.Scores(), 0))
+	if err != nil {
+		return err
+	}
+	return viz.Write(path, fig)
 }

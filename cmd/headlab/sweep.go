@@ -10,10 +10,10 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"headlab/internal/progress"
 	"headlab/kernels"
 	"headlab/sweep"
 	"headlab/train"
@@ -263,7 +263,7 @@ func runSweep(stderr io.Writer, st *sweep.Store, pairs []sweep.Pair, run sweepRu
 			}
 		}
 	}()
-	pb := &sweepProgress{w: stderr, tty: writesToTerminal(stderr)}
+	pb := progress.New(stderr, "sweep", "runs", len(pairs))
 	var mu sync.Mutex
 	first := run.first
 	opt := sweep.Options{
@@ -288,11 +288,16 @@ func runSweep(stderr io.Writer, st *sweep.Store, pairs []sweep.Pair, run sweepRu
 		RetryFailed: run.retry,
 	}
 	if run.bar {
-		opt.Progress = pb.update
+		opt.Progress = func(p sweep.Progress) {
+			if p.Last == nil {
+				pb.Resume(p.Skipped)
+			}
+			pb.Update(p.Skipped+p.Done, sweepNote(p, pb.OnTerminal()))
+		}
 	}
 	sum, err := sweep.Run(ctx, st, pairs, opt)
 	if run.bar {
-		pb.finish()
+		pb.Finish()
 	}
 	return sum, err
 }
@@ -305,61 +310,23 @@ func shardNote(s sweep.Shard) string {
 	return " in shard " + s.String()
 }
 
-// sweepProgress draws sweep progress: redrawn in place on a terminal, one
-// line per finished run otherwise (logs of batch jobs).
-type sweepProgress struct {
-	w     io.Writer
-	tty   bool
-	drawn bool
-}
-
-func (b *sweepProgress) update(p sweep.Progress) {
-	done := p.Skipped + p.Done
-	const width = 24
-	fill := 0
-	if p.Total > 0 {
-		fill = done * width / p.Total
-	}
-	eta := "--"
-	if p.ETA > 0 || done == p.Total {
-		eta = p.ETA.Round(time.Second).String()
-	}
-	elsewhere := ""
+// sweepNote is what the progress line says beside the counts: failures
+// and runs in flight, and in a log the run that just landed.
+func sweepNote(p sweep.Progress, tty bool) string {
+	note := fmt.Sprintf("%d failed, %d running", p.Failed, p.Running)
 	if p.Elsewhere > 0 {
-		elsewhere = fmt.Sprintf(", %d in another process", p.Elsewhere)
-	}
-	line := fmt.Sprintf("[%s%s] %d/%d runs done, %d failed, %d running%s, %s elapsed, ETA %s",
-		strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, p.Total, p.Failed, p.Running, elsewhere,
-		p.Elapsed.Round(time.Second), eta)
-	if b.tty {
-		fmt.Fprintf(b.w, "\r\033[K%s", line)
-		b.drawn = true
-		return
+		note += fmt.Sprintf(", %d in another process", p.Elsewhere)
 	}
 	if p.Last == nil {
-		fmt.Fprintf(b.w, "sweep: %d pairs, %d already done\n", p.Total, p.Skipped)
-		return
+		return note + fmt.Sprintf(", %d already in the database", p.Skipped)
+	}
+	if tty {
+		return note
 	}
 	r := p.Last
-	what := "accuracy " + fmt.Sprintf("%.1f%%", 100*r.Accuracy)
+	what := fmt.Sprintf("accuracy %.1f%%", 100*r.Accuracy)
 	if r.Status != sweep.StatusOK {
 		what = "FAILED: " + r.Error
 	}
-	fmt.Fprintf(b.w, "%s · seed %d %s: %s in %.1f s\n", line, r.Config.Seed, r.Key, what, r.Seconds)
-}
-
-func (b *sweepProgress) finish() {
-	if b.tty && b.drawn {
-		fmt.Fprintln(b.w)
-	}
-}
-
-// writesToTerminal reports whether w is a character device (a terminal).
-func writesToTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return note + fmt.Sprintf(" · seed %d %s: %s in %.1f s", r.Config.Seed, r.Key, what, r.Seconds)
 }

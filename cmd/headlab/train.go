@@ -14,8 +14,10 @@ import (
 	"headlab/analysis"
 	"headlab/backend/cpu"
 	"headlab/inspect"
+	"headlab/internal/progress"
 	"headlab/internal/simd"
 	"headlab/sweep"
+	"headlab/tasks"
 	"headlab/train"
 )
 
@@ -29,7 +31,8 @@ type trainFlags struct {
 func (f *trainFlags) register(cmd *cobra.Command) {
 	d := train.Defaults("induction")
 	fs := cmd.Flags()
-	fs.StringVar(&f.cfg.Task, "task", "induction", "task: induction, copy, reverse or majority")
+	fs.StringVar(&f.cfg.Task, "task", "induction", "task: "+strings.Join(tasks.Names(), ", "))
+	_ = cmd.RegisterFlagCompletionFunc("task", cobra.FixedCompletions(tasks.Names(), cobra.ShellCompDirectiveNoFileComp))
 	fs.Uint64Var(&f.cfg.Seed, "seed", d.Seed, "random seed for weights and data")
 	fs.IntVar(&f.cfg.Steps, "steps", 0, "training steps (default: the task's plateau, induction 2500)")
 	fs.IntVar(&f.cfg.Batch, "batch", d.Batch, "sequences per step")
@@ -83,8 +86,11 @@ func trainCmd(e *env) *cobra.Command {
 			if every <= 0 {
 				return usagef("--progress-every must be positive, got %d", every)
 			}
+			if err := pics.check(); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("seeds") || cmd.Flags().Changed("group") {
-				for _, one := range []string{"seed", "save", "record-every", "png", "arcs"} {
+				for _, one := range []string{"seed", "save", "record-every", "png", "figure", "arcs"} {
 					if cmd.Flags().Changed(one) {
 						return usagef("--seeds trains many models at once; --%s is for one model (--seed)", one)
 					}
@@ -98,23 +104,24 @@ func trainCmd(e *env) *cobra.Command {
 				return err
 			}
 			defer closeBackend()
-			var progress func(train.Progress)
-			if !quiet {
-				progress = func(p train.Progress) {
-					fmt.Fprintf(e.stderr, "step %5d/%d  loss %.4f  held-out acc %.3f  %.0f steps/s\n",
-						p.Step, p.Steps, p.Loss, p.Accuracy, p.StepsPerSec)
-				}
-			}
 			if recordEvery < 0 {
 				return usagef("--record-every must be >= 0, got %d", recordEvery)
 			}
 			var hooks []train.Hook
+			var onProgress func(train.Progress)
+			var bar *progress.Bar
+			if !quiet {
+				onProgress, hooks, bar = trainProgress(e.stderr, c.Steps)
+			}
 			rec := inspect.NewRecorder(be)
 			defer rec.Close()
 			if recordEvery > 0 {
 				hooks = append(hooks, rec.Hook(recordEvery))
 			}
-			m, res, err := train.Run(c, be, every, progress, hooks...)
+			m, res, err := train.Run(c, be, every, onProgress, hooks...)
+			if bar != nil {
+				bar.Finish()
+			}
 			if err != nil {
 				return err
 			}
@@ -136,7 +143,7 @@ func trainCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := pics.write(att, heads.Scores()); err != nil {
+			if err := pics.write(runTitle(c), att, heads.Scores()); err != nil {
 				return err
 			}
 			report := trainReport{Config: configReport{Config: c, Backend: be.Name(), SIMD: simd.Path()}, Result: res, Heads: heads.Heads, History: rec.History}
@@ -216,6 +223,34 @@ func printTrainReport(w io.Writer, m *train.Model, r trainReport) {
 	fmt.Fprintf(w, "time        %.1f s for %d steps (%.2f ms/step, backend %s, simd %s)\n", r.TrainSeconds, r.Config.Steps, r.MsPerStep, r.Config.Backend, r.Config.SIMD)
 }
 
+// trainProgress is train's progress: a line every --progress-every steps
+// with the loss and the held-out accuracy of a quick check, and on a
+// terminal a bar redrawn about every hundredth of the run between them.
+func trainProgress(stderr io.Writer, steps int) (func(train.Progress), []train.Hook, *progress.Bar) {
+	bar := progress.New(stderr, "train", "steps", steps)
+	var mu sync.Mutex
+	note := ""
+	report := func(p train.Progress) {
+		mu.Lock()
+		note = fmt.Sprintf("loss %.4f, held-out acc %.3f", p.Loss, p.Accuracy)
+		mu.Unlock()
+		bar.Update(p.Step, note)
+	}
+	var hooks []train.Hook
+	if bar.OnTerminal() {
+		// A hook copies the weights off the device first: a hundred small
+		// copies a run, while every step already reads its loss back.
+		hooks = append(hooks, train.Hook{Every: max(1, steps/100), Fn: func(step int, _ *train.Model, _ float64) error {
+			mu.Lock()
+			n := note
+			mu.Unlock()
+			bar.Update(step, n)
+			return nil
+		}})
+	}
+	return report, hooks, bar
+}
+
 func printPhase(w io.Writer, p analysis.Phase) {
 	together := "together"
 	if !p.Together {
@@ -258,7 +293,9 @@ func trainMany(e *env, c train.Config, f sweepFlags, every int, quiet, asJSON bo
 	outs := make([][]*sweep.Outcome, len(groups))
 	errs := make([]error, len(groups))
 	start := time.Now()
-	var mu sync.Mutex // one progress line at a time
+	bar := progress.New(e.stderr, "train", "seed-steps", len(pairs)*c.Steps)
+	var mu sync.Mutex                // guards done
+	done := make([]int, len(groups)) // seed-steps each group has trained
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range min(par, len(groups)) {
@@ -272,16 +309,19 @@ func trainMany(e *env, c train.Config, f sweepFlags, every int, quiet, asJSON bo
 				h := sweep.GroupHooks{}
 				if !quiet {
 					h.Every = every
-					h.Progress = func(step, steps int, losses []float64) {
+					h.Progress = func(step, _ int, losses []float64) {
 						mean := 0.0
 						for _, l := range losses {
 							mean += l / float64(len(losses))
 						}
 						mu.Lock()
-						defer mu.Unlock()
-						fmt.Fprintf(e.stderr, "seeds %d-%d of %d: step %5d/%d  mean loss %.4f  %.0f seed-steps/s in this group\n",
-							g[0].Index+1, g[len(g)-1].Index+1, len(pairs), step, steps, mean,
-							float64(step*len(losses))/time.Since(start).Seconds())
+						done[i] = step * len(losses)
+						sum := 0
+						for _, d := range done {
+							sum += d
+						}
+						mu.Unlock()
+						bar.Update(sum, fmt.Sprintf("seeds %d-%d at step %d, mean loss %.4f", g[0].Index+1, g[len(g)-1].Index+1, step, mean))
 					}
 				}
 				outs[i], errs[i] = sweep.RunGroup(g, pl, h)
@@ -293,6 +333,7 @@ func trainMany(e *env, c train.Config, f sweepFlags, every int, quiet, asJSON bo
 	}
 	close(next)
 	wg.Wait()
+	bar.Finish()
 	var recs []sweep.Record
 	for i := range groups {
 		if errs[i] != nil {

@@ -1,49 +1,38 @@
-// Package version says which headlab this is: its module version and the
-// VCS revision it was built from.
+// Package version says which build of headlab is running: the module
+// version and the VCS revision it was built from.
 package version
 
 import "runtime/debug"
 
-// revision is set at link time, for builds without VCS stamping
-// (GOFLAGS=-buildvcs=false):
+// revision is set at link time, since builds here run with
+// GOFLAGS=-buildvcs=false and so carry no VCS stamp:
 //
 //	go build -ldflags "-X headlab/internal/version.revision=$(git rev-parse HEAD)"
 var revision string
 
-// Revision is the VCS revision headlab was built from: the one set with
-// -ldflags -X, else the build info's vcs.revision (with "-dirty" when the
-// tree had changes), else "".
+// Revision is the VCS revision headlab was built from: the one set at link
+// time, else the one the Go toolchain stamped into the build info, else
+// "unknown".
 func Revision() string {
 	if revision != "" {
 		return revision
 	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "-dirty"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && s.Value != "" {
+				return s.Value
 			}
 		}
 	}
-	if rev == "" {
-		return ""
-	}
-	return rev + dirty
+	return "unknown"
 }
 
 // Module is headlab's module version from the build info: "(devel)" for a
-// build from a checkout, "" when the binary carries no build info.
+// build from a checkout, a tag such as v0.2.0 for `go install
+// headlab/cmd/headlab@v0.2.0`.
 func Module() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
 	}
-	return bi.Main.Version
+	return "(devel)"
 }

@@ -1,13 +1,37 @@
 package version
 
-import "testing"
+import (
+	"runtime/debug"
+	"testing"
+)
 
-// TestRevisionFromLinker: a revision set at link time wins over the build
-// info, which builds with -buildvcs=false lack.
-func TestRevisionFromLinker(t *testing.T) {
-	defer func(old string) { revision = old }(revision)
+func TestRevision(t *testing.T) {
+	saved := revision
+	defer func() { revision = saved }()
+
 	revision = "0123abc"
 	if got := Revision(); got != "0123abc" {
-		t.Errorf("Revision() = %q with -X revision=0123abc", got)
+		t.Errorf("with -X set: Revision() = %q", got)
+	}
+	// Without -X: the build info's stamp if the toolchain wrote one, else
+	// "unknown" (builds here run with -buildvcs=false).
+	revision = ""
+	want := "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				want = s.Value
+			}
+		}
+	}
+	if got := Revision(); got != want {
+		t.Errorf("without -X: Revision() = %q, want %q", got, want)
+	}
+}
+
+func TestModule(t *testing.T) {
+	// A test binary is built from the checkout: Go calls that "(devel)".
+	if got := Module(); got != "(devel)" {
+		t.Errorf("Module() = %q, want (devel)", got)
 	}
 }

@@ -495,7 +495,7 @@ func (v *Viewer) drawPanels(f *composed, lay Layout) {
 			b.stroke(p, colFrame)
 			tr := lay.Title(l, h)
 			tw := tr.Dx() - offSize - 6
-			name := fmt.Sprintf("L%d H%d", l, h)
+			name := fmt.Sprintf("L%dH%d", l, h)
 			label := ""
 			if sn != nil {
 				label = sn.scores[l*lay.H+h].Title()
@@ -590,7 +590,7 @@ func (v *Viewer) drawHover(f *composed, lay Layout) {
 	}
 	q := fmt.Sprintf("query %d %s", i, tasks.TokenLabel(toks[i]))
 	k := fmt.Sprintf("key %d %s", j, tasks.TokenLabel(toks[j]))
-	b.text(sbX, yHover, fmt.Sprintf("L%d H%d  %s", l, h, q), colText)
+	b.text(sbX, yHover, fmt.Sprintf("L%dH%d  %s", l, h, q), colText)
 	b.text(sbX, yHover+16, fmt.Sprintf("%s  weight %s", k, weight), colText)
 
 	o := &f.over

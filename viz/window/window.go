@@ -294,7 +294,7 @@ type Status struct {
 	Accuracy float64
 	// Off lists the heads switched off in the last refresh, as "L0H1".
 	Off []string
-	// Titles are the panel titles, layer-major: "L1 H0 · induction 0.81".
+	// Titles are the panel titles, layer-major: "L1H0 · induction 0.81".
 	Titles []string
 	// Example is the index of the held-out example shown.
 	Example int
@@ -479,7 +479,7 @@ func headNames(off [][]bool) []string {
 	return names
 }
 
-// panelTitle is a head's title: "L1 H0 · induction 0.81".
+// panelTitle is a head's title: "L1H0 · induction 0.81".
 func panelTitle(s analysis.HeadScore) string {
-	return fmt.Sprintf("L%d H%d %c %s", s.Layer, s.Head, runeMidDot, s.Title())
+	return fmt.Sprintf("L%dH%d %c %s", s.Layer, s.Head, runeMidDot, s.Title())
 }
