@@ -41,15 +41,7 @@ The format follows FILE's extension (or --format): .safetensors, .npz, or
 			if examples < 1 || examples > train.HeldOutExamples {
 				return usagef("--examples %d: want 1 to %d", examples, train.HeldOutExamples)
 			}
-			m, _, err := train.Load(runDir)
-			if err != nil {
-				return usageError{err}
-			}
-			off, err := inspect.ParseHeads(ablate, m.Shape)
-			if err != nil {
-				return usagef("--ablate: %v", err)
-			}
-			be, closeBackend, err := bf.open(e.stderr)
+			m, off, be, closeBackend, err := openRun(e, runDir, ablate, &bf)
 			if err != nil {
 				return err
 			}

@@ -12,6 +12,7 @@ import (
 	"headlab/analysis"
 	"headlab/inspect"
 	"headlab/internal/atomicfile"
+	"headlab/kernels"
 	"headlab/train"
 	"headlab/viz"
 )
@@ -80,15 +81,7 @@ and prints held-out accuracy with each head switched off.`,
 			if err := pics.check(); err != nil {
 				return err
 			}
-			m, _, err := train.Load(runDir)
-			if err != nil {
-				return usageError{err}
-			}
-			off, err := inspect.ParseHeads(ablate, m.Shape)
-			if err != nil {
-				return usagef("--ablate: %v", err)
-			}
-			be, closeBackend, err := bf.open(e.stderr)
+			m, off, be, closeBackend, err := openRun(e, runDir, ablate, &bf)
 			if err != nil {
 				return err
 			}
@@ -218,4 +211,23 @@ every head's pattern scores and label, following docs/head-patterns.md.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
 	pics.register(cmd)
 	return cmd
+}
+
+// openRun loads the checkpoint in runDir, reads --ablate against its
+// shape and opens the backend: what every command that reads a trained
+// model's heads does first.
+func openRun(e *env, runDir, ablate string, bf *backendFlag) (*train.Model, [][]bool, kernels.Device, func(), error) {
+	m, _, err := train.Load(runDir)
+	if err != nil {
+		return nil, nil, nil, nil, usageError{err}
+	}
+	off, err := inspect.ParseHeads(ablate, m.Shape)
+	if err != nil {
+		return nil, nil, nil, nil, usagef("--ablate: %v", err)
+	}
+	be, closeBackend, err := bf.open(e.stderr)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return m, off, be, closeBackend, nil
 }

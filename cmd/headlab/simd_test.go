@@ -28,10 +28,8 @@ func headlabEnv(t *testing.T, env []string, args ...string) (int, string, string
 	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
 }
 
-// TestSIMDPath: HEADLAB_SIMD picks the vector path, train --json and bench
-// name it, and a path that does not exist or cannot run here is one line
-// and exit 2.
-func TestSIMDPath(t *testing.T) {
+// vectorPaths are the HEADLAB_SIMD paths this CPU runs.
+func vectorPaths() []string {
 	paths := []string{"go"}
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		paths = append(paths, "avx2")
@@ -39,6 +37,14 @@ func TestSIMDPath(t *testing.T) {
 	if cpu.X86.HasAVX512F {
 		paths = append(paths, "avx512")
 	}
+	return paths
+}
+
+// TestSIMDPath: HEADLAB_SIMD picks the vector path, train --json and bench
+// name it, and a path that does not exist or cannot run here is one line
+// and exit 2.
+func TestSIMDPath(t *testing.T) {
+	paths := vectorPaths()
 	for _, p := range paths {
 		code, out, errs := headlabEnv(t, []string{"HEADLAB_SIMD=" + p}, "train", "--task", "majority", "--steps", "20", "--d-model", "16", "--d-ff", "16", "--json", "--quiet")
 		var rep struct {
@@ -64,13 +70,7 @@ func TestSIMDPath(t *testing.T) {
 // states (1e-4 relative over 200 steps); the assembly paths agree bit for
 // bit.
 func TestPathsAgreeOnATrainingRun(t *testing.T) {
-	paths := []string{"go"}
-	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-		paths = append(paths, "avx2")
-	}
-	if cpu.X86.HasAVX512F {
-		paths = append(paths, "avx512")
-	}
+	paths := vectorPaths()
 	type run struct {
 		Accuracy  float64 `json:"accuracy"`
 		Loss      float64 `json:"loss"`
