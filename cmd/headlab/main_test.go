@@ -131,6 +131,7 @@ func TestHeadsDumpScoreRoundTrip(t *testing.T) {
 			AblatedAccuracy *float64 `json:"ablated_accuracy"`
 			OffsetD         *int     `json:"offset_d"`
 			PositionJ       *int     `json:"position_j"`
+			MirrorC         *int     `json:"mirror_c"`
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &heads); err != nil {
@@ -157,8 +158,8 @@ func TestHeadsDumpScoreRoundTrip(t *testing.T) {
 		if h.Name != s.Name || h.Label != s.Label || len(h.Scores) != 8 {
 			t.Fatalf("head %d: %s %q vs %s %q", i, h.Name, h.Label, s.Name, s.Label)
 		}
-		if h.AblatedAccuracy == nil || h.OffsetD == nil || h.PositionJ == nil {
-			t.Fatalf("head %s lacks ablated_accuracy, offset_d or position_j", h.Name)
+		if h.AblatedAccuracy == nil || h.OffsetD == nil || h.PositionJ == nil || h.MirrorC == nil {
+			t.Fatalf("head %s lacks ablated_accuracy, offset_d, position_j or mirror_c", h.Name)
 		}
 		for k, v := range h.Scores {
 			if v != s.Scores[k] {
@@ -176,5 +177,36 @@ func TestHeadsDumpScoreRoundTrip(t *testing.T) {
 	os.WriteFile(dump, []byte(`{"causal": true, "tokens": [[1,2]], "attention": [[[[[1,0],[0.5,0.6]]]]]}`), 0o644)
 	if code, _, errs := headlab(t, "score", "--attention", dump); code != 2 || strings.Count(errs, "\n") != 1 {
 		t.Errorf("bad attention file: exit %d, %q", code, errs)
+	}
+}
+
+// A reverse model predicts the next token of the reversal, so its heads
+// read T-2-i: the contract's shifted mirror, reported with mirror_c = T-2.
+func TestReverseGrowsShiftedMirror(t *testing.T) {
+	code, out, errs := headlab(t, "train", "--task", "reverse", "--steps", "600", "--quiet", "--json")
+	if code != 0 {
+		t.Fatalf("train: %s", errs)
+	}
+	var r struct {
+		Accuracy float64
+		Heads    []struct {
+			Name, Label string
+			MirrorC     int `json:"mirror_c"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	shifted := 0
+	for _, h := range r.Heads {
+		if h.Label == "mirror shifted" {
+			shifted++
+			if h.MirrorC != 14 {
+				t.Errorf("%s: mirror shifted with mirror_c %d, want 14", h.Name, h.MirrorC)
+			}
+		}
+	}
+	if r.Accuracy < 0.9 || shifted == 0 {
+		t.Errorf("reverse after 600 steps: accuracy %.3f, %d heads labelled mirror shifted: %+v", r.Accuracy, shifted, r.Heads)
 	}
 }
