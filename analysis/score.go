@@ -46,6 +46,12 @@ type HeadScore struct {
 	PositionJ int `json:"position_j"`
 	// MirrorC is the better mirror anti-diagonal, T-1 or T-2 (ties to T-1).
 	MirrorC int `json:"mirror_c"`
+	// Relations scores the head on every relation the task declares, in
+	// its order (none for tasks without relations).
+	Relations []RelationScore `json:"relations,omitempty"`
+	// Syntax names the head after a relation it follows ("syntax
+	// verb->subject 0.83", SyntaxName), "" when it follows none.
+	Syntax string `json:"syntax,omitempty"`
 }
 
 // Title is the label with its score to two decimals, "induction 0.81" or
@@ -147,6 +153,10 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 	hs := HeadScore{
 		Name: fmt.Sprintf("L%dH%d", l, h), Layer: l, Head: h,
 		Scores: scores, OffsetD: bestD, PositionJ: bestJ, MirrorC: bestC,
+	}
+	if len(a.Relations) > 0 {
+		hs.Relations = ScoreRelations(a, l, h)
+		hs.Syntax = SyntaxName(hs.Relations)
 	}
 	// Strictly greater replaces, so ties keep the earlier row of the table.
 	best := Patterns[0]

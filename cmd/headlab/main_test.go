@@ -24,17 +24,19 @@ func TestBadInputExits2WithOneLine(t *testing.T) {
 	os.MkdirAll(corrupt, 0o755)
 	os.WriteFile(filepath.Join(corrupt, "config.json"), []byte(`{"format":1`), 0o644)
 	cases := map[string][]string{
-		"heads do not divide": {"train", "--heads", "3", "--d-model", "32"},
-		"unknown task":        {"train", "--task", "sorting"},
-		"zero layers":         {"train", "--layers", "0"},
-		"negative d-model":    {"train", "--d-model", "-8"},
-		"zero batch":          {"train", "--batch", "0"},
-		"negative steps":      {"train", "--steps", "-5"},
-		"unknown flag":        {"train", "--bogus"},
-		"unknown backend":     {"train", "--backend", "tpu"},
-		"not a number":        {"train", "--steps", "many"},
-		"unknown command":     {"fly"},
-		"save over a file":    {"train", "--steps", "1", "--save", filepath.Join(dir, "file", "x")},
+		"heads do not divide":  {"train", "--heads", "3", "--d-model", "32"},
+		"unknown task":         {"train", "--task", "sorting"},
+		"zero layers":          {"train", "--layers", "0"},
+		"negative d-model":     {"train", "--d-model", "-8"},
+		"zero batch":           {"train", "--batch", "0"},
+		"negative steps":       {"train", "--steps", "-5"},
+		"unknown flag":         {"train", "--bogus"},
+		"unknown backend":      {"train", "--backend", "tpu"},
+		"not a number":         {"train", "--steps", "many"},
+		"unknown command":      {"fly"},
+		"undeclared relation":  {"train", "--task", "agreement", "--relation", "verb->object"},
+		"task has no relation": {"train", "--relation", "verb->subject"},
+		"save over a file":     {"train", "--steps", "1", "--save", filepath.Join(dir, "file", "x")},
 	}
 	os.WriteFile(filepath.Join(dir, "file"), []byte("x"), 0o644)
 	for name, args := range cases {
@@ -208,5 +210,85 @@ func TestReverseGrowsShiftedMirror(t *testing.T) {
 	}
 	if r.Accuracy < 0.9 || shifted == 0 {
 		t.Errorf("reverse after 600 steps: accuracy %.3f, %d heads labelled mirror shifted: %+v", r.Accuracy, shifted, r.Heads)
+	}
+}
+
+// train --task agreement --json reports accuracy with and without an
+// attractor and each head's relation scores beside their baseline; heads
+// --run gives the same relations, and refuses an undeclared relation.
+func TestAgreementJSON(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "agr")
+	code, out, errs := headlab(t, "train", "--task", "agreement", "--steps", "200", "--quiet", "--json", "--save", run)
+	if code != 0 {
+		t.Fatalf("train: %s", errs)
+	}
+	type report struct {
+		Accuracy float64
+		ByKind   *struct {
+			Relation, Head string
+			Kinds          []struct {
+				Kind     string
+				Examples int
+				Accuracy *float64
+				HeadOff  *float64 `json:"head_off_accuracy"`
+			}
+		} `json:"by_kind"`
+		Heads []struct {
+			Name      string
+			Relations []struct {
+				Relation     string
+				Mass, Argmax *float64
+				Baseline     *float64
+				BaselineBy   string `json:"baseline_by"`
+			}
+		}
+	}
+	var tr report
+	if err := json.Unmarshal([]byte(out), &tr); err != nil {
+		t.Fatal(err)
+	}
+	if tr.ByKind == nil || len(tr.ByKind.Kinds) != 2 || tr.ByKind.Kinds[0].Kind != "attractor" || tr.ByKind.Kinds[1].Kind != "no attractor" {
+		t.Fatalf("by_kind: %+v", tr.ByKind)
+	}
+	for _, k := range tr.ByKind.Kinds {
+		if k.Examples == 0 || k.Accuracy == nil || k.HeadOff == nil {
+			t.Fatalf("kind %+v", k)
+		}
+	}
+	check := func(who string, r report) {
+		if len(r.Heads) != 4 {
+			t.Fatalf("%s: %d heads", who, len(r.Heads))
+		}
+		for _, h := range r.Heads {
+			if len(h.Relations) != 2 || h.Relations[0].Relation != "verb->subject" || h.Relations[1].Relation != "adjective->noun" {
+				t.Fatalf("%s %s: relations %+v", who, h.Name, h.Relations)
+			}
+			for _, x := range h.Relations {
+				if x.Mass == nil || x.Argmax == nil || x.Baseline == nil || x.BaselineBy == "" {
+					t.Fatalf("%s %s: relation %+v lacks a field", who, h.Name, x)
+				}
+			}
+		}
+	}
+	check("train", tr)
+	code, out, errs = headlab(t, "heads", "--run", run, "--json", "--relation", "adjective->noun")
+	if code != 0 {
+		t.Fatalf("heads: %s", errs)
+	}
+	var hr report
+	if err := json.Unmarshal([]byte(out), &hr); err != nil {
+		t.Fatal(err)
+	}
+	check("heads", hr)
+	if hr.ByKind == nil || hr.ByKind.Relation != "adjective->noun" {
+		t.Fatalf("heads --relation adjective->noun: by_kind %+v", hr.ByKind)
+	}
+	if code, out, errs := headlab(t, "heads", "--run", run, "--relation", "object->verb"); code != 2 || out != "" || strings.Count(errs, "\n") != 1 {
+		t.Errorf("undeclared relation: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	// Text output shows the relation table and the accuracy by kind.
+	code, out, _ = headlab(t, "heads", "--run", run)
+	if code != 0 || !strings.Contains(out, "| Head | Relation |") || !strings.Contains(out, "| attractor |") {
+		t.Errorf("heads text output lacks relations or kinds:\n%s", out)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"headlab/inspect"
 	"headlab/internal/simd"
 	"headlab/sweep"
+	"headlab/tasks"
 	"headlab/train"
 )
 
@@ -29,7 +30,7 @@ type trainFlags struct {
 func (f *trainFlags) register(cmd *cobra.Command) {
 	d := train.Defaults("induction")
 	fs := cmd.Flags()
-	fs.StringVar(&f.cfg.Task, "task", "induction", "task: induction, copy, reverse or majority")
+	fs.StringVar(&f.cfg.Task, "task", "induction", "task: "+strings.Join(tasks.Names(), ", "))
 	fs.Uint64Var(&f.cfg.Seed, "seed", d.Seed, "random seed for weights and data")
 	fs.IntVar(&f.cfg.Steps, "steps", 0, "training steps (default: the task's plateau, induction 2500)")
 	fs.IntVar(&f.cfg.Batch, "batch", d.Batch, "sequences per step")
@@ -70,6 +71,7 @@ func trainCmd(e *env) *cobra.Command {
 		recordEvery int
 		seeds       string
 		group       int
+		rf          relationFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "train",
@@ -82,6 +84,11 @@ func trainCmd(e *env) *cobra.Command {
 			}
 			if every <= 0 {
 				return usagef("--progress-every must be positive, got %d", every)
+			}
+			task, _ := tasks.New(c.Task)
+			rel, err := rf.index(cmd, task)
+			if err != nil {
+				return err
 			}
 			if cmd.Flags().Changed("seeds") || cmd.Flags().Changed("group") {
 				for _, one := range []string{"seed", "save", "record-every", "png", "arcs"} {
@@ -132,14 +139,14 @@ func trainCmd(e *env) *cobra.Command {
 				}
 				fmt.Fprintf(e.stderr, "saved checkpoint to %s\n", save)
 			}
-			heads, att, err := inspect.Analyze(m, be, nil)
+			heads, att, err := inspect.AnalyzeRelation(m, be, nil, rel)
 			if err != nil {
 				return err
 			}
 			if err := pics.write(att, heads.Scores()); err != nil {
 				return err
 			}
-			report := trainReport{Config: configReport{Config: c, Backend: be.Name(), SIMD: simd.Path()}, Result: res, Heads: heads.Heads, History: rec.History}
+			report := trainReport{Config: configReport{Config: c, Backend: be.Name(), SIMD: simd.Path()}, Result: res, Heads: heads.Heads, ByKind: heads.ByKind, History: rec.History}
 			if rec.History != nil {
 				p := rec.History.Phase()
 				report.Phase = &p
@@ -172,6 +179,7 @@ func trainCmd(e *env) *cobra.Command {
 	cmd.Flags().IntVar(&group, "group", 0, "with --seeds: models trained in lockstep (default: 1 on cpu; on gl as many as fit, at most 1024)")
 	cmd.Flags().IntVar(&recordEvery, "record-every", 0, "every K steps record loss, accuracy and every head's scores (JSON history, history.json in the checkpoint)")
 	pics.register(cmd)
+	rf.register(cmd)
 	return cmd
 }
 
@@ -186,6 +194,9 @@ type trainReport struct {
 	Config configReport `json:"config"`
 	train.Result
 	Heads []inspect.Head `json:"heads"`
+	// ByKind is accuracy by kind of example (agreement: with and without
+	// an attractor), intact and with the relation's best head off.
+	ByKind *inspect.ByKind `json:"by_kind,omitempty"`
 	// UnseenHeads scores the heads on sequences of never-trained tokens.
 	UnseenHeads []analysis.HeadScore `json:"unseen_heads,omitempty"`
 	History     inspect.History      `json:"history,omitempty"`
