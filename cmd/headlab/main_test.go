@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"headlab/train"
 )
 
 // headlab runs the command in-process and returns its exit status, stdout
@@ -290,5 +292,48 @@ func TestAgreementJSON(t *testing.T) {
 	code, out, _ = headlab(t, "heads", "--run", run)
 	if code != 0 || !strings.Contains(out, "| Head | Relation |") || !strings.Contains(out, "| attractor |") {
 		t.Errorf("heads text output lacks relations or kinds:\n%s", out)
+	}
+}
+
+// A checkpoint saved with tied embeddings records it in config.json and
+// holds no unembedding matrix; heads and prune load it as such, and a
+// config.json that claims tied embeddings over untied weights is refused.
+func TestTiedEmbeddingsCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	tied, untied := filepath.Join(dir, "tied"), filepath.Join(dir, "untied")
+	for _, c := range []struct {
+		dir  string
+		args []string
+	}{{tied, []string{"--tied-embeddings"}}, {untied, nil}} {
+		argv := append([]string{"train", "--steps", "30", "--quiet", "--save", c.dir, "--json"}, c.args...)
+		if code, _, errs := headlab(t, argv...); code != 0 {
+			t.Fatalf("train %v: %s", c.args, errs)
+		}
+	}
+	m, _, err := train.Load(tied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Train.TiedEmbeddings || !m.Shape.TiedEmbeddings || m.Weights.Get("unembed.weight") != nil {
+		t.Fatalf("loaded tied checkpoint: train %v, shape %v, unembed.weight %v", m.Train.TiedEmbeddings, m.Shape.TiedEmbeddings, m.Weights.Get("unembed.weight") != nil)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(tied, "config.json"))
+	if strings.Count(string(cfg), `"tied_embeddings": true`) != 2 {
+		t.Fatalf("config.json does not record tied embeddings:\n%s", cfg)
+	}
+	code, out, errs := headlab(t, "heads", "--run", tied, "--json")
+	var rep struct{ Accuracy float64 }
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("heads on a tied checkpoint: exit %d: %s", code, errs)
+	}
+	if code, _, errs := headlab(t, "prune", "--run", tied, "--examples", "8", "--random-orders", "2", "--json"); code != 0 {
+		t.Fatalf("prune on a tied checkpoint: exit %d: %s", code, errs)
+	}
+	// Tied config.json over untied weights: a corrupt checkpoint.
+	ucfg, _ := os.ReadFile(filepath.Join(untied, "config.json"))
+	bad := strings.ReplaceAll(string(ucfg), `"causal": true`, `"causal": true, "tied_embeddings": true`)
+	os.WriteFile(filepath.Join(untied, "config.json"), []byte(bad), 0o644)
+	if code, _, errs := headlab(t, "heads", "--run", untied); code != 2 || strings.Count(errs, "\n") != 1 {
+		t.Errorf("tied config over untied weights: exit %d, %q", code, errs)
 	}
 }

@@ -41,6 +41,7 @@ func (f *trainFlags) register(cmd *cobra.Command) {
 	fs.IntVar(&f.cfg.DFF, "d-ff", d.DFF, "feed-forward hidden width")
 	fs.BoolVar(&f.noPositions, "no-positions", false, "switch positional embeddings off")
 	fs.BoolVar(&f.noCausal, "no-causal", false, "switch the causal mask off")
+	fs.BoolVar(&f.cfg.TiedEmbeddings, "tied-embeddings", false, "unembed with the token embedding transposed (no separate unembedding matrix)")
 }
 
 // config resolves the flags into a validated configuration.
@@ -211,8 +212,8 @@ func writeJSON(w io.Writer, v any) error {
 
 func printTrainReport(w io.Writer, m *train.Model, r trainReport) {
 	fmt.Fprintf(w, "task        %s: %s\n", m.Task.Name(), m.Task.Describe())
-	fmt.Fprintf(w, "model       %d layers, %d heads, d-model %d, d-ff %d, positions %v, causal %v\n",
-		m.Shape.Layers, m.Shape.Heads, m.Shape.DModel, m.Shape.DFF, m.Shape.Positions, m.Shape.Causal)
+	fmt.Fprintf(w, "model       %d layers, %d heads, d-model %d, d-ff %d, positions %v, causal %v, tied embeddings %v\n",
+		m.Shape.Layers, m.Shape.Heads, m.Shape.DModel, m.Shape.DFF, m.Shape.Positions, m.Shape.Causal, m.Shape.TiedEmbeddings)
 	fmt.Fprintf(w, "parameters  %d\n", r.Params)
 	fmt.Fprintf(w, "accuracy    %.4f on %d held-out examples (chance %.4f)\n", r.Accuracy, train.HeldOutExamples, r.Chance)
 	fmt.Fprintf(w, "loss        %.4f held-out, %.4f last training batch\n", r.Loss, r.TrainLoss)
