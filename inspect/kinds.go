@@ -68,21 +68,20 @@ func byKindAll(e *train.Evaluator, held []*tasks.Batch, reports []*Report, off [
 		headOff[s] = withHead(off, c, h.Layer, h.Head)
 		r.ByKind = &ByKind{Relation: rels[rel], Head: h.Name, Syntax: analysis.SyntaxName(h.Relations[rel : rel+1])}
 	}
+	kinds := make([][]*tasks.Batch, len(held))
+	for s, b := range held {
+		kinds[s] = KindBatches(kt, b)
+	}
 	for k, kind := range kt.Kinds() {
 		masked := make([]*tasks.Batch, len(held))
 		counts := make([]int, len(held))
 		for s, b := range held {
-			m := &tasks.Batch{N: b.N, T: b.T, Tokens: b.Tokens, Targets: append([]int(nil), b.Targets...)}
+			masked[s] = kinds[s][k]
 			for n := 0; n < b.N; n++ {
-				if kt.Kind(b.Tokens[n*b.T:(n+1)*b.T]) != k {
-					for i := n * b.T; i < (n+1)*b.T; i++ {
-						m.Targets[i] = tasks.NoTarget
-					}
-				} else {
+				if kt.Kind(b.Tokens[n*b.T:(n+1)*b.T]) == k {
 					counts[s]++
 				}
 			}
-			masked[s] = m
 		}
 		intact, _, err := e.AccuracyAll(masked, [][][]bool{off})
 		if err != nil {
@@ -97,4 +96,25 @@ func byKindAll(e *train.Evaluator, held []*tasks.Batch, reports []*Report, off [
 		}
 	}
 	return nil
+}
+
+// KindBatches is b once per kind of kt, with the answers of the other
+// kinds' examples masked: every copy keeps b's size (so that a group's
+// models can be evaluated together), and its accuracy is that kind's.
+func KindBatches(kt tasks.KindTask, b *tasks.Batch) []*tasks.Batch {
+	out := make([]*tasks.Batch, len(kt.Kinds()))
+	for k := range out {
+		out[k] = &tasks.Batch{N: b.N, T: b.T, Tokens: b.Tokens, Targets: append([]int(nil), b.Targets...)}
+	}
+	for n := 0; n < b.N; n++ {
+		kind := kt.Kind(b.Tokens[n*b.T : (n+1)*b.T])
+		for k, m := range out {
+			if k != kind {
+				for i := n * b.T; i < (n+1)*b.T; i++ {
+					m.Targets[i] = tasks.NoTarget
+				}
+			}
+		}
+	}
+	return out
 }
