@@ -228,6 +228,72 @@ func TestMirrorCausal(t *testing.T) {
 	checkScore(t, hs, "mirror", 0.5)
 }
 
+func TestMirrorShifted(t *testing.T) {
+	// Non-causal T=6 on the anti-diagonal c = T-2 = 4: query 2 is its own
+	// reflection and excluded, query 5 has no cell (4-5 < 0), so sending
+	// both elsewhere changes nothing.
+	T := 6
+	m := oneHot(T, func(i int) int { return max(T-2-i, 0) })
+	m[2] = []float64{0, 0, 0, 0, 0, 1}
+	hs := ScoreHead(one(t, false, seq(T), m), 0, 0)
+	checkScore(t, hs, "mirror", 1)
+	checkLabel(t, hs, "mirror shifted")
+	if hs.MirrorC != T-2 {
+		t.Errorf("mirror_c = %d, want %d", hs.MirrorC, T-2)
+	}
+	// Causal, as a reverse model predicting the next token looks: T=16,
+	// the second-half query i reads the first-half token at 14-i.
+	T = 16
+	m = oneHot(T, func(i int) int {
+		if i >= 8 {
+			return max(T-2-i, 0)
+		}
+		return i
+	})
+	hs = ScoreHead(one(t, true, seq(T), m), 0, 0)
+	checkScore(t, hs, "mirror", 1)
+	checkLabel(t, hs, "mirror shifted")
+	if hs.MirrorC != 14 {
+		t.Errorf("mirror_c = %d, want 14", hs.MirrorC)
+	}
+}
+
+func TestMirrorTieGoesToCentre(t *testing.T) {
+	// Every row uniform: both anti-diagonals score 1/T; the tie keeps T-1.
+	T := 6
+	m := make([][]float64, T)
+	for i := range m {
+		m[i] = make([]float64, T)
+		for j := range m[i] {
+			m[i][j] = 1.0 / float64(T)
+		}
+	}
+	hs := ScoreHead(one(t, false, seq(T), m), 0, 0)
+	if hs.MirrorC != T-1 {
+		t.Errorf("mirror_c = %d on a tie, want %d", hs.MirrorC, T-1)
+	}
+	checkScore(t, hs, "mirror", 1.0/6)
+	// Half the weight on each anti-diagonal of an even T (T-1-i != i for
+	// every i): c = T-1 sees 0.5 on every query, c = T-2 0.5 on queries
+	// 0..4 but query 2 is excluded there, so both score 0.5: a tie.
+	for i := range m {
+		for j := range m[i] {
+			m[i][j] = 0
+		}
+		m[i][T-1-i] += 0.5
+		if k := T - 2 - i; k >= 0 {
+			m[i][k] += 0.5
+		} else {
+			m[i][T-1-i] += 0.5
+		}
+	}
+	hs = ScoreHead(one(t, false, seq(T), m), 0, 0)
+	checkLabel(t, hs, "mirror")
+	if hs.MirrorC != T-1 {
+		t.Errorf("mirror_c = %d, want %d (scores %v)", hs.MirrorC, T-1, hs.Scores)
+	}
+}
+
 func TestAttentionSink(t *testing.T) {
 	hs := ScoreHead(one(t, true, seq(6), oneHot(6, func(int) int { return 0 })), 0, 0)
 	checkScore(t, hs, "attention-sink", 1)
@@ -304,8 +370,8 @@ func TestT1(t *testing.T) {
 				t.Errorf("causal=%v: %s = %v, want 0", causal, p, hs.Scores[p])
 			}
 		}
-		if hs.OffsetD != 0 || hs.PositionJ != 0 {
-			t.Errorf("causal=%v: d=%d j=%d, want 0 0", causal, hs.OffsetD, hs.PositionJ)
+		if hs.OffsetD != 0 || hs.PositionJ != 0 || hs.MirrorC != 0 {
+			t.Errorf("causal=%v: d=%d j=%d c=%d, want 0 0 0", causal, hs.OffsetD, hs.PositionJ, hs.MirrorC)
 		}
 		checkLabel(t, hs, NoClearPattern)
 		if hs.Title() != "no clear pattern 0.00" {
@@ -511,7 +577,7 @@ func TestScoreAllOrderAndJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(b)
-	keys := []string{`"name"`, `"layer"`, `"head"`, `"label"`, `"score"`, `"scores"`, `"offset_d"`, `"position_j"`}
+	keys := []string{`"name"`, `"layer"`, `"head"`, `"label"`, `"score"`, `"scores"`, `"offset_d"`, `"position_j"`, `"mirror_c"`}
 	last := -1
 	for _, k := range keys {
 		at := strings.Index(s, k+":")
@@ -563,14 +629,14 @@ func randomAttention(rng *rand.Rand, causal bool, N, L, H, T, vocab int) *Attent
 }
 
 // mixedAttention blends random rows with one planted pattern per head
-// (previous-token, sink, an offset, a position, mirror, induction or
-// matching) at a random strength, so labels of every kind, and scores near
+// (previous-token, sink, an offset, a position, mirror, induction,
+// matching or the shifted mirror) at a random strength, so labels of every kind, and scores near
 // the threshold, turn up.
 func mixedAttention(rng *rand.Rand, causal bool, N, L, H, T, vocab int) *Attention {
 	a := randomAttention(rng, causal, N, L, H, T, vocab)
 	for l := 0; l < L; l++ {
 		for h := 0; h < H; h++ {
-			kind, w := rng.Intn(7), 0.2+0.7*rng.Float64()
+			kind, w := rng.Intn(8), 0.2+0.7*rng.Float64()
 			d, j := 2+rng.Intn(T/2-1), 1+rng.Intn(T-1)
 			for n := 0; n < N; n++ {
 				last := map[int]int{}
@@ -598,6 +664,8 @@ func mixedAttention(rng *rand.Rand, causal bool, N, L, H, T, vocab int) *Attenti
 						if seen {
 							c = m
 						}
+					case 7:
+						c = T - 2 - i
 					}
 					if c < 0 || !a.visible(i, c) {
 						continue
@@ -810,6 +878,7 @@ type refHead struct {
 	Scores    map[string]float64 `json:"scores"`
 	OffsetD   int                `json:"offset_d"`
 	PositionJ int                `json:"position_j"`
+	MirrorC   *int               `json:"mirror_c"`
 }
 
 func TestCrossCheckPythonReference(t *testing.T) {
@@ -854,6 +923,13 @@ func TestCrossCheckPythonReference(t *testing.T) {
 		func(i int) int {
 			if i >= T/2 {
 				return i - T/2 + 1
+			}
+			return i
+		},
+		// The shifted mirror a reverse model grows: T-2-i.
+		func(i int) int {
+			if i >= T/2 {
+				return max(T-2-i, 0)
 			}
 			return i
 		},
@@ -904,9 +980,12 @@ func TestCrossCheckPythonReference(t *testing.T) {
 		labelled := 0
 		for k, g := range got {
 			r := ref[k]
-			if r.Name != g.Name || r.Label != g.Label || r.OffsetD != g.OffsetD || r.PositionJ != g.PositionJ {
-				t.Errorf("%s %s: Go %q d=%d j=%d, reference %s %q d=%d j=%d",
-					name, g.Name, g.Label, g.OffsetD, g.PositionJ, r.Name, r.Label, r.OffsetD, r.PositionJ)
+			if r.MirrorC == nil {
+				t.Fatalf("%s %s: the reference gives no mirror_c", name, r.Name)
+			}
+			if r.Name != g.Name || r.Label != g.Label || r.OffsetD != g.OffsetD || r.PositionJ != g.PositionJ || *r.MirrorC != g.MirrorC {
+				t.Errorf("%s %s: Go %q d=%d j=%d c=%d, reference %s %q d=%d j=%d c=%d",
+					name, g.Name, g.Label, g.OffsetD, g.PositionJ, g.MirrorC, r.Name, r.Label, r.OffsetD, r.PositionJ, *r.MirrorC)
 			}
 			if !near(r.Score, g.Score, 1e-4) {
 				t.Errorf("%s %s: score Go %v, reference %v", name, g.Name, g.Score, r.Score)

@@ -31,6 +31,9 @@ type Attention struct {
 	// Probs holds N*L*H*T*T probabilities, indexed
 	// ((((n*L+l)*H+h)*T+i)*T+j): example n, layer l, head h, query i, key j.
 	Probs []float32
+	// Relations are the relations the examples' task declares (none for
+	// most tasks); every head is scored on each (relations.go).
+	Relations []Relation
 }
 
 // At returns the probability that query i puts on key j for head h of layer
@@ -110,7 +113,7 @@ func (a *Attention) Validate() error {
 			}
 		}
 	}
-	return nil
+	return a.checkRelations()
 }
 
 // checkRow validates one row of probabilities; see Validate.
@@ -173,9 +176,11 @@ func (x *number) UnmarshalJSON(b []byte) error {
 
 // ReadAttention reads an attention file, the JSON object
 //
-//	{"causal": bool, "tokens": [N][T] ints, "attention": [N][L][H][T][T] floats}
+//	{"causal": bool, "tokens": [N][T] ints, "attention": [N][L][H][T][T] floats,
+//	 "relations": [{"name": string, "keys": [N][T] ints}]}
 //
-// and validates it (see Attention.Validate). Unknown keys are ignored. Errors
+// ("relations" is optional: the key each query of a declared relation
+// points to, -1 for no query) and validates it (see Attention.Validate). Unknown keys are ignored. Errors
 // are single lines naming the problem; no input makes it panic.
 func ReadAttention(r io.Reader) (*Attention, error) {
 	a, err := readAttention(r)
@@ -268,6 +273,15 @@ func readAttention(r io.Reader) (*Attention, error) {
 		}
 	}
 
+	var rels []struct {
+		Name *string    `json:"name"`
+		Keys [][]number `json:"keys"`
+	}
+	if raw, ok := top["relations"]; ok {
+		if err := json.Unmarshal(raw, &rels); err != nil {
+			return nil, fmt.Errorf(`"relations" must be an array of {"name": string, "keys": [N][T] integers}: %v`, err)
+		}
+	}
 	a := &Attention{Causal: *causal, N: N, L: L, H: H, T: T,
 		Tokens: make([]int, 0, N*T), Probs: make([]float32, 0, N*L*H*T*T)}
 	for n, row := range toks {
@@ -296,6 +310,28 @@ func readAttention(r io.Reader) (*Attention, error) {
 				}
 			}
 		}
+	}
+	for k, r := range rels {
+		if r.Name == nil {
+			return nil, fmt.Errorf("relations[%d] has no name", k)
+		}
+		if len(r.Keys) != N {
+			return nil, fmt.Errorf("relation %q has keys for %d examples, tokens has %d", *r.Name, len(r.Keys), N)
+		}
+		rel := Relation{Name: *r.Name, Keys: make([]int, 0, N*T)}
+		for n, row := range r.Keys {
+			if len(row) != T {
+				return nil, fmt.Errorf("relation %q: keys[%d] has %d entries, tokens has T = %d", *r.Name, n, len(row), T)
+			}
+			for i, s := range row {
+				j, err := strconv.Atoi(string(s))
+				if err != nil {
+					return nil, fmt.Errorf("relation %q: keys[%d][%d] = %q is not an integer in range", *r.Name, n, i, string(s))
+				}
+				rel.Keys = append(rel.Keys, j)
+			}
+		}
+		a.Relations = append(a.Relations, rel)
 	}
 	if err := a.Validate(); err != nil {
 		return nil, err
@@ -368,7 +404,37 @@ func WriteAttention(w io.Writer, a *Attention) error {
 		}
 		bw.WriteByte(']')
 	}
-	bw.WriteString("]}\n")
+	bw.WriteByte(']')
+	if len(a.Relations) > 0 {
+		bw.WriteString(",\n\"relations\":[")
+		for k, r := range a.Relations {
+			if k > 0 {
+				bw.WriteByte(',')
+			}
+			name, _ := json.Marshal(r.Name)
+			bw.WriteString("\n{\"name\":")
+			bw.Write(name)
+			bw.WriteString(",\"keys\":[")
+			for n := 0; n < a.N; n++ {
+				buf = buf[:0]
+				if n > 0 {
+					buf = append(buf, ',')
+				}
+				buf = append(buf, '[')
+				for i := 0; i < a.T; i++ {
+					if i > 0 {
+						buf = append(buf, ',')
+					}
+					buf = strconv.AppendInt(buf, int64(r.Keys[n*a.T+i]), 10)
+				}
+				buf = append(buf, ']')
+				bw.Write(buf)
+			}
+			bw.WriteString("]}")
+		}
+		bw.WriteByte(']')
+	}
+	bw.WriteString("}\n")
 	// bufio keeps the first write error and reports it here.
 	return bw.Flush()
 }

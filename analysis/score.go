@@ -24,26 +24,34 @@ const Threshold = 0.4
 const NoClearPattern = "no clear pattern"
 
 // HeadScore is the verdict on one head. Marshalled to JSON it reads
-// {"name","layer","head","label","score","scores","offset_d","position_j"}.
+// {"name","layer","head","label","score","scores","offset_d","position_j","mirror_c"}.
 type HeadScore struct {
 	// Name is "L<layer>H<head>", e.g. "L0H1".
 	Name string `json:"name"`
 	// Layer and Head locate the head, both from 0.
 	Layer int `json:"layer"`
 	Head  int `json:"head"`
-	// Label is the winning pattern ("induction", "offset -3", "position-5")
-	// or NoClearPattern.
+	// Label is the winning pattern ("induction", "offset -3", "position-5",
+	// "mirror shifted") or NoClearPattern.
 	Label string `json:"label"`
 	// Score is the highest of Scores: the winning score, or the best score
 	// that fell short of Threshold when Label is NoClearPattern.
 	Score float64 `json:"score"`
-	// Scores holds the batch score of every name in Patterns; offset and
-	// position hold the score of the best d and j.
+	// Scores holds the batch score of every name in Patterns; offset,
+	// position and mirror hold the score of the best d, j and c.
 	Scores map[string]float64 `json:"scores"`
 	// OffsetD and PositionJ are the best offset d and position j, 0 when
 	// there is no candidate (the score is then 0 too).
 	OffsetD   int `json:"offset_d"`
 	PositionJ int `json:"position_j"`
+	// MirrorC is the better mirror anti-diagonal, T-1 or T-2 (ties to T-1).
+	MirrorC int `json:"mirror_c"`
+	// Relations scores the head on every relation the task declares, in
+	// its order (none for tasks without relations).
+	Relations []RelationScore `json:"relations,omitempty"`
+	// Syntax names the head after a relation it follows ("syntax
+	// verb->subject 0.83", SyntaxName), "" when it follows none.
+	Syntax string `json:"syntax,omitempty"`
 }
 
 // Title is the label with its score to two decimals, "induction 0.81" or
@@ -103,7 +111,16 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 		m := prevSame[n*T+i]
 		return m, m >= 0
 	})
-	scores["mirror"] = batchScore(a, l, h, func(_, i int) (int, bool) { return T - 1 - i, T-1-i != i })
+	// Mirror: both anti-diagonals c = T-1 and c = T-2 are always
+	// candidates; the better on the batch score, ties to T-1.
+	bestC, bestMirror := T-1, 0.0
+	for c := T - 1; c >= T-2; c-- {
+		s := batchScore(a, l, h, func(_, i int) (int, bool) { return c - i, c-i >= 0 && c-i != i })
+		if c == T-1 || s > bestMirror {
+			bestC, bestMirror = c, s
+		}
+	}
+	scores["mirror"] = bestMirror
 	scores["attention-sink"] = batchScore(a, l, h, func(_, i int) (int, bool) { return 0, i >= 1 })
 
 	// Offset and position: only candidates that at least half of the T
@@ -135,7 +152,11 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 
 	hs := HeadScore{
 		Name: fmt.Sprintf("L%dH%d", l, h), Layer: l, Head: h,
-		Scores: scores, OffsetD: bestD, PositionJ: bestJ,
+		Scores: scores, OffsetD: bestD, PositionJ: bestJ, MirrorC: bestC,
+	}
+	if len(a.Relations) > 0 {
+		hs.Relations = ScoreRelations(a, l, h)
+		hs.Syntax = SyntaxName(hs.Relations)
 	}
 	// Strictly greater replaces, so ties keep the earlier row of the table.
 	best := Patterns[0]
@@ -152,6 +173,8 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 		hs.Label = fmt.Sprintf("offset -%d", bestD)
 	case best == "position":
 		hs.Label = fmt.Sprintf("position-%d", bestJ)
+	case best == "mirror" && bestC == T-2:
+		hs.Label = "mirror shifted"
 	default:
 		hs.Label = best
 	}

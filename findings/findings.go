@@ -47,9 +47,22 @@ type Plan struct {
 	Positions              []train.Config // reverse, majority x positions on, off
 	RevNone                train.Config   // reverse, no positions, no causal mask
 	CircuitSeeds, SmallSet []uint64
+
+	// The claims' runs (claims.go), on SmallSet.
+	Copy               train.Config // claims 1 and 5
+	Wide               train.Config // induction, 2 layers x 8 heads, d-model 64: claims 4 and 8
+	Agreement          train.Config // claim 9
+	Unseen, UnseenTied train.Config // claim 10
+	Dynamics           train.Config // claim 7: trained outside the sweep, with a history
+	// Regime is the grid of --regime (item 5), on CircuitSeeds; empty
+	// without it.
+	Regime []train.Config
 }
 
-func NewPlan(seeds, small int, scale float64) Plan {
+// NewPlan is the plan of seeds circuit seeds, small seeds of every other
+// comparison, every step count scaled by scale, with the regime grid when
+// regime is set.
+func NewPlan(seeds, small int, scale float64, regime bool) Plan {
 	steps := func(n int) int { return max(1, int(math.Round(float64(n)*scale))) }
 	p := Plan{Scale: scale}
 	p.Induction = train.Defaults("induction")
@@ -65,6 +78,7 @@ func NewPlan(seeds, small int, scale float64) Plan {
 	}
 	p.RevNone = train.Defaults("reverse")
 	p.RevNone.Steps, p.RevNone.Positions, p.RevNone.Causal = steps(2000), false, false
+	p.claims(steps, regime)
 	for s := 1; s <= max(seeds, small); s++ {
 		if s <= seeds {
 			p.CircuitSeeds = append(p.CircuitSeeds, uint64(s))
@@ -99,6 +113,13 @@ func (p Plan) Pairs() []sweep.Pair {
 		}
 	}
 	add(p.Induction, ind)
+	add(p.Wide, p.SmallSet)
+	for _, c := range p.Regime {
+		add(c, p.CircuitSeeds)
+	}
+	for _, c := range []train.Config{p.Copy, p.Agreement, p.Unseen, p.UnseenTied} {
+		add(c, p.SmallSet)
+	}
 	for _, c := range p.Positions {
 		add(c, p.SmallSet)
 	}
@@ -123,6 +144,10 @@ type Input struct {
 	Notes   []string
 	// Version is headlab's version, for the header.
 	Version string
+	// Extras are the claims' measurements beyond the records, by run;
+	// Dynamics the claim-7 seeds (claims.go).
+	Extras   map[sweep.RunID]*Extra
+	Dynamics []DynamicsSeed
 }
 
 func (in *Input) report(c train.Config) *sweep.ConfigReport {
@@ -205,7 +230,7 @@ func Markdown(w *strings.Builder, in Input) {
 	ind := in.report(p.Induction)
 	r1 := in.ByID[sweep.RunID{Key: sweep.Key(p.Induction), Seed: 1}]
 	fmt.Fprintf(b, "## 1. The default induction model's heads\n\n")
-	fmt.Fprintf(b, "%s, d-model %d, seed 1. Held-out accuracy on %d examples with each head switched off alone; the published column is the published number for a head of the same label.\n\n",
+	fmt.Fprintf(b, "%s, d-model %d, seed 1: numbers from a single run. Held-out accuracy on %d examples with each head switched off alone; the published column is the published number for a head of the same label.\n\n",
 		sweep.ConfigName(p.Induction), p.Induction.DModel, train.HeldOutExamples)
 	if r1 == nil || r1.Status != sweep.StatusOK {
 		why := "did not finish"
@@ -213,14 +238,14 @@ func Markdown(w *strings.Builder, in Input) {
 			why = "failed: " + r1.Error
 		}
 		fmt.Fprintf(b, "Seed 1 %s, so there is no table.\n\n", why)
-		add("default model, intact", pc(pubIntact), "no run", false, "The default model's seed-1 run "+why+".")
+		add("default model (one run, seed 1), intact", pc(pubIntact), "no run", false, "The default model's seed-1 run "+why+".")
 	} else {
 		fmt.Fprintf(b, "![Attention of every head of the seed-1 model on the first held-out example](findings/%s)\n\n", HeatmapFile)
 		fmt.Fprintln(b, "| Head switched off | Label (score) | Measured | Published | Verdict |")
 		fmt.Fprintln(b, "|---|---|---|---|---|")
 		ok := math.Abs(r1.Accuracy-pubIntact) <= tolSingle
 		fmt.Fprintf(b, "| none | | %s | %s | %s |\n", pc(r1.Accuracy), pc(pubIntact), verdict(ok))
-		add("default model, intact accuracy", pc(pubIntact), pc(r1.Accuracy), ok,
+		add("default model (one run, seed 1), intact accuracy", pc(pubIntact), pc(r1.Accuracy), ok,
 			fmt.Sprintf("The default model's intact accuracy is %s, published %s.", pc(r1.Accuracy), pc(pubIntact)))
 		seen := map[string]bool{}
 		for _, h := range r1.Heads {
@@ -232,7 +257,7 @@ func Markdown(w *strings.Builder, in Input) {
 			seen[h.Label] = true
 			ok := math.Abs(h.AblatedAccuracy-pub) <= tolSingle
 			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", h.Name, h.Title(), pc(h.AblatedAccuracy), pc(pub), verdict(ok))
-			add(fmt.Sprintf("default model, %s head %s off", h.Label, h.Name), pc(pub), pc(h.AblatedAccuracy), ok,
+			add(fmt.Sprintf("default model (one run, seed 1), %s head %s off", h.Label, h.Name), pc(pub), pc(h.AblatedAccuracy), ok,
 				fmt.Sprintf("Switching off %s (%s) leaves %s; the published %s head's removal left %s.", h.Name, h.Label, pc(h.AblatedAccuracy), h.Label, pc(pub)))
 		}
 		fmt.Fprintln(b)
@@ -243,7 +268,7 @@ func Markdown(w *strings.Builder, in Input) {
 					what = "unlabelled head (no clear pattern)"
 				}
 				fmt.Fprintf(b, "- The published model has %s %s whose removal leaves %s; our seed-1 model has no head with that label.\n", article(what), what, pc(pubHeadOff[l]))
-				add("default model, "+what+" off", pc(pubHeadOff[l]), "no such head", false,
+				add("default model (one run, seed 1), "+what+" off", pc(pubHeadOff[l]), "no such head", false,
 					fmt.Sprintf("Our seed-1 model has no %s (published: removing it leaves %s).", what, pc(pubHeadOff[l])))
 			}
 		}
@@ -357,6 +382,23 @@ func Markdown(w *strings.Builder, in Input) {
 		fmt.Sprintf("mean %s → %s", pc(wS.Mean), pc(nS.Mean)), okP,
 		fmt.Sprintf("Reverse without positions goes from %s with the causal mask to %s without it: less than the %.0f-point fall that removing the last positional signal should cause.", pc(wS.Mean), pc(nS.Mean), 100*positionGap))
 
+	// The claims, one section each.
+	for _, c := range in.Claims() {
+		fmt.Fprintf(b, "## Claim %d. %s\n\n", c.N, c.Title)
+		fmt.Fprintf(b, "Published: %s. Rule, fixed before the runs: %s.\n\n", c.Published, c.Rule)
+		for _, l := range c.Body {
+			fmt.Fprintln(b, l)
+		}
+		fmt.Fprintf(b, "\nVerdict: %s (%s).\n\n", verdict(c.Agrees), c.Measured)
+		add(fmt.Sprintf("claim %d: %s", c.N, strings.ToLower(c.Title[:1])+c.Title[1:]), c.Published, c.Measured, c.Agrees, c.Differs)
+	}
+	if len(p.Regime) > 0 {
+		regimeSection(b, &in, add)
+	} else {
+		fmt.Fprintf(b, "## Which setting gives the published numbers\n\nNot run by this invocation: `headlab reproduce --regime` sweeps d-model, learning rate, batch and steps around the default (%d cells of %d seeds) and names the cell closest to the published model.\n\n", len(RegimeGrid(func(n int) int { return n })), len(p.CircuitSeeds))
+		summary = append(summary, [4]string{"regime grid: a cell with the published model's heads", "load-bearing single heads, a sink, circuit in a third", "not run (`--regime`)", "not run"})
+	}
+
 	// Assemble: header, differences, summary, sections, method.
 	fmt.Fprintf(w, "# Findings, reproduced\n\n")
 	fmt.Fprintf(w, "Generated by `headlab reproduce` (headlab %s) on %s, not written by hand: %d runs, %d trained by this invocation and %d carried over from an interrupted one (`--resume`), %d workers, %s wall time. Every number below is measured by those runs; the published numbers beside them are the ones the product states.\n\n",
@@ -389,8 +431,9 @@ func Markdown(w *strings.Builder, in Input) {
 
 	fmt.Fprintf(w, "## How this was measured\n\n")
 	fmt.Fprintf(w, "- Every run trains on the CPU backend from its seed (weights and data), then measures held-out accuracy on %d examples, labels every head on the first 256 of them (docs/head-patterns.md), and switches heads off alone and by label (docs/sweeps.md).\n", train.HeldOutExamples)
-	fmt.Fprintf(w, "- Verdicts: a single run agrees with a published number within %.0f points, a mean over seeds within %.0f points; the circuit fraction agrees when a third lies inside its 95%% Wilson interval; the other two rules are stated in their sections. Modes follow the two-mode rule of docs/sweeps.md.\n",
+	fmt.Fprintf(w, "- Verdicts: a single run agrees with a published number within %.0f points, a mean over seeds within %.0f points; the circuit fraction agrees when a third lies inside its 95%% Wilson interval; the other rules are stated in their sections, and a rule of \"k of 8\" seeds asks ceil(k n / 8) of n. Modes follow the two-mode rule of docs/sweeps.md.\n",
 		100*tolSingle, 100*tolMean)
+	fmt.Fprintf(w, "- The claims' extra measurements (pruning orders of the wide model, attractor accuracy with each verb->subject head off, accuracy on unseen tokens) are taken on the CPU from the trained models as the sweep finishes them, and the phase-change seeds (claim 7) train outside the sweep with a history; they are kept beside the database in `findings/claims.json`, which `--resume` reads.\n")
 	fmt.Fprintf(w, "- The runs are in `%s` (`headlab report --db` reads it); seconds per run, training and analysis:\n\n", filepath.ToSlash(filepath.Join(in.Out, "findings", "findings.db")))
 	fmt.Fprintln(w, "| Configuration | Seeds | Failed | Seconds per run (mean) |")
 	fmt.Fprintln(w, "|---|---|---|---|")

@@ -7,14 +7,15 @@ import (
 )
 
 func TestPlanPairs(t *testing.T) {
-	p := NewPlan(4, 2, 0.5)
+	p := NewPlan(4, 2, 0.5, false)
 	if p.Induction.Steps != 1250 || p.OneLayer.Layers != 1 || len(p.Positions) != 4 || p.RevNone.Causal || p.RevNone.Positions {
 		t.Fatalf("plan %+v", p)
 	}
 	pairs := p.Pairs()
-	// 4 induction seeds, then 2 seeds of each of 4 position runs, the
-	// maskless reverse and the one-layer model.
-	if len(pairs) != 4+2*4+2+2 {
+	// 4 induction seeds, then 2 seeds of the wide model, of copy,
+	// agreement and the two unseen variants, of each of 4 position runs,
+	// the maskless reverse and the one-layer model.
+	if len(pairs) != 4+2+2*4+2*4+2+2 {
 		t.Fatalf("%d pairs", len(pairs))
 	}
 	if pairs[0].Config.Seed != 1 || pairs[0].Key != sweep.Key(p.Induction) {

@@ -102,6 +102,8 @@ func TestOpGradients(t *testing.T) {
 		func(in []*G.Node) *G.Node { return Linear(in[0], in[1], in[2]) })
 	gradCheck(t, "linear-nobias", [][]int{{5, 4}, {4, 3}}, []bool{true, true},
 		func(in []*G.Node) *G.Node { return Linear(in[0], in[1], nil) })
+	gradCheck(t, "linear-transposed", [][]int{{5, 4}, {3, 4}, {3}}, []bool{true, true, true},
+		func(in []*G.Node) *G.Node { return LinearT(in[0], in[1], in[2]) })
 	gradCheck(t, "layernorm", [][]int{{4, 6}, {6}, {6}}, []bool{true, true, true},
 		func(in []*G.Node) *G.Node { return LayerNorm(in[0], in[1], in[2]) })
 	gradCheck(t, "gelu", [][]int{{3, 5}}, []bool{true},

@@ -25,6 +25,9 @@ type Config struct {
 	DFF       int  `json:"d_ff"`
 	Positions bool `json:"positions"`
 	Causal    bool `json:"causal"`
+	// TiedEmbeddings makes the unembedding the token embedding transposed:
+	// logits = x tok_embᵀ + unembed.bias, with no unembed.weight.
+	TiedEmbeddings bool `json:"tied_embeddings,omitempty"`
 }
 
 // Validate names the first problem with the shape.
@@ -106,9 +109,11 @@ func ParamShapes(c Config) []Param {
 			Param{Name: b + "mlp.fc2.weight", Shape: []int{f, d}}, Param{Name: b + "mlp.fc2.bias", Shape: []int{d}},
 		)
 	}
-	return append(ps,
-		Param{Name: "ln_f.weight", Shape: []int{d}}, Param{Name: "ln_f.bias", Shape: []int{d}},
-		Param{Name: "unembed.weight", Shape: []int{d, c.Vocab}}, Param{Name: "unembed.bias", Shape: []int{c.Vocab}})
+	ps = append(ps, Param{Name: "ln_f.weight", Shape: []int{d}}, Param{Name: "ln_f.bias", Shape: []int{d}})
+	if !c.TiedEmbeddings {
+		ps = append(ps, Param{Name: "unembed.weight", Shape: []int{d, c.Vocab}})
+	}
+	return append(ps, Param{Name: "unembed.bias", Shape: []int{c.Vocab}})
 }
 
 // NewWeights allocates zeroed weights of the right shapes for c.
@@ -337,7 +342,10 @@ func Build(p *Block, batch int, train bool) (n *Net, err error) {
 	tokens, targets := node("tokens", rows), node("targets", rows)
 	bound[tokens], bound[targets] = n.tokens, n.targets
 
-	x := Embed(tokens, param("tok_emb"))
+	// One node for the token embedding: with tied embeddings the
+	// unembedding reads it too, and Gorgonia sums both gradients into it.
+	tokEmb := param("tok_emb")
+	x := Embed(tokens, tokEmb)
 	if c.Positions {
 		// Every model reads the same position ids: one shared tensor.
 		ids := make([]float32, rows)
@@ -379,7 +387,12 @@ func Build(p *Block, batch int, train bool) (n *Net, err error) {
 		x = must(G.Add(x, Linear(h, param(b+"mlp.fc2.weight"), param(b+"mlp.fc2.bias"))))
 	}
 	x = LayerNorm(x, param("ln_f.weight"), param("ln_f.bias"))
-	logits := Linear(x, param("unembed.weight"), param("unembed.bias"))
+	var logits *G.Node
+	if c.TiedEmbeddings {
+		logits = LinearT(x, tokEmb, param("unembed.bias"))
+	} else {
+		logits = Linear(x, param("unembed.weight"), param("unembed.bias"))
+	}
 	loss := SoftmaxCrossEntropy(logits, targets)
 	if n.logits, err = alloc(rows * c.Vocab); err != nil {
 		return nil, err

@@ -56,9 +56,13 @@ func randomBatch(c Config, batch int, seed uint64) (tok, tgt []int) {
 
 // TestModelGradients checks d loss / d w for elements of every parameter
 // tensor of the whole model against central finite differences.
+//
+// With tied embeddings the token embedding is also the unembedding: every
+// element of it is checked, so the gradient must be the sum of both uses.
 func TestModelGradients(t *testing.T) {
-	for _, pc := range [][2]bool{{true, true}, {false, false}} {
+	for _, pc := range [][3]bool{{true, true, false}, {false, false, false}, {true, true, true}} {
 		c := smallConfig(pc[0], pc[1])
+		c.TiedEmbeddings = pc[2]
 		w := InitWeights(c, 3)
 		net := build(t, c, w, 3, true)
 		tok, tgt := randomBatch(c, 3, 4)
@@ -98,8 +102,15 @@ func TestModelGradients(t *testing.T) {
 			if len(g) != len(p.Data) {
 				t.Fatalf("%s: gradient of %d elements, want %d", p.Name, len(g), len(p.Data))
 			}
-			for k := 0; k < 4; k++ {
+			checks := 4
+			if c.TiedEmbeddings && p.Name == "tok_emb" {
+				checks = len(p.Data)
+			}
+			for k := 0; k < checks; k++ {
 				j := rng.IntN(len(p.Data))
+				if checks == len(p.Data) {
+					j = k
+				}
 				orig := p.Data[j]
 				p.Data[j] = orig + eps
 				up := loss()
@@ -108,7 +119,7 @@ func TestModelGradients(t *testing.T) {
 				p.Data[j] = orig
 				fd := (up - down) / (2 * eps)
 				if math.Abs(fd-float64(g[j])) > 2e-3+3e-2*math.Abs(fd) {
-					t.Errorf("positions=%v causal=%v %s[%d]: symbolic %.6f, finite difference %.6f", c.Positions, c.Causal, p.Name, j, g[j], fd)
+					t.Errorf("positions=%v causal=%v tied=%v %s[%d]: symbolic %.6f, finite difference %.6f", c.Positions, c.Causal, c.TiedEmbeddings, p.Name, j, g[j], fd)
 				}
 			}
 		}
@@ -130,6 +141,12 @@ func TestParamCount(t *testing.T) {
 	want := 512 + 512 + 2*(128+4*1056+2112+2080) + 64 + 528
 	if got := NewWeights(c).Count(); got != want {
 		t.Fatalf("parameter count %d, want %d", got, want)
+	}
+	// Tied embeddings drop unembed.weight and keep its bias.
+	c.TiedEmbeddings = true
+	w := NewWeights(c)
+	if got := w.Count(); got != want-32*16 || w.Get("unembed.weight") != nil || w.Get("unembed.bias") == nil {
+		t.Fatalf("tied: parameter count %d, want %d", got, want-32*16)
 	}
 }
 

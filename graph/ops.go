@@ -110,6 +110,27 @@ func Linear(x, w, b *G.Node) *G.Node {
 	}, in...)
 }
 
+// LinearT is x Wᵀ + b for x [N, I], W [O, I], b [O]: the unembedding of
+// tied embeddings, where W is the token embedding [V, D]. Its gradients
+// are dy W for x, dyᵀ x for W (shaped like the embedding, which sums it
+// with the lookup's gradient) and the column sums of dy for b.
+func LinearT(x, w, b *G.Node) *G.Node {
+	n, k := shapeOf(x)
+	m, _ := shapeOf(w)
+	return apply(&op{
+		name:   "linear_t",
+		inDims: []int{2, 2, 1},
+		out:    tensor.Shape{n, m},
+		run: func(c *call) error {
+			return c.d.MatMul(c.S, false, true, n, m, k, c.in[0], c.in[1], c.out, c.in[2])
+		},
+		diff: []bool{true, true, true},
+		grad: func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
+			return G.Nodes{matmulOp(dy, in[1], false, false), matmulOp(dy, in[0], true, false), colSum(dy)}, nil
+		},
+	}, x, w, b)
+}
+
 // Embed looks up rows of table [V, D] for ids [N] (token ids held as
 // floats): the product of one-hot rows with table, without the one-hot
 // matrix. Its gradient adds dy's rows into the rows they came from.

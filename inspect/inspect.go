@@ -56,8 +56,9 @@ func capture(e *train.Evaluator, bs []*tasks.Batch, off [][][]bool, logits [][]f
 	out := make([]*analysis.Attention, len(bs))
 	for s, b := range bs {
 		out[s] = &analysis.Attention{Causal: c.Causal, N: b.N, L: c.Layers, H: c.Heads, T: c.SeqLen,
-			Tokens: append([]int(nil), b.Tokens...),
-			Probs:  make([]float32, b.N*c.Layers*c.Heads*c.SeqLen*c.SeqLen)}
+			Tokens:    append([]int(nil), b.Tokens...),
+			Probs:     make([]float32, b.N*c.Layers*c.Heads*c.SeqLen*c.SeqLen),
+			Relations: Relations(e.Models[s].Task, b)}
 	}
 	head := c.SeqLen * c.SeqLen // one head's matrix
 	err := e.Forward(bs, off, func(net *graph.Net, first, n int) error {
@@ -111,6 +112,9 @@ type Report struct {
 	Loss    float64  `json:"loss"`
 	Ablated []string `json:"ablated"`
 	Heads   []Head   `json:"heads"`
+	// ByKind is accuracy per kind of example, for tasks that have kinds
+	// (agreement: with and without an attractor).
+	ByKind *ByKind `json:"by_kind,omitempty"`
 }
 
 // Scores lists every head's verdict without the ablation figures.
@@ -149,6 +153,25 @@ func AnalyzeWith(e *train.Evaluator, m *train.Model, off [][]bool) (*Report, *an
 // are scored on its own held-out examples, and each head is switched off
 // in every model in one pass.
 func AnalyzeAll(e *train.Evaluator, off [][]bool) ([]*Report, []*analysis.Attention, error) {
+	return analyzeAll(e, off, 0)
+}
+
+// AnalyzeRelation is Analyze whose accuracy by kind switches off the head
+// that follows relation rel (an index into the task's relations) best.
+func AnalyzeRelation(m *train.Model, dev kernels.Device, off [][]bool, rel int) (*Report, *analysis.Attention, error) {
+	e, err := train.NewEvaluator(m, dev)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer e.Close()
+	rs, as, err := analyzeAll(e, off, rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rs[0], as[0], nil
+}
+
+func analyzeAll(e *train.Evaluator, off [][]bool, rel int) ([]*Report, []*analysis.Attention, error) {
 	held := e.HeldOutAll()
 	first := make([]*tasks.Batch, len(held))
 	for s, b := range held {
@@ -183,6 +206,9 @@ func AnalyzeAll(e *train.Evaluator, off [][]bool) ([]*Report, []*analysis.Attent
 				}
 			}
 		}
+	}
+	if err := byKindAll(e, held, reports, off, rel); err != nil {
+		return nil, nil, err
 	}
 	return reports, atts, nil
 }

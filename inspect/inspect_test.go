@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"headlab/backend/cpu"
@@ -102,6 +103,43 @@ func TestAnalyze(t *testing.T) {
 	}
 }
 
+func TestParseOrders(t *testing.T) {
+	if o, err := ParseOrders("all"); err != nil || len(o) != 4 {
+		t.Fatalf("all: %v %v", o, err)
+	}
+	if o, err := ParseOrders("greedy, random,greedy"); err != nil || len(o) != 2 || o[0] != OrderGreedy {
+		t.Fatalf("greedy,random: %v %v", o, err)
+	}
+	if _, err := ParseOrders("oneshot,backwards"); err == nil {
+		t.Fatal("an unknown order was accepted")
+	}
+}
+
+// whyOneShot names the removal that cost most within the first half when
+// one-shot falls below random there, and stays quiet otherwise.
+func TestWhyOneShot(t *testing.T) {
+	r := &PruneReport{Heads: 4, Intact: 1, Importance: []HeadImportance{{Name: "L1H0"}, {Name: "L1H1", Layer: 1, Head: 1, Importance: 0.0001}, {Name: "L0H0"}, {Name: "L0H1"}},
+		Orders: []OrderCurve{
+			{Order: OrderOneShot, Steps: []PruneStep{{Accuracy: 1}, {Accuracy: 0.99}, {Accuracy: 0.14}, {Accuracy: 0.1}, {Accuracy: 0.07}}},
+			{Order: OrderRandom, Steps: []PruneStep{{Accuracy: 1}, {Accuracy: 0.96}, {Accuracy: 0.73}, {Accuracy: 0.13}, {Accuracy: 0.07}}},
+		}}
+	why := r.whyOneShot(func(l, h int) (float64, error) {
+		if l != 1 || h != 1 {
+			t.Errorf("asked for L%dH%d alone", l, h)
+		}
+		return 0.996, nil
+	})
+	for _, want := range []string{"14.0% against random's 73.0%", "removed L1H1", "after L1H0", "cost 85.0 points", "alone costs 0.4"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("why lacks %q: %s", want, why)
+		}
+	}
+	r.Orders[1].Steps[2].Accuracy = 0.1
+	if why := r.whyOneShot(nil); why != "" {
+		t.Errorf("one-shot above random, yet: %s", why)
+	}
+}
+
 func TestPruneOrder(t *testing.T) {
 	imp := []HeadImportance{{Name: "L0H0", Importance: 0.5}, {Name: "L0H1", Importance: 0.1},
 		{Name: "L1H0", Importance: 0.9}, {Name: "L1H1", Importance: 0.1}}
@@ -142,20 +180,136 @@ func TestPruneAndHistory(t *testing.T) {
 		t.Fatalf("accuracy %v at step 0, %v at the end", rec.History[0].Accuracy, res.Accuracy)
 	}
 
-	r, err := Prune(m, cpu.New(), 16, 3)
+	r, err := Prune(m, cpu.New(), 16, 3, Orders)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Steps) != 5 || r.Steps[0].Accuracy != res.Accuracy || r.Steps[0].RandomAccuracy != res.Accuracy {
-		t.Fatalf("steps %+v, intact %v", r.Steps, res.Accuracy)
+	if r.Intact != res.Accuracy || r.Heads != 4 || len(r.Orders) != 4 {
+		t.Fatalf("intact %v (final %v), %d heads, %d orders", r.Intact, res.Accuracy, r.Heads, len(r.Orders))
 	}
-	// All heads off is the same set whatever the order.
-	if r.Steps[4].Accuracy != r.Steps[4].RandomAccuracy || r.Steps[4].Accuracy > 0.5 {
-		t.Fatalf("all heads off: %+v", r.Steps[4])
+	for i, c := range r.Orders {
+		if c.Order != Orders[i] || len(c.Steps) != 5 || c.Steps[0].Accuracy != res.Accuracy {
+			t.Fatalf("order %s: steps %+v, intact %v", c.Order, c.Steps, res.Accuracy)
+		}
+		// All heads off is the same set whatever the order.
+		if c.Steps[4].Accuracy != r.Orders[0].Steps[4].Accuracy || c.Steps[4].Accuracy > 0.5 {
+			t.Fatalf("%s, all heads off: %+v", c.Order, c.Steps[4])
+		}
+		// Removable is the last prefix within a point of intact.
+		last := 0
+		for k, s := range c.Steps {
+			if s.Accuracy >= r.Intact-CostTolerance {
+				last = k
+			}
+		}
+		if c.Removable != last || c.RemovableFraction != float64(last)/4 {
+			t.Errorf("%s: removable %d (%v), want %d", c.Order, c.Removable, c.RemovableFraction, last)
+		}
+		// Adaptive orders remove every head exactly once.
+		if c.Order != OrderRandom {
+			seen := map[string]bool{}
+			for _, s := range c.Steps[1:] {
+				seen[s.Head] = true
+			}
+			if len(seen) != 4 {
+				t.Errorf("%s removed %v", c.Order, seen)
+			}
+		}
+	}
+	// Greedy removes first the head whose removal alone costs least on the
+	// selection examples; iterative's first choice is one-shot's.
+	if r.Orders[1].Steps[1].Head != r.Importance[0].Name {
+		t.Errorf("iterative starts with %s, one-shot with %s", r.Orders[1].Steps[1].Head, r.Importance[0].Name)
+	}
+	e, err := train.NewEvaluator(m, cpu.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	sel := firstExamples(train.HeldOut(m), 16)
+	bestAcc, bestName := -1.0, ""
+	for l := 0; l < 2; l++ {
+		for h := 0; h < 2; h++ {
+			acc, _, err := e.Accuracy(sel, withHead(nil, m.Shape, l, h))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if acc > bestAcc {
+				bestAcc, bestName = acc, HeadNames(withHead(nil, m.Shape, l, h))[0]
+			}
+		}
+	}
+	if g := r.Orders[2].Steps[1]; g.Head != bestName || *g.SelectAccuracy != bestAcc {
+		t.Errorf("greedy starts with %s at %v, want %s at %v", g.Head, *g.SelectAccuracy, bestName, bestAcc)
 	}
 	for k := 1; k < len(r.Importance); k++ {
 		if r.Importance[k].Importance < r.Importance[k-1].Importance {
 			t.Fatalf("importance not increasing: %+v", r.Importance)
 		}
+	}
+}
+
+func TestAgreementRelationsAndKinds(t *testing.T) {
+	c := train.Defaults("agreement")
+	c.Steps = 300
+	m, _, err := train.Run(c, cpu.New(), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, att, err := AnalyzeRelation(m, cpu.New(), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(att.Relations) != 2 || att.Relations[0].Name != "verb->subject" {
+		t.Fatalf("captured relations %v", len(att.Relations))
+	}
+	for _, h := range rep.Heads {
+		if len(h.Relations) != 2 || h.Relations[1].Relation != "adjective->noun" {
+			t.Fatalf("%s: relations %+v", h.Name, h.Relations)
+		}
+		// The subject's position varies: no fixed competitor finds it in
+		// more than a third of the examples; an adjective's noun is mostly
+		// the token before it.
+		if r := h.Relations[0]; r.Baseline > 0.34 || r.Baseline <= 0 {
+			t.Errorf("verb->subject baseline %v by %s", r.Baseline, r.BaselineBy)
+		}
+		if r := h.Relations[1]; r.BaselineBy != "offset -1" {
+			t.Errorf("adjective->noun baseline %v by %s", r.Baseline, r.BaselineBy)
+		}
+	}
+	b := rep.ByKind
+	if b == nil || len(b.Kinds) != 2 || b.Relation != "verb->subject" {
+		t.Fatalf("by kind: %+v", b)
+	}
+	// The kinds split the held-out set: their accuracies, weighted by
+	// their counts, are the overall accuracy, intact and with the head off.
+	var best Head
+	for _, h := range rep.Heads {
+		if h.Name == b.Head {
+			best = h
+		}
+	}
+	for _, h := range rep.Heads {
+		if h.Relations[0].Argmax > best.Relations[0].Argmax {
+			t.Errorf("%s follows verb->subject better than %s", h.Name, b.Head)
+		}
+	}
+	n, intact, off := 0, 0.0, 0.0
+	for _, k := range b.Kinds {
+		n += k.Examples
+		intact += k.Accuracy * float64(k.Examples)
+		off += k.HeadOff * float64(k.Examples)
+	}
+	if n != train.HeldOutExamples || math.Abs(intact/float64(n)-rep.Accuracy) > 1e-9 || math.Abs(off/float64(n)-best.AblatedAccuracy) > 1e-9 {
+		t.Errorf("kinds of %d examples: intact %v vs %v, head off %v vs %v", n, intact/float64(n), rep.Accuracy, off/float64(n), best.AblatedAccuracy)
+	}
+	// A task without relations gets neither.
+	ind := trained(t, 20)
+	rep, att, err = Analyze(ind, cpu.New(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ByKind != nil || att.Relations != nil || rep.Heads[0].Relations != nil {
+		t.Errorf("induction got relations or kinds")
 	}
 }

@@ -82,3 +82,44 @@ func WriteCompositionTable(w io.Writer, r CompositionReport) {
 		fmt.Fprintf(w, "%s reads most from %s: %s-composition %.3f (random %.3f)\n", to, x.from, x.kind, x.score, x.base)
 	}
 }
+
+// WriteRelationTable prints every head's score on every declared relation
+// beside the relation's baseline, and the head's relation name, as
+// Markdown; nothing when no relation is declared.
+func WriteRelationTable(w io.Writer, heads []analysis.HeadScore) {
+	if len(heads) == 0 || len(heads[0].Relations) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "| Head | Relation | Mass on target | Argmax on target | Baseline (best fixed offset, position or sink) | Named |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, h := range heads {
+		for _, r := range h.Relations {
+			named := ""
+			if r.Beats() {
+				named = "beats by " + fmt.Sprintf("%.2f", r.Argmax-r.Baseline)
+			}
+			fmt.Fprintf(w, "| %s | %s | %.3f | %.3f | %.3f (%s) | %s |\n", h.Name, r.Relation, r.Mass, r.Argmax, r.Baseline, r.BaselineBy, named)
+		}
+	}
+	fmt.Fprintf(w, "\nA head is named after a relation when its argmax fraction beats the baseline by at least %.1f (docs/head-patterns.md).\n", analysis.RelationMargin)
+	for _, h := range heads {
+		if h.Syntax != "" {
+			fmt.Fprintf(w, "%s: %s\n", h.Name, h.Syntax)
+		}
+	}
+}
+
+// WriteByKind prints accuracy on each kind of example, intact and with
+// the relation's head switched off, as Markdown.
+func WriteByKind(w io.Writer, b *ByKind) {
+	name := b.Syntax
+	if name == "" {
+		name = "beats no baseline by the margin"
+	}
+	fmt.Fprintf(w, "Accuracy by kind of example; the head that follows %s best is %s (%s).\n\n", b.Relation, b.Head, name)
+	fmt.Fprintf(w, "| Examples | Count | Intact | %s off |\n", b.Head)
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, k := range b.Kinds {
+		fmt.Fprintf(w, "| %s | %d | %.1f%% | %.1f%% |\n", k.Kind, k.Examples, 100*k.Accuracy, 100*k.HeadOff)
+	}
+}

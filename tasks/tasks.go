@@ -47,6 +47,7 @@ var registry = map[string]Task{
 	// induction over 24 tokens, of which the last 8 never appear in
 	// training or held-out data: the Unseen split is made only of them.
 	"induction-unseen": Induction{N: 8, V: 24, Unseen: 8},
+	"agreement":        Agreement{},
 }
 
 // Names lists the known tasks, sorted.
@@ -355,6 +356,52 @@ func mode(counts []int) (int, bool) {
 		}
 	}
 	return best, unique
+}
+
+// RelationTask is a task that declares grammatical relations: for each
+// query position of an example, the key position a named relation points
+// to. Tasks without relations do not implement it.
+type RelationTask interface {
+	Task
+	// Relations names the declared relations, in a fixed order.
+	Relations() []string
+	// Relate writes, for every position i of one example's tokens, the
+	// position relation r (an index into Relations) points to from i, or
+	// NoTarget where i is not a query of r. keys has the length of tokens.
+	Relate(r int, tokens, keys []int)
+}
+
+// Relations lists t's declared relations; nil when it declares none.
+func Relations(t Task) []string {
+	if r, ok := t.(RelationTask); ok {
+		return r.Relations()
+	}
+	return nil
+}
+
+// RelationIndex is the index of relation name among t's declared
+// relations, or an error naming those it declares.
+func RelationIndex(t Task, name string) (int, error) {
+	rels := Relations(t)
+	for i, r := range rels {
+		if r == name {
+			return i, nil
+		}
+	}
+	if len(rels) == 0 {
+		return 0, fmt.Errorf("task %s declares no relations, so it has no %q", t.Name(), name)
+	}
+	return 0, fmt.Errorf("task %s declares no relation %q (it declares: %s)", t.Name(), name, strings.Join(rels, ", "))
+}
+
+// KindTask is a task whose examples fall into named kinds that accuracy
+// is reported on separately (agreement: with and without an attractor).
+type KindTask interface {
+	Task
+	// Kinds names the kinds, in a fixed order.
+	Kinds() []string
+	// Kind is the index into Kinds of one example, from its tokens.
+	Kind(tokens []int) int
 }
 
 // TokenLabel is how pictures and tables show token id: letters A..Z for the

@@ -9,7 +9,7 @@ Usage: headpatterns_ref.py FILE.json   (or - for standard input)
 The input is {"causal": bool, "tokens": [N][T], "attention": [N][L][H][T][T]}.
 The output is a JSON list, one object per head in layer-major order:
 {"name", "layer", "head", "label", "score", "scores": {8 keys},
- "offset_d", "position_j"}.
+ "offset_d", "position_j", "mirror_c"}.
 """
 
 import json
@@ -106,9 +106,11 @@ def score_head(A, causal, T, tokens):
     def matching(tok, i):
         return last_same(tok, i)
 
-    def mirror(tok, i):
-        k = T - 1 - i
-        return None if k == i else k
+    def mirror_at(c):
+        def mirror(tok, i):
+            k = c - i
+            return None if k < 0 or k == i else k
+        return mirror
 
     def sink(tok, i):
         return 0 if i >= 1 else None
@@ -116,7 +118,13 @@ def score_head(A, causal, T, tokens):
     scores["previous-token"] = score_cell_pattern(A, causal, T, tokens, prev)
     scores["induction"] = score_cell_pattern(A, causal, T, tokens, induction)
     scores["matching"] = score_cell_pattern(A, causal, T, tokens, matching)
-    scores["mirror"] = score_cell_pattern(A, causal, T, tokens, mirror)
+    # Both anti-diagonals are candidates; the better one, ties to T-1.
+    best_c = T - 1
+    best_mirror = score_cell_pattern(A, causal, T, tokens, mirror_at(T - 1))
+    shifted = score_cell_pattern(A, causal, T, tokens, mirror_at(T - 2))
+    if shifted > best_mirror:
+        best_c, best_mirror = T - 2, shifted
+    scores["mirror"] = best_mirror
     scores["attention-sink"] = score_cell_pattern(A, causal, T, tokens, sink)
 
     best_d, best_off = 0, 0.0
@@ -170,9 +178,11 @@ def score_head(A, causal, T, tokens):
         label = "offset -%d" % best_d
     elif best == "position":
         label = "position-%d" % best_j
+    elif best == "mirror" and best_c == T - 2:
+        label = "mirror shifted"
     else:
         label = best
-    return label, score, scores, best_d, best_j
+    return label, score, scores, best_d, best_j, best_c
 
 
 def main(argv):
@@ -196,10 +206,10 @@ def main(argv):
         for h in range(H):
             A = [[[f32(float(x)) for x in att[n][l][h][i]] for i in range(T)]
                  for n in range(N)]
-            label, score, scores, d, j = score_head(A, causal, T, tokens)
+            label, score, scores, d, j, c = score_head(A, causal, T, tokens)
             out.append({"name": "L%dH%d" % (l, h), "layer": l, "head": h,
                         "label": label, "score": score, "scores": scores,
-                        "offset_d": d, "position_j": j})
+                        "offset_d": d, "position_j": j, "mirror_c": c})
     json.dump(out, sys.stdout, indent=1)
     sys.stdout.write("\n")
     return 0

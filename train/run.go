@@ -77,8 +77,7 @@ func Run(c Config, dev kernels.Device, reportEvery int, progress func(Progress),
 	res := Result{Params: m.Weights.Count(), Accuracy: acc, Chance: m.Task.Chance(), Loss: heldLoss,
 		TrainLoss: loss, TrainSeconds: secs}
 	if tasks.HasUnseen(m.Task) {
-		unseen := tasks.NewStream(m.Task, c.Seed, tasks.Unseen).Next(HeldOutExamples)
-		acc, _, err := eval.Accuracy(unseen, nil)
+		acc, err := UnseenAccuracy(eval, m)
 		if err != nil {
 			return nil, Result{}, err
 		}
@@ -88,4 +87,12 @@ func Run(c Config, dev kernels.Device, reportEvery int, progress func(Progress),
 		res.MsPerStep = 1000 * secs / float64(c.Steps)
 	}
 	return m, res, nil
+}
+
+// UnseenAccuracy is m's accuracy on HeldOutExamples sequences made only of
+// the tokens its task held back from training (e evaluates m).
+func UnseenAccuracy(e *Evaluator, m *Model) (float64, error) {
+	unseen := tasks.NewStream(m.Task, m.Train.Seed, tasks.Unseen).Next(HeldOutExamples)
+	acc, _, err := e.Accuracy(unseen, nil)
+	return acc, err
 }

@@ -25,6 +25,8 @@ type Config struct {
 	DFF       int     `json:"d_ff"`
 	Positions bool    `json:"positions"`
 	Causal    bool    `json:"causal"`
+	// TiedEmbeddings: the unembedding is the token embedding transposed.
+	TiedEmbeddings bool `json:"tied_embeddings,omitempty"`
 }
 
 // Defaults returns the default configuration for a task (Steps = the
@@ -64,7 +66,7 @@ func (c Config) Validate() error {
 // Model is the model shape c asks for on task t.
 func (c Config) Model(t tasks.Task) graph.Config {
 	return graph.Config{Vocab: t.Vocab(), SeqLen: t.SeqLen(), Layers: c.Layers, Heads: c.Heads,
-		DModel: c.DModel, DFF: c.DFF, Positions: c.Positions, Causal: c.Causal}
+		DModel: c.DModel, DFF: c.DFF, Positions: c.Positions, Causal: c.Causal, TiedEmbeddings: c.TiedEmbeddings}
 }
 
 // Model is a trained (or loaded) model with the configuration that made it.

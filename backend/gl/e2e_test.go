@@ -54,12 +54,13 @@ func firstStep(t *testing.T, dev kernels.Device, c train.Config, seeds []uint64)
 
 // TestFirstStepParity runs the whole model's first step on both devices,
 // three models at once: every loss and every gradient agrees within 1e-5
-// (or 1e-4 relative), with and without the causal mask and positions.
+// (or 1e-4 relative), with and without the causal mask and positions, and
+// with tied embeddings.
 func TestFirstStepParity(t *testing.T) {
 	g := needGL(t)
-	for _, v := range []struct{ causal, positions bool }{{true, true}, {false, true}, {true, false}} {
+	for _, v := range []struct{ causal, positions, tied bool }{{true, true, false}, {false, true, false}, {true, false, false}, {true, true, true}} {
 		c := train.Defaults("induction")
-		c.Causal, c.Positions = v.causal, v.positions
+		c.Causal, c.Positions, c.TiedEmbeddings = v.causal, v.positions, v.tied
 		seeds := []uint64{1, 2, 3}
 		cl, cg, P := firstStep(t, cpu.New(), c, seeds)
 		gl, gg, _ := firstStep(t, g, c, seeds)

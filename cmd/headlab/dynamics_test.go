@@ -85,9 +85,28 @@ func TestDynamicsCompositionPrune(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("prune: %s", errs)
 	}
-	var pr struct{ Steps []struct{ Removed int } }
-	if err := json.Unmarshal([]byte(out), &pr); err != nil || len(pr.Steps) != 5 {
+	type pruneJSON struct {
+		Orders []struct {
+			Order     string
+			Steps     []struct{ Removed int }
+			Removable *int `json:"removable"`
+		}
+		Best []string `json:"best_orders"`
+	}
+	var pr pruneJSON
+	if err := json.Unmarshal([]byte(out), &pr); err != nil || len(pr.Orders) != 4 || len(pr.Best) == 0 {
 		t.Fatalf("prune: %v %s", err, out)
+	}
+	for _, o := range pr.Orders {
+		if len(o.Steps) != 5 || o.Removable == nil {
+			t.Fatalf("prune order %s: %+v", o.Order, o)
+		}
+	}
+	// One order alone, as asked.
+	code, out, errs = headlab(t, "prune", "--run", run, "--json", "--examples", "8", "--order", "iterative")
+	pr = pruneJSON{}
+	if err := json.Unmarshal([]byte(out), &pr); code != 0 || err != nil || len(pr.Orders) != 1 || pr.Orders[0].Order != "iterative" {
+		t.Fatalf("prune --order iterative: exit %d, %v: %s %s", code, err, out, errs)
 	}
 
 	// A checkpoint without a history, and bad prune flags, exit 2.
@@ -100,5 +119,8 @@ func TestDynamicsCompositionPrune(t *testing.T) {
 	}
 	if code, _, _ := headlab(t, "prune", "--run", plain, "--examples", "0"); code != 2 {
 		t.Errorf("prune --examples 0: exit %d", code)
+	}
+	if code, out, errs := headlab(t, "prune", "--run", plain, "--order", "backwards"); code != 2 || out != "" || strings.Count(errs, "\n") != 1 {
+		t.Errorf("prune --order backwards: exit %d, %q %q", code, out, errs)
 	}
 }

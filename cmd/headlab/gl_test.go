@@ -155,3 +155,70 @@ func TestGLNeedsAContext(t *testing.T) {
 		t.Fatalf("exit %v, output %q; want 2 and one line", err, out)
 	}
 }
+
+// TestGLAgreementTiedAndMirror: the agreement task with tied embeddings
+// trains on GL as on the CPU (relation scores and accuracy by kind in the
+// JSON, accuracies within 2 points), and a GL reverse model's heads are
+// labelled mirror shifted.
+func TestGLAgreementTiedAndMirror(t *testing.T) {
+	needGL(t)
+	type report struct {
+		Accuracy float64
+		ByKind   *struct {
+			Kinds []struct {
+				Kind     string
+				Examples int
+				Accuracy float64
+				HeadOff  float64 `json:"head_off_accuracy"`
+			}
+		} `json:"by_kind"`
+		Heads []struct {
+			Label     string
+			MirrorC   int `json:"mirror_c"`
+			Relations []struct{ Argmax, Baseline float64 }
+		}
+	}
+	runs := map[string]report{}
+	for _, be := range []string{"cpu", "gl"} {
+		code, out, errs := headlab(t, "train", "--task", "agreement", "--tied-embeddings", "--steps", "300", "--backend", be, "--quiet", "--json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", be, code, errs)
+		}
+		var r report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.ByKind == nil || len(r.ByKind.Kinds) != 2 || len(r.Heads) != 4 || len(r.Heads[0].Relations) != 2 {
+			t.Fatalf("%s: by_kind %+v, heads %+v", be, r.ByKind, r.Heads)
+		}
+		runs[be] = r
+	}
+	c, g := runs["cpu"], runs["gl"]
+	near := func(a, b float64) bool { return a-b <= 0.02 && b-a <= 0.02 }
+	if !near(c.Accuracy, g.Accuracy) {
+		t.Errorf("accuracy cpu %v gl %v", c.Accuracy, g.Accuracy)
+	}
+	for k := range c.ByKind.Kinds {
+		ck, gk := c.ByKind.Kinds[k], g.ByKind.Kinds[k]
+		if ck.Kind != gk.Kind || ck.Examples != gk.Examples || !near(ck.Accuracy, gk.Accuracy) {
+			t.Errorf("kind cpu %+v gl %+v", ck, gk)
+		}
+	}
+	code, out, errs := headlab(t, "train", "--task", "reverse", "--steps", "600", "--backend", "gl", "--quiet", "--json")
+	if code != 0 {
+		t.Fatalf("gl reverse: %s", errs)
+	}
+	var r report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	shifted := 0
+	for _, h := range r.Heads {
+		if h.Label == "mirror shifted" && h.MirrorC == 14 {
+			shifted++
+		}
+	}
+	if shifted == 0 {
+		t.Errorf("gl reverse: no head labelled mirror shifted: %+v", r.Heads)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"headlab/inspect"
 	"headlab/internal/atomicfile"
 	"headlab/kernels"
+	"headlab/tasks"
 	"headlab/train"
 	"headlab/viz"
 )
@@ -63,6 +64,7 @@ func headsCmd(e *env) *cobra.Command {
 		pics                 pictureFlags
 		html                 htmlFlag
 		bf                   backendFlag
+		rf                   relationFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "heads --run DIR",
@@ -86,7 +88,11 @@ and prints held-out accuracy with each head switched off.`,
 				return err
 			}
 			defer closeBackend()
-			rep, att, err := inspect.Analyze(m, be, off)
+			rel, err := rf.index(cmd, m.Task)
+			if err != nil {
+				return err
+			}
+			rep, att, err := inspect.AnalyzeRelation(m, be, off, rel)
 			if err != nil {
 				return err
 			}
@@ -131,6 +137,7 @@ and prints held-out accuracy with each head switched off.`,
 	pics.register(cmd)
 	html.register(cmd)
 	bf.register(cmd)
+	rf.register(cmd)
 	return cmd
 }
 
@@ -163,6 +170,34 @@ func printHeads(w io.Writer, r *inspect.Report) {
 	inspect.WriteAblationTable(w, r)
 	fmt.Fprintln(w)
 	inspect.WriteScoreTable(w, r.Scores())
+	if len(r.Heads) > 0 && len(r.Heads[0].Relations) > 0 {
+		fmt.Fprintln(w)
+		inspect.WriteRelationTable(w, r.Scores())
+	}
+	if r.ByKind != nil {
+		fmt.Fprintln(w)
+		inspect.WriteByKind(w, r.ByKind)
+	}
+}
+
+// relationFlag is --relation: the relation whose best head accuracy by
+// kind switches off.
+type relationFlag struct{ name string }
+
+func (f *relationFlag) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.name, "relation", "", "relation whose best head is switched off for the accuracy by kind (default: the task's first; agreement: verb->subject)")
+}
+
+// index resolves the flag against task t: 0 when not given.
+func (f *relationFlag) index(cmd *cobra.Command, t tasks.Task) (int, error) {
+	if !cmd.Flags().Changed("relation") {
+		return 0, nil
+	}
+	i, err := tasks.RelationIndex(t, f.name)
+	if err != nil {
+		return 0, usagef("--relation: %v", err)
+	}
+	return i, nil
 }
 
 func scoreCmd(e *env) *cobra.Command {
@@ -204,6 +239,10 @@ every head's pattern scores and label, following docs/head-patterns.md.`,
 				}{heads})
 			}
 			inspect.WriteScoreTable(e.stdout, heads)
+			if len(att.Relations) > 0 {
+				fmt.Fprintln(e.stdout)
+				inspect.WriteRelationTable(e.stdout, heads)
+			}
 			return nil
 		},
 	}

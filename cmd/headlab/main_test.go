@@ -10,6 +10,7 @@ import (
 
 	"headlab/internal/version"
 	"headlab/tasks"
+	"headlab/train"
 )
 
 // headlab runs the command in-process and returns its exit status, stdout
@@ -27,17 +28,19 @@ func TestBadInputExits2WithOneLine(t *testing.T) {
 	os.MkdirAll(corrupt, 0o755)
 	os.WriteFile(filepath.Join(corrupt, "config.json"), []byte(`{"format":1`), 0o644)
 	cases := map[string][]string{
-		"heads do not divide": {"train", "--heads", "3", "--d-model", "32"},
-		"unknown task":        {"train", "--task", "sorting"},
-		"zero layers":         {"train", "--layers", "0"},
-		"negative d-model":    {"train", "--d-model", "-8"},
-		"zero batch":          {"train", "--batch", "0"},
-		"negative steps":      {"train", "--steps", "-5"},
-		"unknown flag":        {"train", "--bogus"},
-		"unknown backend":     {"train", "--backend", "tpu"},
-		"not a number":        {"train", "--steps", "many"},
-		"unknown command":     {"fly"},
-		"save over a file":    {"train", "--steps", "1", "--save", filepath.Join(dir, "file", "x")},
+		"heads do not divide":  {"train", "--heads", "3", "--d-model", "32"},
+		"unknown task":         {"train", "--task", "sorting"},
+		"zero layers":          {"train", "--layers", "0"},
+		"negative d-model":     {"train", "--d-model", "-8"},
+		"zero batch":           {"train", "--batch", "0"},
+		"negative steps":       {"train", "--steps", "-5"},
+		"unknown flag":         {"train", "--bogus"},
+		"unknown backend":      {"train", "--backend", "tpu"},
+		"not a number":         {"train", "--steps", "many"},
+		"unknown command":      {"fly"},
+		"undeclared relation":  {"train", "--task", "agreement", "--relation", "verb->object"},
+		"task has no relation": {"train", "--relation", "verb->subject"},
+		"save over a file":     {"train", "--steps", "1", "--save", filepath.Join(dir, "file", "x")},
 	}
 	os.WriteFile(filepath.Join(dir, "file"), []byte("x"), 0o644)
 	for name, args := range cases {
@@ -208,6 +211,7 @@ func TestHeadsDumpScoreRoundTrip(t *testing.T) {
 			AblatedAccuracy *float64 `json:"ablated_accuracy"`
 			OffsetD         *int     `json:"offset_d"`
 			PositionJ       *int     `json:"position_j"`
+			MirrorC         *int     `json:"mirror_c"`
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &heads); err != nil {
@@ -234,8 +238,8 @@ func TestHeadsDumpScoreRoundTrip(t *testing.T) {
 		if h.Name != s.Name || h.Label != s.Label || len(h.Scores) != 8 {
 			t.Fatalf("head %d: %s %q vs %s %q", i, h.Name, h.Label, s.Name, s.Label)
 		}
-		if h.AblatedAccuracy == nil || h.OffsetD == nil || h.PositionJ == nil {
-			t.Fatalf("head %s lacks ablated_accuracy, offset_d or position_j", h.Name)
+		if h.AblatedAccuracy == nil || h.OffsetD == nil || h.PositionJ == nil || h.MirrorC == nil {
+			t.Fatalf("head %s lacks ablated_accuracy, offset_d, position_j or mirror_c", h.Name)
 		}
 		for k, v := range h.Scores {
 			if v != s.Scores[k] {
@@ -253,5 +257,159 @@ func TestHeadsDumpScoreRoundTrip(t *testing.T) {
 	os.WriteFile(dump, []byte(`{"causal": true, "tokens": [[1,2]], "attention": [[[[[1,0],[0.5,0.6]]]]]}`), 0o644)
 	if code, _, errs := headlab(t, "score", "--attention", dump); code != 2 || strings.Count(errs, "\n") != 1 {
 		t.Errorf("bad attention file: exit %d, %q", code, errs)
+	}
+}
+
+// A reverse model predicts the next token of the reversal, so its heads
+// read T-2-i: the contract's shifted mirror, reported with mirror_c = T-2.
+func TestReverseGrowsShiftedMirror(t *testing.T) {
+	code, out, errs := headlab(t, "train", "--task", "reverse", "--steps", "600", "--quiet", "--json")
+	if code != 0 {
+		t.Fatalf("train: %s", errs)
+	}
+	var r struct {
+		Accuracy float64
+		Heads    []struct {
+			Name, Label string
+			MirrorC     int `json:"mirror_c"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	shifted := 0
+	for _, h := range r.Heads {
+		if h.Label == "mirror shifted" {
+			shifted++
+			if h.MirrorC != 14 {
+				t.Errorf("%s: mirror shifted with mirror_c %d, want 14", h.Name, h.MirrorC)
+			}
+		}
+	}
+	if r.Accuracy < 0.9 || shifted == 0 {
+		t.Errorf("reverse after 600 steps: accuracy %.3f, %d heads labelled mirror shifted: %+v", r.Accuracy, shifted, r.Heads)
+	}
+}
+
+// train --task agreement --json reports accuracy with and without an
+// attractor and each head's relation scores beside their baseline; heads
+// --run gives the same relations, and refuses an undeclared relation.
+func TestAgreementJSON(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "agr")
+	code, out, errs := headlab(t, "train", "--task", "agreement", "--steps", "200", "--quiet", "--json", "--save", run)
+	if code != 0 {
+		t.Fatalf("train: %s", errs)
+	}
+	type report struct {
+		Accuracy float64
+		ByKind   *struct {
+			Relation, Head string
+			Kinds          []struct {
+				Kind     string
+				Examples int
+				Accuracy *float64
+				HeadOff  *float64 `json:"head_off_accuracy"`
+			}
+		} `json:"by_kind"`
+		Heads []struct {
+			Name      string
+			Relations []struct {
+				Relation     string
+				Mass, Argmax *float64
+				Baseline     *float64
+				BaselineBy   string `json:"baseline_by"`
+			}
+		}
+	}
+	var tr report
+	if err := json.Unmarshal([]byte(out), &tr); err != nil {
+		t.Fatal(err)
+	}
+	if tr.ByKind == nil || len(tr.ByKind.Kinds) != 2 || tr.ByKind.Kinds[0].Kind != "attractor" || tr.ByKind.Kinds[1].Kind != "no attractor" {
+		t.Fatalf("by_kind: %+v", tr.ByKind)
+	}
+	for _, k := range tr.ByKind.Kinds {
+		if k.Examples == 0 || k.Accuracy == nil || k.HeadOff == nil {
+			t.Fatalf("kind %+v", k)
+		}
+	}
+	check := func(who string, r report) {
+		if len(r.Heads) != 4 {
+			t.Fatalf("%s: %d heads", who, len(r.Heads))
+		}
+		for _, h := range r.Heads {
+			if len(h.Relations) != 2 || h.Relations[0].Relation != "verb->subject" || h.Relations[1].Relation != "adjective->noun" {
+				t.Fatalf("%s %s: relations %+v", who, h.Name, h.Relations)
+			}
+			for _, x := range h.Relations {
+				if x.Mass == nil || x.Argmax == nil || x.Baseline == nil || x.BaselineBy == "" {
+					t.Fatalf("%s %s: relation %+v lacks a field", who, h.Name, x)
+				}
+			}
+		}
+	}
+	check("train", tr)
+	code, out, errs = headlab(t, "heads", "--run", run, "--json", "--relation", "adjective->noun")
+	if code != 0 {
+		t.Fatalf("heads: %s", errs)
+	}
+	var hr report
+	if err := json.Unmarshal([]byte(out), &hr); err != nil {
+		t.Fatal(err)
+	}
+	check("heads", hr)
+	if hr.ByKind == nil || hr.ByKind.Relation != "adjective->noun" {
+		t.Fatalf("heads --relation adjective->noun: by_kind %+v", hr.ByKind)
+	}
+	if code, out, errs := headlab(t, "heads", "--run", run, "--relation", "object->verb"); code != 2 || out != "" || strings.Count(errs, "\n") != 1 {
+		t.Errorf("undeclared relation: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	// Text output shows the relation table and the accuracy by kind.
+	code, out, _ = headlab(t, "heads", "--run", run)
+	if code != 0 || !strings.Contains(out, "| Head | Relation |") || !strings.Contains(out, "| attractor |") {
+		t.Errorf("heads text output lacks relations or kinds:\n%s", out)
+	}
+}
+
+// A checkpoint saved with tied embeddings records it in config.json and
+// holds no unembedding matrix; heads and prune load it as such, and a
+// config.json that claims tied embeddings over untied weights is refused.
+func TestTiedEmbeddingsCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	tied, untied := filepath.Join(dir, "tied"), filepath.Join(dir, "untied")
+	for _, c := range []struct {
+		dir  string
+		args []string
+	}{{tied, []string{"--tied-embeddings"}}, {untied, nil}} {
+		argv := append([]string{"train", "--steps", "30", "--quiet", "--save", c.dir, "--json"}, c.args...)
+		if code, _, errs := headlab(t, argv...); code != 0 {
+			t.Fatalf("train %v: %s", c.args, errs)
+		}
+	}
+	m, _, err := train.Load(tied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Train.TiedEmbeddings || !m.Shape.TiedEmbeddings || m.Weights.Get("unembed.weight") != nil {
+		t.Fatalf("loaded tied checkpoint: train %v, shape %v, unembed.weight %v", m.Train.TiedEmbeddings, m.Shape.TiedEmbeddings, m.Weights.Get("unembed.weight") != nil)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(tied, "config.json"))
+	if strings.Count(string(cfg), `"tied_embeddings": true`) != 2 {
+		t.Fatalf("config.json does not record tied embeddings:\n%s", cfg)
+	}
+	code, out, errs := headlab(t, "heads", "--run", tied, "--json")
+	var rep struct{ Accuracy float64 }
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("heads on a tied checkpoint: exit %d: %s", code, errs)
+	}
+	if code, _, errs := headlab(t, "prune", "--run", tied, "--examples", "8", "--random-orders", "2", "--json"); code != 0 {
+		t.Fatalf("prune on a tied checkpoint: exit %d: %s", code, errs)
+	}
+	// Tied config.json over untied weights: a corrupt checkpoint.
+	ucfg, _ := os.ReadFile(filepath.Join(untied, "config.json"))
+	bad := strings.ReplaceAll(string(ucfg), `"causal": true`, `"causal": true, "tied_embeddings": true`)
+	os.WriteFile(filepath.Join(untied, "config.json"), []byte(bad), 0o644)
+	if code, _, errs := headlab(t, "heads", "--run", untied); code != 2 || strings.Count(errs, "\n") != 1 {
+		t.Errorf("tied config over untied weights: exit %d, %q", code, errs)
 	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,18 +16,30 @@ func init() { commands = append(commands, pruneCmd) }
 
 func pruneCmd(e *env) *cobra.Command {
 	var (
-		runDir, png      string
-		asJSON           bool
-		examples, orders int
-		bf               backendFlag
+		runDir, png, order string
+		asJSON             bool
+		examples, orders   int
+		bf                 backendFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "prune --run DIR",
-		Short: "Remove heads in order of increasing importance and watch accuracy fall",
-		Long: `Ranks heads by Michel et al.'s (2019) importance, the mean over held-out
-examples of |d loss / d gate| for a gate on the head's output, switches them
-off one at a time, least important first, and prints held-out accuracy
-against the fraction of heads removed beside the mean over random orders.`,
+		Short: "Remove heads one at a time in several orders and watch accuracy fall",
+		Long: `Switches a model's heads off one at a time and prints held-out accuracy
+against the fraction of heads removed, for each order asked for (--order,
+a comma-separated list; default all):
+
+  oneshot    Michel et al.'s (2019) importance, the mean over examples of
+             |d loss / d gate| for a gate on the head's output, measured
+             once on the intact model; least important first
+  iterative  the same importance measured again after each removal
+  greedy     whichever remaining head costs least now (highest accuracy
+             without it on the selection examples)
+  random     the mean over --random-orders random orders
+
+Each order chooses on the first --examples held-out examples and is
+measured on all 1,000. The report gives, per order, the largest fraction
+of heads removable at a cost of at most 1 point, and says why one-shot
+does worse than random when it does (duplicate heads).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runDir == "" {
@@ -37,6 +51,10 @@ against the fraction of heads removed beside the mean over random orders.`,
 			if err := checkFigures(png); err != nil {
 				return err
 			}
+			list, err := inspect.ParseOrders(order)
+			if err != nil {
+				return usagef("--order: %v", err)
+			}
 			m, _, err := train.Load(runDir)
 			if err != nil {
 				return usageError{err}
@@ -46,19 +64,21 @@ against the fraction of heads removed beside the mean over random orders.`,
 				return err
 			}
 			defer closeBackend()
-			r, err := inspect.Prune(m, be, examples, orders)
+			r, err := inspect.Prune(m, be, examples, orders, list)
 			if err != nil {
 				return err
 			}
 			if png != "" {
-				var imp, rnd viz.Curve
-				imp.Name, rnd.Name = "least important first", fmt.Sprintf("random order (mean of %d)", orders)
-				for _, s := range r.Steps {
-					imp.Steps, imp.Values = append(imp.Steps, s.Fraction), append(imp.Values, s.Accuracy)
-					rnd.Steps, rnd.Values = append(rnd.Steps, s.Fraction), append(rnd.Values, s.RandomAccuracy)
+				var curves []viz.Curve
+				for _, c := range r.Orders {
+					v := viz.Curve{Name: orderTitle(c.Order, r.RandomOrders)}
+					for _, s := range c.Steps {
+						v.Steps, v.Values = append(v.Steps, s.Fraction), append(v.Values, s.Accuracy)
+					}
+					curves = append(curves, v)
 				}
 				fig, err := viz.Lines{Title: "pruning · " + runTitle(m.Train), XLabel: "fraction of heads removed",
-					YLabel: "held-out accuracy", Curves: []viz.Curve{imp, rnd}}.Figure()
+					YLabel: "held-out accuracy", Curves: curves}.Figure()
 				if err != nil {
 					return err
 				}
@@ -69,23 +89,64 @@ against the fraction of heads removed beside the mean over random orders.`,
 			if asJSON {
 				return writeJSON(e.stdout, r)
 			}
-			fmt.Fprintln(e.stdout, "| Heads removed | Fraction | Last removed | Importance | Held-out accuracy | Random order |")
-			fmt.Fprintln(e.stdout, "|---|---|---|---|---|---|")
-			for k, s := range r.Steps {
-				imp := ""
-				if k > 0 {
-					imp = fmt.Sprintf("%.4f", r.Importance[k-1].Importance)
-				}
-				fmt.Fprintf(e.stdout, "| %d | %.2f | %s | %s | %.1f%% | %.1f%% |\n", s.Removed, s.Fraction, s.Head, imp, 100*s.Accuracy, 100*s.RandomAccuracy)
-			}
+			printPrune(e.stdout, r)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")
-	figureFlag(cmd, &png, "png", true, "plot accuracy against the fraction of heads removed")
+	figureFlag(cmd, &png, "png", true, "plot accuracy against the fraction of heads removed, every order on one figure")
+	cmd.Flags().StringVar(&order, "order", "all", "pruning orders, comma-separated: "+strings.Join(inspect.Orders, ", ")+", or all")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
-	cmd.Flags().IntVar(&examples, "examples", 256, "held-out examples the importance is averaged over")
-	cmd.Flags().IntVar(&orders, "random-orders", 20, "random orders averaged for the baseline")
+	cmd.Flags().IntVar(&examples, "examples", 256, "held-out examples the orders choose on (importance, greedy's accuracies)")
+	cmd.Flags().IntVar(&orders, "random-orders", 20, "random orders averaged for the random curve")
 	bf.register(cmd)
 	return cmd
+}
+
+// orderTitle names an order in a legend.
+func orderTitle(order string, randomOrders int) string {
+	switch order {
+	case inspect.OrderOneShot:
+		return "one-shot importance (Michel et al.)"
+	case inspect.OrderIterative:
+		return "importance, recomputed after each removal"
+	case inspect.OrderGreedy:
+		return "greedy ablation"
+	}
+	return fmt.Sprintf("random order (mean of %d)", randomOrders)
+}
+
+func printPrune(w io.Writer, r *inspect.PruneReport) {
+	fmt.Fprint(w, "| Heads removed | Fraction |")
+	sep := "|---|---|"
+	for _, c := range r.Orders {
+		if c.Order == inspect.OrderRandom {
+			fmt.Fprint(w, " random |")
+			sep += "---|"
+			continue
+		}
+		fmt.Fprintf(w, " %s: removed | %s: accuracy |", c.Order, c.Order)
+		sep += "---|---|"
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, sep)
+	for k := 0; k <= r.Heads; k++ {
+		fmt.Fprintf(w, "| %d | %.2f |", k, float64(k)/float64(r.Heads))
+		for _, c := range r.Orders {
+			s := c.Steps[k]
+			if c.Order != inspect.OrderRandom {
+				fmt.Fprintf(w, " %s |", s.Head)
+			}
+			fmt.Fprintf(w, " %.1f%% |", 100*s.Accuracy)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "\nIntact: %.1f%%. Largest fraction of heads removable at a cost of at most 1 point:\n", 100*r.Intact)
+	for _, c := range r.Orders {
+		fmt.Fprintf(w, "- %s: %d of %d heads (%.0f%%)\n", c.Order, c.Removable, r.Heads, 100*c.RemovableFraction)
+	}
+	fmt.Fprintf(w, "Most removed by: %s.\n", strings.Join(r.Best, ", "))
+	if r.Why != "" {
+		fmt.Fprintf(w, "\nWhy one-shot does worse than random: %s\n", r.Why)
+	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -8,12 +10,15 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"headlab/backend/cpu"
 	"headlab/findings"
 	"headlab/internal/atomicfile"
+	"headlab/kernels"
 	"headlab/sweep"
 	"headlab/viz"
 )
@@ -28,6 +33,8 @@ func reproduceCmd(e *env) *cobra.Command {
 		workers      int
 		resume       bool
 		quiet        bool
+		quick        bool
+		regime       bool
 		bf           backendFlag
 	)
 	cmd := &cobra.Command{
@@ -37,11 +44,18 @@ func reproduceCmd(e *env) *cobra.Command {
 OUT/findings/findings.db, and writes OUT/findings.md: the default induction
 model's ablation table and heatmaps, reverse and majority with and without
 positional embeddings, how often the induction circuit forms, one layer
-against two, and reverse without positions and without the causal mask, each
-measured number beside the published one with a verdict. Every number is
-measured by the run (with --resume, by the run it resumes). The full setting
-is 80 runs, a few minutes on 2 cores; --steps-scale 0.02 --seeds 4
---small-seeds 2 is a quick check.`,
+against two, reverse without positions and without the causal mask, and ten
+claims of the sources (task signatures, redundancy, the pinned uniform head,
+sinks, leaky tasks, interpretability by seed, the phase change, pruning,
+syntax heads, unseen tokens), each measured number beside the published one
+with a verdict whose rule is fixed in the code before the runs. Every number
+is measured by the run (with --resume, the sweep's runs by the run it
+resumes; the claims' extra measurements are taken again). The full setting
+is about 150 runs, under 20 minutes on 2 cores; --quick (--steps-scale 0.02
+--seeds 4 --small-seeds 2) is a check of the machinery, not of the claims.
+--regime adds the grid of which setting gives the published numbers
+(d-model, learning rate, batch, steps; 9 cells of --seeds seeds), which
+takes far longer: use the GPU backend where there is one.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			switch {
@@ -54,8 +68,16 @@ is 80 runs, a few minutes on 2 cores; --steps-scale 0.02 --seeds 4
 			case workers < 1:
 				return usagef("--workers must be at least 1, got %d", workers)
 			}
+			if quick {
+				for _, f := range []string{"seeds", "small-seeds", "steps-scale"} {
+					if cmd.Flags().Changed(f) {
+						return usagef("--quick sets --%s; give one or the other", f)
+					}
+				}
+				seeds, small, scale = 4, 2, 0.02
+			}
 			f := sweepFlags{bf: bf, workers: workers, workersGiven: cmd.Flags().Changed("workers"), noBar: quiet}
-			return reproduce(e, reproduceOpts{out: out, plan: findings.NewPlan(seeds, small, scale), flags: f, resume: resume})
+			return reproduce(e, reproduceOpts{out: out, plan: findings.NewPlan(seeds, small, scale, regime), flags: f, resume: resume, quiet: quiet})
 		},
 	}
 	fs := cmd.Flags()
@@ -66,6 +88,8 @@ is 80 runs, a few minutes on 2 cores; --steps-scale 0.02 --seeds 4
 	fs.IntVar(&workers, "workers", runtime.NumCPU(), "runs in flight at once")
 	fs.BoolVar(&resume, "resume", false, "keep the runs of an interrupted reproduce in DIR/findings/findings.db instead of starting over")
 	fs.BoolVar(&quiet, "quiet", false, "no progress on stderr")
+	fs.BoolVar(&quick, "quick", false, "a small check of the machinery: --seeds 4 --small-seeds 2 --steps-scale 0.02")
+	fs.BoolVar(&regime, "regime", false, "also sweep the regime grid (d-model, lr, batch, steps around the default) and name the cell closest to the published model")
 	bf.register(cmd)
 	return cmd
 }
@@ -75,6 +99,7 @@ type reproduceOpts struct {
 	plan   findings.Plan
 	flags  sweepFlags // workers, backend, progress
 	resume bool
+	quiet  bool
 }
 
 func reproduce(e *env, o reproduceOpts) error {
@@ -93,6 +118,7 @@ func reproduce(e *env, o reproduceOpts) error {
 		return err
 	}
 	pics := filepath.Join(o.out, "findings")
+	claimsPath := filepath.Join(pics, findings.ClaimsFile)
 	if err := os.MkdirAll(pics, 0o755); err != nil {
 		return err
 	}
@@ -105,8 +131,21 @@ func reproduce(e *env, o reproduceOpts) error {
 			}
 		}
 		old, _ := filepath.Glob(filepath.Join(pics, "hist-*.png"))
-		for _, f := range append(old, filepath.Join(pics, findings.HeatmapFile)) {
+		for _, f := range append(old, filepath.Join(pics, findings.HeatmapFile), claimsPath) {
 			os.Remove(f)
+		}
+	}
+	var stored findings.Measured
+	if o.resume {
+		data, err := os.ReadFile(claimsPath)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			return err
+		default:
+			if err := json.Unmarshal(data, &stored); err != nil {
+				return usagef("%s: %v (remove it to measure the claims again)", claimsPath, strings.ReplaceAll(err.Error(), "\n", " "))
+			}
 		}
 	}
 	st, err := sweep.Create(dbPath)
@@ -116,12 +155,38 @@ func reproduce(e *env, o reproduceOpts) error {
 	defer st.Close()
 	seed1 := sweep.RunID{Key: sweep.Key(p.Induction), Seed: 1}
 	heatmap := filepath.Join(pics, findings.HeatmapFile)
+	// The claims' extra measurements, taken on the models as they finish
+	// (on the CPU, beside whatever device trains).
+	// Each is written to claims.json as soon as it is taken, so that an
+	// interrupted reproduce keeps it.
+	extras := stored.Map()
+	var dyn []findings.DynamicsSeed
+	var extraErr error
+	var mu sync.Mutex
+	save := func() error {
+		data, err := json.MarshalIndent(findings.NewMeasured(p, extras, dyn), "", " ")
+		if err != nil {
+			return err
+		}
+		return atomicfile.Write(claimsPath, func(w io.Writer) error { _, err := w.Write(append(data, '\n')); return err })
+	}
+	measure := func(out *sweep.Outcome) {
+		x, err := p.Measure(out, cpu.New())
+		mu.Lock()
+		defer mu.Unlock()
+		if err == nil && x != nil {
+			extras[out.Record.ID()] = x
+			err = save()
+		}
+		extraErr = cmp.Or(extraErr, err)
+	}
 	keep := func(out *sweep.Outcome) {
 		if out.Record.ID() == seed1 {
 			if err := drawHeads(heatmap, out); err != nil {
 				fmt.Fprintf(e.stderr, "reproduce: %v\n", err)
 			}
 		}
+		measure(out)
 	}
 	fmt.Fprintf(e.stderr, "reproduce: %d runs into %s\n", len(pairs), dbPath)
 	start := time.Now()
@@ -158,13 +223,36 @@ func reproduce(e *env, o reproduceOpts) error {
 			return err
 		}
 	}
+	// Runs carried over by --resume have no extra measurements: train them
+	// again (which also checks that they reproduce).
+	for _, pr := range pairs {
+		id := sweep.RunID{Key: pr.Key, Seed: pr.Config.Seed}
+		if r := byID[id]; r != nil && r.Status == sweep.StatusOK && p.NeedsExtra(pr.Config) && extras[id] == nil {
+			again, err := sweep.RunOne(pr, platform(dev), nil)
+			if err != nil {
+				return err
+			}
+			measure(again)
+		}
+	}
+	if extraErr != nil {
+		return extraErr
+	}
+	if dyn = stored.DynamicsFor(p); dyn == nil {
+		if dyn, err = runDynamics(e.stderr, p, dev, run.workers, o.quiet); err != nil {
+			return err
+		}
+		if err := save(); err != nil {
+			return err
+		}
+	}
 	reports := sweep.Summarize(recs)
 	if err := sweep.WriteHistograms(pics, ".png", reports); err != nil {
 		return err
 	}
 	var md strings.Builder
 	findings.Markdown(&md, findings.Input{Plan: p, Reports: reports, ByID: byID, Summary: sum, Wall: wall,
-		Workers: run.workers, Out: o.out, Notes: notes, Version: versionLine()})
+		Workers: run.workers, Out: o.out, Notes: notes, Version: versionLine(), Extras: extras, Dynamics: dyn})
 	path := filepath.Join(o.out, "findings.md")
 	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := io.WriteString(w, md.String()); return err }); err != nil {
 		return err
@@ -183,4 +271,37 @@ func drawHeads(path string, o *sweep.Outcome) error {
 		return err
 	}
 	return viz.Write(path, fig)
+}
+
+// runDynamics trains claim 7's seeds with a history, on workers CPU
+// devices at once (one after another on another device).
+func runDynamics(stderr io.Writer, p findings.Plan, dev kernels.Device, workers int, quiet bool) ([]findings.DynamicsSeed, error) {
+	out := make([]findings.DynamicsSeed, len(p.SmallSet))
+	errs := make([]error, len(p.SmallSet))
+	if !quiet {
+		fmt.Fprintf(stderr, "reproduce: %d seeds of %d steps with a history for the phase change\n", len(p.SmallSet), p.Dynamics.Steps)
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	par := 1
+	if dev.Name() == "cpu" {
+		par = max(1, min(workers, len(p.SmallSet)))
+	}
+	for range par {
+		wg.Go(func() {
+			d := dev
+			if par > 1 {
+				d = cpu.New()
+			}
+			for i := range next {
+				out[i], errs[i] = p.RunDynamics(p.SmallSet[i], d)
+			}
+		})
+	}
+	for i := range p.SmallSet {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out, errors.Join(errs...)
 }

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"headlab/findings"
 	"headlab/sweep"
+	"headlab/tasks"
 )
 
 // tinySweep is a sweep whose runs take well under a second each.
@@ -277,9 +279,11 @@ func TestReportOnAKnownDatabase(t *testing.T) {
 	}
 }
 
-func TestReproduceReducedSetting(t *testing.T) {
+// reproduce --quick runs every section and claim of the report in a
+// reduced setting: the machinery, not the claims.
+func TestReproduceQuick(t *testing.T) {
 	dir := t.TempDir()
-	code, _, errs := headlab(t, "reproduce", "--out", dir, "--steps-scale", "0.01", "--seeds", "1", "--small-seeds", "1", "--quiet")
+	code, _, errs := headlab(t, "reproduce", "--out", dir, "--quick", "--quiet")
 	if code != 0 {
 		t.Fatalf("reproduce: exit %d: %s", code, errs)
 	}
@@ -293,6 +297,12 @@ func TestReproduceReducedSetting(t *testing.T) {
 		"## 2. Positional embeddings: reverse and majority", "| reverse | off |", "| majority | on |",
 		"## 3. How often the induction circuit forms", "Wilson interval",
 		"## 4. One layer against two on induction", "## 5. Reverse without positions and without the causal mask",
+		"## Claim 1. Different data grows different heads", "## Claim 2. Redundancy on majority",
+		"## Claim 3. A pinned uniform head", "## Claim 4. Attention sinks", "## Claim 5. Toy tasks leak",
+		"## Claim 6. Interpretability", "## Claim 7. Induction heads form in a burst", "## Claim 8. Many heads can be pruned",
+		"## Claim 9. Syntax-flavoured heads", "## Claim 10. Induction works on tokens never seen",
+		"| claim 10: ", "## Which setting gives the published numbers", "Not run by this invocation",
+		"| 2 | ", // per-seed rows of the claims
 		"## How this was measured",
 	} {
 		if !strings.Contains(string(md), s) {
@@ -308,7 +318,41 @@ func TestReproduceReducedSetting(t *testing.T) {
 			}
 		}
 	}
-	if n := len(readRecords(t, filepath.Join(dir, "findings", "findings.db"))); n != 7 {
-		t.Errorf("%d runs in the reproduce database, want 7", n)
+	// 4 induction seeds, 2 each of the wide model, copy, agreement, the
+	// two unseen variants, four position runs, no mask and one layer.
+	recs := readRecords(t, filepath.Join(dir, "findings", "findings.db"))
+	if len(recs) != 26 {
+		t.Errorf("%d runs in the reproduce database, want 26", len(recs))
+	}
+	// Sweeps store every head's relation scores and mirror_c.
+	rel := 0
+	for _, r := range recs {
+		task, _ := tasks.New(r.Config.Task)
+		for _, h := range r.Heads {
+			if r.Config.Task == "agreement" && len(h.Relations) == 2 {
+				rel++
+			}
+			if T := task.SeqLen(); h.MirrorC != T-1 && h.MirrorC != T-2 {
+				t.Errorf("%s seed %d %s: stored mirror_c %d, T = %d", r.Config.Task, r.Config.Seed, h.Name, h.MirrorC, T)
+			}
+		}
+	}
+	if rel != 2*4 {
+		t.Errorf("%d stored agreement heads with relations, want 8", rel)
+	}
+	// The claims' measurements are kept beside the database.
+	var m findings.Measured
+	data, err := os.ReadFile(filepath.Join(dir, "findings", findings.ClaimsFile))
+	if err != nil || json.Unmarshal(data, &m) != nil || len(m.Extras) != 4*2 || len(m.Dynamics) != 2 {
+		t.Errorf("claims.json: %v, %d extras (want 8), %d dynamics seeds (want 2)", err, len(m.Extras), len(m.Dynamics))
+	}
+	// --quick sets what it sets, and a corrupt claims.json is refused
+	// before anything trains.
+	if code, _, _ := headlab(t, "reproduce", "--out", dir, "--quick", "--seeds", "3"); code != 2 {
+		t.Errorf("--quick --seeds: exit %d", code)
+	}
+	os.WriteFile(filepath.Join(dir, "findings", findings.ClaimsFile), []byte(`{"extras": [`), 0o644)
+	if code, _, errs := headlab(t, "reproduce", "--out", dir, "--quick", "--resume", "--quiet"); code != 2 || strings.Count(errs, "\n") != 1 {
+		t.Errorf("corrupt claims.json: exit %d, %q", code, errs)
 	}
 }

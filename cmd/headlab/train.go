@@ -43,6 +43,7 @@ func (f *trainFlags) register(cmd *cobra.Command) {
 	fs.IntVar(&f.cfg.DFF, "d-ff", d.DFF, "feed-forward hidden width")
 	fs.BoolVar(&f.noPositions, "no-positions", false, "switch positional embeddings off")
 	fs.BoolVar(&f.noCausal, "no-causal", false, "switch the causal mask off")
+	fs.BoolVar(&f.cfg.TiedEmbeddings, "tied-embeddings", false, "unembed with the token embedding transposed (no separate unembedding matrix)")
 }
 
 // config resolves the flags into a validated configuration.
@@ -73,6 +74,7 @@ func trainCmd(e *env) *cobra.Command {
 		recordEvery int
 		seeds       string
 		group       int
+		rf          relationFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "train",
@@ -87,6 +89,11 @@ func trainCmd(e *env) *cobra.Command {
 				return usagef("--progress-every must be positive, got %d", every)
 			}
 			if err := pics.check(); err != nil {
+				return err
+			}
+			task, _ := tasks.New(c.Task)
+			rel, err := rf.index(cmd, task)
+			if err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("seeds") || cmd.Flags().Changed("group") {
@@ -139,14 +146,14 @@ func trainCmd(e *env) *cobra.Command {
 				}
 				fmt.Fprintf(e.stderr, "saved checkpoint to %s\n", save)
 			}
-			heads, att, err := inspect.Analyze(m, be, nil)
+			heads, att, err := inspect.AnalyzeRelation(m, be, nil, rel)
 			if err != nil {
 				return err
 			}
 			if err := pics.write(runTitle(c), att, heads.Scores()); err != nil {
 				return err
 			}
-			report := trainReport{Config: configReport{Config: c, Backend: be.Name(), SIMD: simd.Path()}, Result: res, Heads: heads.Heads, History: rec.History}
+			report := trainReport{Config: configReport{Config: c, Backend: be.Name(), SIMD: simd.Path()}, Result: res, Heads: heads.Heads, ByKind: heads.ByKind, History: rec.History}
 			if rec.History != nil {
 				p := rec.History.Phase()
 				report.Phase = &p
@@ -179,6 +186,7 @@ func trainCmd(e *env) *cobra.Command {
 	cmd.Flags().IntVar(&group, "group", 0, "with --seeds: models trained in lockstep (default: 1 on cpu; on gl as many as fit, at most 1024)")
 	cmd.Flags().IntVar(&recordEvery, "record-every", 0, "every K steps record loss, accuracy and every head's scores (JSON history, history.json in the checkpoint)")
 	pics.register(cmd)
+	rf.register(cmd)
 	return cmd
 }
 
@@ -193,6 +201,9 @@ type trainReport struct {
 	Config configReport `json:"config"`
 	train.Result
 	Heads []inspect.Head `json:"heads"`
+	// ByKind is accuracy by kind of example (agreement: with and without
+	// an attractor), intact and with the relation's best head off.
+	ByKind *inspect.ByKind `json:"by_kind,omitempty"`
 	// UnseenHeads scores the heads on sequences of never-trained tokens.
 	UnseenHeads []analysis.HeadScore `json:"unseen_heads,omitempty"`
 	History     inspect.History      `json:"history,omitempty"`
@@ -207,8 +218,8 @@ func writeJSON(w io.Writer, v any) error {
 
 func printTrainReport(w io.Writer, m *train.Model, r trainReport) {
 	fmt.Fprintf(w, "task        %s: %s\n", m.Task.Name(), m.Task.Describe())
-	fmt.Fprintf(w, "model       %d layers, %d heads, d-model %d, d-ff %d, positions %v, causal %v\n",
-		m.Shape.Layers, m.Shape.Heads, m.Shape.DModel, m.Shape.DFF, m.Shape.Positions, m.Shape.Causal)
+	fmt.Fprintf(w, "model       %d layers, %d heads, d-model %d, d-ff %d, positions %v, causal %v, tied embeddings %v\n",
+		m.Shape.Layers, m.Shape.Heads, m.Shape.DModel, m.Shape.DFF, m.Shape.Positions, m.Shape.Causal, m.Shape.TiedEmbeddings)
 	fmt.Fprintf(w, "parameters  %d\n", r.Params)
 	fmt.Fprintf(w, "accuracy    %.4f on %d held-out examples (chance %.4f)\n", r.Accuracy, train.HeldOutExamples, r.Chance)
 	fmt.Fprintf(w, "loss        %.4f held-out, %.4f last training batch\n", r.Loss, r.TrainLoss)
