@@ -442,6 +442,13 @@ func scan(rows *sql.Rows, version int) (Record, error) {
 		return r, err
 	}
 	c.Seed = uint64(seed)
+	// Fields with no column of their own (tied embeddings) come from the
+	// whole config kept beside the columns.
+	var whole train.Config
+	if err := json.Unmarshal([]byte(cfg), &whole); err != nil {
+		return r, fmt.Errorf("seed %d of %s: config_json: %v", seed, r.Key, err)
+	}
+	c.TiedEmbeddings = whole.TiedEmbeddings
 	r.Params, r.Accuracy, r.Chance, r.Loss, r.TrainLoss = int(params.Int64), acc.Float64, chance.Float64, loss.Float64, tloss.Float64
 	r.Circuit, r.TrainSeconds = circuit.Bool, tsecs.Float64
 	if heads.Valid {

@@ -566,3 +566,26 @@ func TestRunCooperatesThroughClaims(t *testing.T) {
 		t.Errorf("%d claims left, %v", n, err)
 	}
 }
+
+// TestTiedEmbeddingsRoundTrip: a setting with no column of its own comes
+// back from config_json.
+func TestTiedEmbeddingsRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tied.db")
+	st, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r := knownRecords()[0]
+	r.Config.TiedEmbeddings = true
+	if err := st.Put(&r); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := st.Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || !recs[0].Config.TiedEmbeddings {
+		t.Errorf("read back %+v", recs)
+	}
+}
