@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -138,12 +139,14 @@ func curvePlot(title, ylabel string, curves []Curve, c Curves, logY bool) (*plot
 		p.Add(band)
 		p.Legend.Add("phase change", band)
 	}
+	lo, hi := math.Inf(1), math.Inf(-1) // the positive values drawn on a log scale
 	for i, cv := range curves {
 		xys := make(plotter.XYs, 0, len(cv.Steps))
 		for k := range cv.Steps {
 			if logY && !(cv.Values[k] > 0) {
 				continue // log scale: skip zero and missing losses
 			}
+			lo, hi = math.Min(lo, cv.Values[k]), math.Max(hi, cv.Values[k])
 			xys = append(xys, plotter.XY{X: cv.Steps[k], Y: cv.Values[k]})
 		}
 		if len(xys) == 0 {
@@ -158,6 +161,19 @@ func curvePlot(title, ylabel string, curves []Curve, c Curves, logY bool) (*plot
 		p.Add(l)
 		if cv.Name != "" {
 			p.Legend.Add(cv.Name, l)
+		}
+	}
+	// A loss of 0 is legal but has no place on a log scale: the axis
+	// spans the positive values (a decade either side of a single one;
+	// 0.1..1 when there are none), never reaching 0.
+	if logY {
+		switch {
+		case lo > hi:
+			p.Y.Min, p.Y.Max = 0.1, 1
+		case lo == hi:
+			p.Y.Min, p.Y.Max = lo/10, hi*10
+		default:
+			p.Y.Min, p.Y.Max = lo, hi
 		}
 	}
 	return p, nil

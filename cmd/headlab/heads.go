@@ -24,6 +24,11 @@ func (p *pictureFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&p.arcs, "arcs", "", "draw every head's attention on one held-out example as arcs (PNG)")
 }
 
+// outputs are the pictures' paths, for checkOutputs.
+func (p *pictureFlags) outputs() []output {
+	return []output{fileOut("png", p.png), fileOut("arcs", p.arcs)}
+}
+
 // write draws example 0 of att with each head titled by its score.
 func (p *pictureFlags) write(att *analysis.Attention, heads []analysis.HeadScore) error {
 	if p.png == "" && p.arcs == "" {
@@ -58,6 +63,9 @@ and prints held-out accuracy with each head switched off.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runDir == "" {
 				return usagef("--run DIR is required")
+			}
+			if err := checkOutputs(append(pics.outputs(), fileOut("dump-attention", dump))...); err != nil {
+				return err
 			}
 			m, _, err := train.Load(runDir)
 			if err != nil {
@@ -135,6 +143,9 @@ every head's pattern scores and label, following docs/head-patterns.md.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
 				return usagef("--attention FILE is required")
+			}
+			if err := checkOutputs(pics.outputs()...); err != nil {
+				return err
 			}
 			f, err := os.Open(file)
 			if err != nil {

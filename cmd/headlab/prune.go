@@ -34,6 +34,9 @@ against the fraction of heads removed beside the mean over random orders.`,
 			if examples < 1 || examples > train.HeldOutExamples || orders < 1 {
 				return usagef("--examples must be in 1..%d and --random-orders positive", train.HeldOutExamples)
 			}
+			if err := checkOutputs(fileOut("png", png)); err != nil {
+				return err
+			}
 			m, _, err := train.Load(runDir)
 			if err != nil {
 				return usageError{err}

@@ -46,6 +46,9 @@ the other's Wilson interval; it exits 1 when a configuration differs.`,
 			if db == "" {
 				return usagef("--db FILE is required")
 			}
+			if err := checkOutputs(dirOut("png", pngDir)); err != nil {
+				return err
+			}
 			recs, err := readDB(db)
 			if err != nil {
 				return err

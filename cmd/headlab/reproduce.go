@@ -54,6 +54,9 @@ is 80 runs, a few minutes on 2 cores; --steps-scale 0.02 --seeds 4
 			case workers < 1:
 				return usagef("--workers must be at least 1, got %d", workers)
 			}
+			if err := checkOutputs(dirOut("out", out)); err != nil {
+				return err
+			}
 			f := sweepFlags{bf: bf, workers: workers, workersGiven: cmd.Flags().Changed("workers"), noBar: quiet}
 			return reproduce(e, reproduceOpts{out: out, plan: findings.NewPlan(seeds, small, scale), flags: f, resume: resume})
 		},
@@ -131,7 +134,7 @@ func reproduce(e *env, o reproduceOpts) error {
 		return err
 	}
 	if sum.Interrupted {
-		return fmt.Errorf("interrupted: %d of %d runs are in %s; rerun with --resume to finish", sum.Skipped+sum.Done, sum.Total, dbPath)
+		return interruptedError{fmt.Errorf("interrupted: %d of %d runs are in %s; rerun with --resume to finish", sum.Skipped+sum.Done, sum.Total, dbPath)}
 	}
 	wall := time.Since(start)
 	recs, err := st.Records()

@@ -63,6 +63,9 @@ The train flags set the base configuration; --grid varies it, e.g.
 			if f.db == "" {
 				return usagef("--db FILE is required")
 			}
+			if err := checkOutputs(fileOut("db", f.db)); err != nil {
+				return err
+			}
 			dev, closeDev, err := f.bf.open(e.stderr)
 			if err != nil {
 				return err
@@ -90,8 +93,8 @@ The train flags set the base configuration; --grid varies it, e.g.
 			fmt.Fprintf(e.stderr, "sweep: %d pairs%s: %d already in %s, %d run now (%d failed)\n",
 				sum.Total, shardNote(shard), sum.Skipped, f.db, sum.Done, sum.Failed)
 			if sum.Interrupted {
-				return fmt.Errorf("interrupted: %d of %d pairs are in %s (%d abandoned in flight); rerun the same command to finish",
-					sum.Skipped+sum.Done, sum.Total, f.db, sum.Abandoned)
+				return interruptedError{fmt.Errorf("interrupted: %d of %d pairs are in %s (%d abandoned in flight); rerun the same command to finish",
+					sum.Skipped+sum.Done, sum.Total, f.db, sum.Abandoned)}
 			}
 			return nil
 		},
@@ -184,6 +187,10 @@ func (f *sweepFlags) plan(stderr io.Writer, dev kernels.Device, pairs []sweep.Pa
 	onCPU := dev.Name() == "cpu"
 	if !f.workersGiven && !onCPU {
 		run.workers = 1
+	}
+	// Before GroupLimit, which builds one model of each shape.
+	if err := checkMemory(stderr, dev, configsOf(pairs), memoryModels(run, onCPU, len(pairs))); err != nil {
+		return run, err
 	}
 	if !f.groupGiven && onCPU {
 		run.group = 1

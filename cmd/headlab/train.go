@@ -83,6 +83,9 @@ func trainCmd(e *env) *cobra.Command {
 			if every <= 0 {
 				return usagef("--progress-every must be positive, got %d", every)
 			}
+			if err := checkOutputs(append(pics.outputs(), checkpointOut("save", save))...); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("seeds") || cmd.Flags().Changed("group") {
 				for _, one := range []string{"seed", "save", "record-every", "png", "arcs"} {
 					if cmd.Flags().Changed(one) {
@@ -98,6 +101,9 @@ func trainCmd(e *env) *cobra.Command {
 				return err
 			}
 			defer closeBackend()
+			if err := checkMemory(e.stderr, be, []train.Config{c}, 1); err != nil {
+				return err
+			}
 			var progress func(train.Progress)
 			if !quiet {
 				progress = func(p train.Progress) {
@@ -252,6 +258,10 @@ func trainMany(e *env, c train.Config, f sweepFlags, every int, quiet, asJSON bo
 		par = min(runtime.NumCPU(), len(pairs))
 		if !f.groupGiven {
 			run.group = min((len(pairs)+par-1)/par, train.MaxGroup)
+		}
+		// Every seed trains at once.
+		if err := checkMemory(e.stderr, dev, []train.Config{c}, len(pairs)); err != nil {
+			return err
 		}
 	}
 	groups := sweep.Groups(pairs, run.group)

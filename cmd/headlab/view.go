@@ -47,6 +47,9 @@ use xvfb-run on a machine without one.`,
 			if after < 0 {
 				return usagef("--after-steps must be >= 0, got %d", after)
 			}
+			if err := checkOutputs(fileOut("screenshot", screenshot)); err != nil {
+				return err
+			}
 			opts := window.Options{}
 			if runDir != "" {
 				for _, name := range modelFlags {

@@ -1,6 +1,8 @@
-// Package atomicfile writes files so that a reader, or a crash, never sees
-// half of one: the bytes go to a temporary file in the same directory,
-// which is synced and then renamed over the destination.
+// Package atomicfile writes files and directories so that a reader, or a
+// crash, never sees half of one: the bytes go to a temporary file (or
+// directory) in the same directory, which is synced and then renamed over
+// the destination, and the directory holding it is synced so that the
+// rename itself survives a crash.
 package atomicfile
 
 import (
@@ -51,5 +53,18 @@ func Write(path string, write func(io.Writer) error) (err error) {
 	if err = os.Chmod(tmp, 0o644); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err = os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// syncDir fsyncs a directory, making the renames in it durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
