@@ -149,7 +149,7 @@ func checkMemory(stderr io.Writer, dev kernels.Device, configs []train.Config, m
 	}
 	mem, ok := cp.MemoryBytes()
 	if !ok {
-		fmt.Fprintf(stderr, "headlab: %s tells no memory size (neither GL_NVX_gpu_memory_info nor GL_ATI_meminfo): not checked that %s fit\n", dev.Name(), what)
+		fmt.Fprintf(stderr, "headlab: %s reports no memory size (its driver has neither GL_NVX_gpu_memory_info nor GL_ATI_meminfo), so whether the run's %d model(s) of about %s fit is not checked\n", dev.Name(), models, mib(need))
 		return nil
 	}
 	if total := need * int64(models); total > mem {
