@@ -164,4 +164,3 @@ func TestSaveKeepsALiveSavesTemporary(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
