@@ -162,6 +162,11 @@ func RunGroup(ps []Pair, pl Platform, h GroupHooks) ([]*Outcome, error) {
 			o.Model = nil
 			o.Record.Status = StatusFailed
 			o.Record.Error = fmt.Sprintf("training diverged at step %d: the loss was not finite", diverged[i])
+		} else if name := g.Models[i].NonFinite(); name != "" {
+			// The last update made weights that no loss has seen yet.
+			o.Model = nil
+			o.Record.Status = StatusFailed
+			o.Record.Error = fmt.Sprintf("training diverged at step %d: the weights are not finite (%s)", g.Step, name)
 		}
 	}
 	ev, err := g.Evaluator()
