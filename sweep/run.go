@@ -44,7 +44,8 @@ func FormsCircuit(heads []inspect.Head, a Ablation) bool {
 	if firstPrev < 0 || lastInd <= firstPrev {
 		return false
 	}
-	costs := func(j Joint) bool { return j.Accuracy != nil && a.Intact-*j.Accuracy >= CircuitDrop }
+	// Inclusive, whatever the rounding: 1.0-0.8 is 0.19999999999999996.
+	costs := func(j Joint) bool { return j.Accuracy != nil && a.Intact-*j.Accuracy >= CircuitDrop-1e-9 }
 	return costs(a.Induction) && costs(a.PreviousToken)
 }
 
