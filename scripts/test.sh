@@ -19,6 +19,10 @@ go tool staticcheck ./...
 # the GL compute tests make their context through EGL there (the default
 # for a device without a window).
 xvfb-run -a -s "-screen 0 1280x1024x24" go test -count=1 -timeout 30m "$@" ./...
+# Bad input across every command (one binary, ~20 s): exit status, one
+# line, no panic, nothing written or left behind.
+scripts/abuse.sh
+
 # The GL compute tests again on the other context path, GLFW's hidden
 # window, and once more with no display at all (EGL only).
 compute=(./glctx/ ./backend/gl/ ./bench/)
