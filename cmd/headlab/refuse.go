@@ -127,26 +127,48 @@ func missing(err error) bool { return errors.Is(err, os.ErrNotExist) || errors.I
 // device that cannot tell its memory gets one line saying it was not
 // checked.
 func checkMemory(stderr io.Writer, dev kernels.Device, configs []train.Config, models int) error {
+	if err := checkHostMemory(dev, configs, models); err != nil {
+		return err
+	}
+	return checkDeviceMemory(stderr, dev, configs, models)
+}
+
+// memoryNeed is the estimate for the largest of configs, and how it reads.
+func memoryNeed(configs []train.Config, models int) (int64, string) {
 	var need int64
 	for _, c := range configs {
 		need = max(need, train.EstimateBytes(c))
-	}
-	// On a GPU the host still builds one model to size the groups.
-	host := need
-	cp, onDevice := dev.(kernels.Capacity)
-	if !onDevice {
-		host = need * int64(models)
 	}
 	what := fmt.Sprintf("%d models of about %s each (weights, gradients, Adam state and activations)", models, mib(need))
 	if models == 1 {
 		what = fmt.Sprintf("about %s (weights, gradients, Adam state and activations)", mib(need))
 	}
+	return need, what
+}
+
+// checkHostMemory is checkMemory's half for the process's own memory,
+// made before anything is built (train.GroupLimit builds one model).
+func checkHostMemory(dev kernels.Device, configs []train.Config, models int) error {
+	need, what := memoryNeed(configs, models)
+	// On a GPU the host still builds one model to size the groups.
+	host := need
+	if _, onDevice := dev.(kernels.Capacity); !onDevice {
+		host = need * int64(models)
+	}
 	if lim := memlimit.Read(); lim.Known() && host > lim.Bytes {
 		return usagef("the run needs %s, more than the %s this process may use (%s)", what, memlimit.GiB(lim.Bytes), lim.What)
 	}
+	return nil
+}
+
+// checkDeviceMemory is checkMemory's half for a device with memory of
+// its own (GL).
+func checkDeviceMemory(stderr io.Writer, dev kernels.Device, configs []train.Config, models int) error {
+	cp, onDevice := dev.(kernels.Capacity)
 	if !onDevice {
 		return nil
 	}
+	need, what := memoryNeed(configs, models)
 	mem, ok := cp.MemoryBytes()
 	if !ok {
 		fmt.Fprintf(stderr, "headlab: %s reports no memory size (its driver has neither GL_NVX_gpu_memory_info nor GL_ATI_meminfo), so whether the run's %d model(s) of about %s fit is not checked\n", dev.Name(), models, mib(need))

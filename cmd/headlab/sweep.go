@@ -189,7 +189,7 @@ func (f *sweepFlags) plan(stderr io.Writer, dev kernels.Device, pairs []sweep.Pa
 		run.workers = 1
 	}
 	// Before GroupLimit, which builds one model of each shape.
-	if err := checkMemory(stderr, dev, configsOf(pairs), memoryModels(run, onCPU, len(pairs))); err != nil {
+	if err := checkHostMemory(dev, configsOf(pairs), memoryModels(run, onCPU, len(pairs))); err != nil {
 		return run, err
 	}
 	if !f.groupGiven && onCPU {
@@ -212,13 +212,13 @@ func (f *sweepFlags) plan(stderr io.Writer, dev kernels.Device, pairs []sweep.Pa
 		if f.group > limit {
 			return run, usagef("--group %d: at most %d fit (%s)", f.group, limit, why)
 		}
-		return run, nil
+		return run, checkDeviceMemory(stderr, dev, configsOf(pairs), f.group)
 	}
 	run.group = limit
 	if most > limit {
 		fmt.Fprintf(stderr, "sweep: training in groups of %d models: %s\n", limit, why)
 	}
-	return run, nil
+	return run, checkDeviceMemory(stderr, dev, configsOf(pairs), run.group)
 }
 
 // noteBackends says in one line when st holds runs of another backend.
