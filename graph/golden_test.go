@@ -12,6 +12,7 @@ import (
 	"github.com/nlpodyssey/safetensors"
 
 	"headlab/backend/cpu"
+	"headlab/kernels"
 )
 
 // goldenConfig is the model bench/pytorch/golden.py built.
@@ -45,7 +46,9 @@ func readTensors(t *testing.T, name string) map[string][]float32 {
 // computed for them (bench/pytorch/golden.py, float64). One training
 // forward and backward pass on the CPU device must match each value
 // within 1e-5 absolute plus 1e-4 relative.
-func TestGolden(t *testing.T) {
+func TestGolden(t *testing.T) { golden(t, cpu.New()) }
+
+func golden(t *testing.T, dev kernels.Device) {
 	weights, want := readTensors(t, "model.safetensors"), readTensors(t, "expected.safetensors")
 	var batch struct{ Tokens, Targets [][]int }
 	data, err := os.ReadFile(filepath.Join("testdata", "golden", "batch.json"))
@@ -67,7 +70,6 @@ func TestGolden(t *testing.T) {
 	for i := range batch.Tokens {
 		tokens, targets = append(tokens, batch.Tokens[i]...), append(targets, batch.Targets[i]...)
 	}
-	dev := cpu.New()
 	block, err := BlockOf(dev, goldenConfig, []*Weights{w})
 	if err != nil {
 		t.Fatal(err)
