@@ -155,6 +155,7 @@ func TestSaveKeepsALiveSavesTemporary(t *testing.T) {
 	left := temporaries(t, dir)
 	want := []string{legacyNew, live}
 	slices.Sort(left)
+	slices.Sort(want)
 	if !slices.Equal(left, want) {
 		t.Fatalf("left %v, want %v (removed %s and %s)", left, want, gone, legacyOld)
 	}
