@@ -42,6 +42,8 @@ func TestFormsCircuitRule(t *testing.T) {
 		{"one later induction head is enough",
 			[]inspect.Head{head(0, LabelInduction), head(1, LabelPreviousToken), head(2, LabelInduction)}, both(acc(0.9), acc(0.5), acc(0.5)), true},
 		{"no heads", nil, both(acc(1.0), acc(0.1), acc(0.1)), false},
+		{"same layer, deeper", []inspect.Head{head(2, LabelPreviousToken), head(2, LabelInduction)}, both(acc(1.0), acc(0.1), acc(0.1)), false},
+		{"only an induction head, in layer 2", []inspect.Head{head(2, LabelInduction)}, both(acc(1.0), acc(0.1), acc(0.1)), false},
 	}
 	for _, c := range cases {
 		if got := FormsCircuit(c.heads, c.a); got != c.want {

@@ -42,7 +42,7 @@ func ParseSeeds(s string) ([]uint64, error) {
 				return nil, fmt.Errorf("seeds %q: %q is not a range like 1-64", s, part)
 			}
 		}
-		if b-a >= maxSeeds || uint64(len(out))+b-a >= maxSeeds {
+		if uint64(len(out))+b-a >= maxSeeds {
 			return nil, fmt.Errorf("seeds %q: more than %d seeds", s, maxSeeds)
 		}
 		for x := a; ; x++ {
