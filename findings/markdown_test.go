@@ -140,6 +140,23 @@ func TestMarkdownVerdicts(t *testing.T) {
 			t.Errorf("%s: the report says nothing differs", c.name)
 		}
 	}
+	// Single-head ablations that miss the circuit: one head of a half
+	// costs less than 20 points alone (its twin covers for it).
+	if !strings.Contains(md, "Of the 1 circuit seeds, 0 would be missed") {
+		t.Errorf("hidden count with load-bearing single heads:\n%s", md)
+	}
+	for _, label := range []string{"induction", "previous-token"} {
+		byID := records(p, published(p))
+		r1 := byID[sweep.RunID{Key: sweep.Key(p.Induction), Seed: 1}]
+		for i := range r1.Heads {
+			if r1.Heads[i].Label == label {
+				r1.Heads[i].AblatedAccuracy = r1.Accuracy - 0.19
+			}
+		}
+		if md := markdown(p, byID); !strings.Contains(md, "Of the 1 circuit seeds, 1 would be missed") {
+			t.Errorf("a %s head costing 19 points alone is not counted as missed", label)
+		}
+	}
 	// Seed 1 failed: no table, and the report says why.
 	byID := records(p, published(p))
 	r1 := byID[sweep.RunID{Key: sweep.Key(p.Induction), Seed: 1}]
