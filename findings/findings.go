@@ -40,6 +40,45 @@ const (
 	positionGap = 0.20 // the mask's removal costs at least this much
 )
 
+// slack absorbs float rounding at a verdict's boundary: accuracies are
+// fractions of 1,000 examples, and 0.85-0.80 is 0.05000000000000004.
+const slack = 1e-9
+
+// The verdict rules, one function each (TestVerdictRules holds them to
+// their boundaries).
+
+// agreesSingle: one run agrees with a published number within tolSingle.
+func agreesSingle(measured, published float64) bool {
+	return math.Abs(measured-published) <= tolSingle+slack
+}
+
+// agreesMean: the mean of the finished seeds agrees with a published
+// mean within tolMean; no finished seed never agrees.
+func agreesMean(vals []float64, published float64) bool {
+	ok := okOnly(vals)
+	return len(ok) > 0 && math.Abs(sweep.Describe(ok).Mean-published) <= tolMean+slack
+}
+
+// circuitAgrees: the published fraction lies inside the circuit
+// fraction's 95% Wilson interval.
+func circuitAgrees(cp sweep.Proportion) bool {
+	return cp.Of > 0 && cp.Low <= pubCircuit+slack && pubCircuit <= cp.High+slack
+}
+
+// needsTwoLayers: every one-layer seed stays at least layersGap below
+// the two-layer median.
+func needsTwoLayers(one, two []float64) bool {
+	o, t := okOnly(one), okOnly(two)
+	return len(o) > 0 && len(t) > 0 && sweep.Describe(t).Median-sweep.Describe(o).Max >= layersGap-slack
+}
+
+// maskMatters: removing the causal mask too costs the mean at least
+// positionGap.
+func maskMatters(withMask, noMask []float64) bool {
+	w, n := okOnly(withMask), okOnly(noMask)
+	return len(w) > 0 && len(n) > 0 && sweep.Describe(w).Mean-sweep.Describe(n).Mean >= positionGap-slack
+}
+
 // Plan is the configurations reproduce trains.
 type Plan struct {
 	Scale                  float64
@@ -243,7 +282,7 @@ func Markdown(w *strings.Builder, in Input) {
 		fmt.Fprintf(b, "![Attention of every head of the seed-1 model on the first held-out example](findings/%s)\n\n", HeatmapFile)
 		fmt.Fprintln(b, "| Head switched off | Label (score) | Measured | Published | Verdict |")
 		fmt.Fprintln(b, "|---|---|---|---|---|")
-		ok := math.Abs(r1.Accuracy-pubIntact) <= tolSingle
+		ok := agreesSingle(r1.Accuracy, pubIntact)
 		fmt.Fprintf(b, "| none | | %s | %s | %s |\n", pc(r1.Accuracy), pc(pubIntact), verdict(ok))
 		add("default model (one run, seed 1), intact accuracy", pc(pubIntact), pc(r1.Accuracy), ok,
 			fmt.Sprintf("The default model's intact accuracy is %s, published %s.", pc(r1.Accuracy), pc(pubIntact)))
@@ -255,7 +294,7 @@ func Markdown(w *strings.Builder, in Input) {
 				continue
 			}
 			seen[h.Label] = true
-			ok := math.Abs(h.AblatedAccuracy-pub) <= tolSingle
+			ok := agreesSingle(h.AblatedAccuracy, pub)
 			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", h.Name, h.Title(), pc(h.AblatedAccuracy), pc(pub), verdict(ok))
 			add(fmt.Sprintf("default model (one run, seed 1), %s head %s off", h.Label, h.Name), pc(pub), pc(h.AblatedAccuracy), ok,
 				fmt.Sprintf("Switching off %s (%s) leaves %s; the published %s head's removal left %s.", h.Name, h.Label, pc(h.AblatedAccuracy), h.Label, pc(pub)))
@@ -297,7 +336,7 @@ func Markdown(w *strings.Builder, in Input) {
 		default:
 			pub, pubText = pubMajority, pc(pubMajority)
 		}
-		ok := len(okOnly(vals)) > 0 && math.Abs(mean-pub) <= tolMean
+		ok := agreesMean(vals, pub)
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", c.Task, sweep.OnOff(c.Positions), pcList(vals), pc(mean),
 			modesShort(cr.Modes), pubText, verdict(ok))
 		name := fmt.Sprintf("%s, positions %s, mean of %d seeds", c.Task, sweep.OnOff(c.Positions), len(vals))
@@ -320,7 +359,7 @@ func Markdown(w *strings.Builder, in Input) {
 	// 3. How often the circuit forms.
 	fmt.Fprintf(b, "## 3. How often the induction circuit forms\n\n")
 	cp := ind.Circuit
-	okC := cp.Of > 0 && cp.Low <= pubCircuit && pubCircuit <= cp.High
+	okC := circuitAgrees(cp)
 	fmt.Fprintf(b, "%s over %d seeds (%s). A seed forms the circuit when it has a previous-token head in an earlier layer than an induction head and both are load-bearing: switching off all induction heads together costs at least %.0f points of held-out accuracy, and so does switching off all previous-token heads together.\n\n",
 		sweep.ConfigName(p.Induction), ind.Seeds, seedRange(p.CircuitSeeds), 100*sweep.CircuitDrop)
 	fmt.Fprintf(b, "**%d of %d seeds form the circuit: %s (95%% Wilson interval %s to %s).** Published: roughly a third. Verdict: %s (agreement means a third lies inside the interval).\n\n",
@@ -355,7 +394,7 @@ func Markdown(w *strings.Builder, in Input) {
 	one := in.values(p.OneLayer, p.SmallSet)
 	two := in.values(p.Induction, p.SmallSet)
 	oneS, twoS := sweep.Describe(okOnly(one)), sweep.Describe(okOnly(two))
-	okL := len(okOnly(one)) > 0 && len(okOnly(two)) > 0 && twoS.Median-oneS.Max >= layersGap
+	okL := needsTwoLayers(one, two)
 	fmt.Fprintln(b, "| Layers | Per-seed accuracy (%) | Mean | Median | Max | Chance |")
 	fmt.Fprintln(b, "|---|---|---|---|---|---|")
 	fmt.Fprintf(b, "| 1 | %s | %s | %s | %s | %s |\n", pcList(one), pc(oneS.Mean), pc(oneS.Median), pc(oneS.Max), pc(ind.Chance))
@@ -370,7 +409,7 @@ func Markdown(w *strings.Builder, in Input) {
 	withMask := in.values(p.Positions[1], p.SmallSet)
 	noMask := in.values(p.RevNone, p.SmallSet)
 	wS, nS := sweep.Describe(okOnly(withMask)), sweep.Describe(okOnly(noMask))
-	okP := len(okOnly(noMask)) > 0 && len(okOnly(withMask)) > 0 && wS.Mean-nS.Mean >= positionGap
+	okP := maskMatters(withMask, noMask)
 	revChance := in.report(p.RevNone).Chance
 	fmt.Fprintln(b, "| Positions | Causal mask | Per-seed accuracy (%) | Mean | Chance |")
 	fmt.Fprintln(b, "|---|---|---|---|---|")

@@ -27,6 +27,18 @@ rm -f "$verbin"
 # the GL compute tests make their context through EGL there (the default
 # for a device without a window).
 xvfb-run -a -s "-screen 0 1280x1024x24" go test -count=1 -timeout 30m "$@" ./...
+# Bad input across every command (one binary, ~20 s): exit status, one
+# line, no panic, nothing written or left behind.
+scripts/abuse.sh
+# Fuzz what reads user input, 5 s each (seed corpora in */testdata/fuzz/).
+fuzz() { go test -run '^$' -fuzz "^$2\$" -fuzztime 5s "$1"; }
+fuzz ./analysis/ FuzzReadAttention
+fuzz ./sweep/ FuzzParseSeeds
+fuzz ./sweep/ FuzzParseGrid
+fuzz ./sweep/ FuzzParseShard
+fuzz ./inspect/ FuzzParseHeads
+fuzz ./train/ FuzzDecode
+
 # The GL compute tests again on the other context path, GLFW's hidden
 # window, and once more with no display at all (EGL only).
 compute=(./glctx/ ./backend/gl/ ./bench/)

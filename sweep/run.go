@@ -46,7 +46,8 @@ func FormsCircuit(heads []inspect.Head, a Ablation) bool {
 	if firstPrev < 0 || lastInd <= firstPrev {
 		return false
 	}
-	costs := func(j Joint) bool { return j.Accuracy != nil && a.Intact-*j.Accuracy >= CircuitDrop }
+	// Inclusive, whatever the rounding: 1.0-0.8 is 0.19999999999999996.
+	costs := func(j Joint) bool { return j.Accuracy != nil && a.Intact-*j.Accuracy >= CircuitDrop-1e-9 }
 	return costs(a.Induction) && costs(a.PreviousToken)
 }
 
@@ -165,6 +166,11 @@ func RunGroup(ps []Pair, pl Platform, h GroupHooks) ([]*Outcome, error) {
 			o.Model = nil
 			o.Record.Status = StatusFailed
 			o.Record.Error = fmt.Sprintf("training diverged at step %d: the loss was not finite", diverged[i])
+		} else if name := g.Models[i].NonFinite(); name != "" {
+			// The last update made weights that no loss has seen yet.
+			o.Model = nil
+			o.Record.Status = StatusFailed
+			o.Record.Error = fmt.Sprintf("training diverged at step %d: the weights are not finite (%s)", g.Step, name)
 		}
 	}
 	ev, err := g.Evaluator()

@@ -18,6 +18,9 @@ import (
 	"headlab/train"
 )
 
+// maxSeeds bounds a seed list (each range and all of them together).
+const maxSeeds = 1 << 20
+
 // ParseSeeds reads a seed list such as "1-64" or "1,3,10-12" in the order
 // given. A seed listed twice is an error: it would name the same run twice.
 func ParseSeeds(s string) ([]uint64, error) {
@@ -39,8 +42,8 @@ func ParseSeeds(s string) ([]uint64, error) {
 				return nil, fmt.Errorf("seeds %q: %q is not a range like 1-64", s, part)
 			}
 		}
-		if b-a >= 1<<20 {
-			return nil, fmt.Errorf("seeds %q: range %q is too long", s, part)
+		if uint64(len(out))+b-a >= maxSeeds {
+			return nil, fmt.Errorf("seeds %q: more than %d seeds", s, maxSeeds)
 		}
 		for x := a; ; x++ {
 			if seen[x] {

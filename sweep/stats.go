@@ -48,7 +48,16 @@ func Wilson(k, n int) (lo, hi float64) {
 	den := 1 + z2/nf
 	centre := (p + z2/(2*nf)) / den
 	half := z95 / den * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
-	return max(0, centre-half), min(1, centre+half)
+	lo, hi = max(0, centre-half), min(1, centre+half)
+	// Exactly 0 and 1 at the ends, which rounding misses by an ulp: the
+	// interval must hold the observed fraction.
+	if k == 0 {
+		lo = 0
+	}
+	if k == n {
+		hi = 1
+	}
+	return lo, hi
 }
 
 // ModeGap is the smallest gap, in accuracy (0.15 = 15 points), between

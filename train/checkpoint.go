@@ -9,10 +9,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/nlpodyssey/safetensors"
 
 	"headlab/graph"
+	"headlab/internal/atomicfile"
 	"headlab/tasks"
 )
 
@@ -39,10 +41,11 @@ type File struct {
 }
 
 // Save writes m (and its result, if any) to dir as config.json plus
-// model.safetensors, and any extra files. Everything is written to a
-// temporary directory beside dir and renamed into place, so an interrupted
-// save leaves no half checkpoint; an existing checkpoint in dir is
-// replaced whole.
+// model.safetensors, and any extra files, through atomicfile.ReplaceDir:
+// the files are written and fsynced in a temporary directory beside dir
+// that is then exchanged with dir in one step, so that a crash leaves the
+// old checkpoint or the new one whole, never half of one, and the next
+// save removes what the crash left.
 func Save(dir string, m *Model, res *Result, extra ...File) error {
 	cfg, err := json.MarshalIndent(configFile{Format: checkpointFormat, Train: m.Train, Model: m.Shape, Result: res}, "", "  ")
 	if err != nil {
@@ -52,59 +55,44 @@ func Save(dir string, m *Model, res *Result, extra ...File) error {
 	if err != nil {
 		return err
 	}
-	if fi, err := os.Stat(dir); err == nil {
-		if !fi.IsDir() {
-			return fmt.Errorf("save: %s exists and is not a directory", dir)
-		}
-		if _, err := os.Stat(filepath.Join(dir, ConfigFile)); err != nil {
-			if entries, _ := os.ReadDir(dir); len(entries) > 0 {
-				return fmt.Errorf("save: %s exists and is not a headlab checkpoint", dir)
+	if err := CheckSaveDir(dir); err != nil {
+		return fmt.Errorf("save: %s %v", dir, err)
+	}
+	files := append([]File{{ConfigFile, append(cfg, '\n')}, {WeightsFile, weights}}, extra...)
+	err = atomicfile.ReplaceDir(dir, func(tmp string) error {
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Data, 0o644); err != nil {
+				return err
 			}
 		}
-	}
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("save: %w", err)
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("save: %w", err)
 	}
-	defer os.RemoveAll(tmp)
-	files := append([]File{{ConfigFile, append(cfg, '\n')}, {WeightsFile, weights}}, extra...)
-	for _, f := range files {
-		if err := writeSynced(filepath.Join(tmp, f.Name), f.Data); err != nil {
-			return fmt.Errorf("save: %w", err)
-		}
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("save: %w", err)
-	}
-	old := tmp + ".old"
-	if err := os.Rename(dir, old); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("save: %w", err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		os.Rename(old, dir) // put the previous checkpoint back
-		return fmt.Errorf("save: %w", err)
-	}
-	return os.RemoveAll(old)
+	return nil
 }
 
-func writeSynced(path string, data []byte) error {
-	f, err := os.Create(path)
+// CheckSaveDir says why Save could not replace dir: it exists and is not
+// a directory, or is a directory that is neither empty nor a checkpoint
+// (Save replaces it whole, and would lose what it holds).
+func CheckSaveDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil // Save makes it; a file on its way is the parent's problem
+	}
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
+	if !fi.IsDir() {
+		return errors.New("exists and is not a directory")
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	if _, err := os.Stat(filepath.Join(dir, ConfigFile)); err != nil {
+		if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+			return errors.New("exists and is not a headlab checkpoint")
+		}
 	}
-	return f.Close()
+	return nil
 }
 
 func encodeWeights(w *graph.Weights) ([]byte, error) {
@@ -127,7 +115,9 @@ func encodeWeights(w *graph.Weights) ([]byte, error) {
 	return safetensors.Serialize(views, map[string]string{"format": "headlab"})
 }
 
-// Load reads the checkpoint in dir.
+// Load reads the checkpoint in dir. The size of model.safetensors is
+// checked against the model config.json describes before it is read, so
+// that a huge or truncated file is refused without reading it.
 func Load(dir string) (*Model, *Result, error) {
 	cfg, err := os.ReadFile(filepath.Join(dir, ConfigFile))
 	if err != nil {
@@ -136,11 +126,24 @@ func Load(dir string) (*Model, *Result, error) {
 		}
 		return nil, nil, err
 	}
-	weights, err := os.ReadFile(filepath.Join(dir, WeightsFile))
+	cf, count, err := decodeConfig(cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("corrupt checkpoint in %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, WeightsFile)
+	fi, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil, fmt.Errorf("corrupt checkpoint in %s: %s is missing", dir, WeightsFile)
 		}
+		return nil, nil, err
+	}
+	if lo, hi := weightsSize(cf.Model, count); fi.Size() < lo || fi.Size() > hi || !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("corrupt checkpoint in %s: %s is %d bytes, the model of %s holds %d parameters (%d to %d bytes)",
+			dir, WeightsFile, fi.Size(), ConfigFile, count, lo, hi)
+	}
+	weights, err := os.ReadFile(path)
+	if err != nil {
 		return nil, nil, err
 	}
 	m, res, err := Decode(cfg, weights)
@@ -148,6 +151,49 @@ func Load(dir string) (*Model, *Result, error) {
 		return nil, nil, fmt.Errorf("corrupt checkpoint in %s: %w", dir, err)
 	}
 	return m, res, nil
+}
+
+// weightsSize bounds the size of a safetensors file holding count F32
+// parameters of shape c: the data, its 8-byte length and a JSON header
+// with at least `"NAME":{"dtype":"F32","shape":[N],"data_offsets":[A,B]}`
+// for each tensor and at most 64 KiB plus 256 bytes a tensor.
+func weightsSize(c graph.Config, count int) (lo, hi int64) {
+	data := 8 + 4*int64(count)
+	lo, hi = data, data+64<<10
+	for _, p := range graph.ParamShapes(c) {
+		lo += int64(len(p.Name)) + 40
+		hi += 256
+	}
+	return lo, hi
+}
+
+// decodeConfig reads config.json and counts the parameters of its model.
+func decodeConfig(cfgJSON []byte) (configFile, int, error) {
+	var cf configFile
+	dec := json.NewDecoder(bytes.NewReader(cfgJSON))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cf); err != nil {
+		return cf, 0, fmt.Errorf("%s: %v", ConfigFile, err)
+	}
+	if cf.Format != checkpointFormat {
+		return cf, 0, fmt.Errorf("%s: format %d, this headlab reads %d", ConfigFile, cf.Format, checkpointFormat)
+	}
+	if err := cf.Train.Validate(); err != nil {
+		return cf, 0, fmt.Errorf("%s: %v", ConfigFile, err)
+	}
+	t, _ := tasks.New(cf.Train.Task)
+	if cf.Train.Model(t) != cf.Model {
+		return cf, 0, fmt.Errorf("%s: model shape %+v does not match the training flags", ConfigFile, cf.Model)
+	}
+	count := 0
+	for _, p := range graph.ParamShapes(cf.Model) {
+		n := 1
+		for _, d := range p.Shape {
+			n *= d
+		}
+		count += n
+	}
+	return cf, count, nil
 }
 
 // Decode builds a model from the bytes of config.json and model.safetensors.
@@ -159,30 +205,11 @@ func Decode(cfgJSON, weights []byte) (m *Model, res *Result, err error) {
 			m, res, err = nil, nil, fmt.Errorf("unreadable weights: %v", r)
 		}
 	}()
-	var cf configFile
-	dec := json.NewDecoder(bytes.NewReader(cfgJSON))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cf); err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", ConfigFile, err)
-	}
-	if cf.Format != checkpointFormat {
-		return nil, nil, fmt.Errorf("%s: format %d, this headlab reads %d", ConfigFile, cf.Format, checkpointFormat)
-	}
-	if err := cf.Train.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", ConfigFile, err)
+	cf, count, err := decodeConfig(cfgJSON)
+	if err != nil {
+		return nil, nil, err
 	}
 	t, _ := tasks.New(cf.Train.Task)
-	if cf.Train.Model(t) != cf.Model {
-		return nil, nil, fmt.Errorf("%s: model shape %+v does not match the training flags", ConfigFile, cf.Model)
-	}
-	count := 0
-	for _, p := range graph.ParamShapes(cf.Model) {
-		n := 1
-		for _, d := range p.Shape {
-			n *= d
-		}
-		count += n
-	}
 	// Check the size before allocating: a config can ask for a huge model.
 	if len(weights) < 4*count {
 		return nil, nil, fmt.Errorf("%s: %d bytes, too short for %d parameters", WeightsFile, len(weights), count)

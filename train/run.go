@@ -1,6 +1,7 @@
 package train
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -69,6 +70,10 @@ func Run(c Config, dev kernels.Device, reportEvery int, progress func(Progress),
 	secs := time.Since(start).Seconds()
 	if err := tr.Sync(); err != nil {
 		return nil, Result{}, err
+	}
+	// The last step's loss was finite, but its update may not be.
+	if name := m.NonFinite(); name != "" {
+		return nil, Result{}, fmt.Errorf("training diverged at step %d: the weights are not finite (%s)", tr.Step, name)
 	}
 	acc, heldLoss, err := eval.Accuracy(HeldOut(m), nil)
 	if err != nil {

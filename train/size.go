@@ -4,7 +4,9 @@ import (
 	"fmt"
 
 	"headlab/backend/cpu"
+	"headlab/graph"
 	"headlab/kernels"
+	"headlab/tasks"
 )
 
 // MaxGroup is the documented cap on the models of one Group: about where
@@ -66,4 +68,31 @@ func GroupLimit(dev kernels.Device, c Config) (n int, why string, err error) {
 		return 0, "", fmt.Errorf("one model of this shape needs %.1f MiB buffers, more than the device allows", float64(4*largest)/(1<<20))
 	}
 	return n, why, nil
+}
+
+// EstimateBytes bounds from above, without allocating anything, the
+// memory one model of c takes where Footprint measures it (weights,
+// gradients, Adam's two moments, the training graph's activations at
+// c.Batch and the evaluation graph's at its chunk of 250), plus the host's
+// copy of the weights. Footprint itself builds the model, which is what a
+// shape too large for the machine cannot afford; TestEstimateBounds
+// checks the bound against it (within 1x to 3.5x).
+func EstimateBytes(c Config) int64 {
+	t, err := tasks.New(c.Task)
+	if err != nil {
+		return 0
+	}
+	m := c.Model(t)
+	var params int64
+	for _, p := range graph.ParamShapes(m) {
+		n := int64(1)
+		for _, d := range p.Shape {
+			n *= int64(d)
+		}
+		params += n
+	}
+	L, D, F, H, T, V := int64(m.Layers), int64(m.DModel), int64(m.DFF), int64(m.Heads), int64(m.SeqLen), int64(m.Vocab)
+	perPosition := L*(12*D+3*F+2*H*T) + 4*D + 2*V
+	floats := 5*params + (int64(c.Batch)+evalChunk)*T*perPosition
+	return 4 * floats
 }

@@ -77,6 +77,19 @@ type Model struct {
 	Weights *graph.Weights
 }
 
+// NonFinite names the first of m's weight tensors that holds NaN or an
+// infinity, or is "" when every weight is finite.
+func (m *Model) NonFinite() string {
+	for _, p := range m.Weights.Params {
+		for _, v := range p.Data {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return p.Name
+			}
+		}
+	}
+	return ""
+}
+
 // Progress is one progress report during training.
 type Progress struct {
 	Step, Steps int

@@ -236,6 +236,12 @@ in one line and reports headlab alone.`,
 			if err != nil {
 				return err
 			}
+			if vs && (rounds <= 0 || window <= 0 || workers <= 0 || rssSteps < 0) {
+				return usagef("--rounds, --window and --workers must be positive, --rss-steps not negative")
+			}
+			if err := checkOutputs(fileOut("profile", profile)); err != nil {
+				return err
+			}
 			if profile != "" {
 				f, err := os.Create(profile)
 				if err != nil {
@@ -471,9 +477,6 @@ func defaultPython() string {
 
 // benchVsPyTorch is `headlab bench --vs-pytorch`.
 func benchVsPyTorch(e *env, asJSON bool, python string, steps, rounds, rssSteps int, window time.Duration, workers int, callgrind bool) error {
-	if rounds <= 0 || window <= 0 || workers <= 0 || rssSteps < 0 {
-		return usagef("--rounds, --window and --workers must be positive, --rss-steps not negative")
-	}
 	rep := benchReport{SIMD: simd.Path(), PyTorch: &vsPyTorch{}}
 	vs := rep.PyTorch
 	fmt.Fprintf(e.stderr, "one default training run of %d steps (memory)...\n", rssSteps)

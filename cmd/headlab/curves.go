@@ -34,6 +34,9 @@ which the induction score and the accuracy make most of their rise (20% to
 			if err := checkFigures(png); err != nil {
 				return err
 			}
+			if err := checkOutputs(fileOut("png", png)); err != nil {
+				return err
+			}
 			h, err := inspect.LoadHistory(runDir)
 			if err != nil {
 				return usageError{err}

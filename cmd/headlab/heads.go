@@ -32,6 +32,11 @@ func (p *pictureFlags) register(cmd *cobra.Command) {
 // check refuses unknown figure formats before any work starts.
 func (p *pictureFlags) check() error { return checkFigures(p.png, p.arcs) }
 
+// outputs are the pictures' paths, for checkOutputs.
+func (p *pictureFlags) outputs() []output {
+	return []output{fileOut("png", p.png), fileOut("arcs", p.arcs)}
+}
+
 // write draws example 0 of att with each head titled by its score, the
 // figure titled title (the run).
 func (p *pictureFlags) write(title string, att *analysis.Attention, heads []analysis.HeadScore) error {
@@ -78,6 +83,9 @@ and prints held-out accuracy with each head switched off.`,
 				return usagef("--run DIR is required")
 			}
 			if err := html.check(); err != nil {
+				return err
+			}
+			if err := checkOutputs(append(pics.outputs(), fileOut("dump-attention", dump), fileOut("html", html.path))...); err != nil {
 				return err
 			}
 			if err := pics.check(); err != nil {
@@ -218,6 +226,9 @@ every head's pattern scores and label, following docs/head-patterns.md.`,
 				return usagef("--attention FILE is required")
 			}
 			if err := pics.check(); err != nil {
+				return err
+			}
+			if err := checkOutputs(pics.outputs()...); err != nil {
 				return err
 			}
 			f, err := os.Open(file)

@@ -22,10 +22,28 @@ func versionLine() string {
 	return fmt.Sprintf("%s, revision %s", version.Module(), version.Revision())
 }
 
+// Exit statuses, one rule for every command (README, headlab --help).
+const (
+	exitOK          = 0
+	exitFailed      = 1   // a failure during work
+	exitBadInput    = 2   // bad input or arguments, refused before work starts
+	exitInterrupted = 130 // stopped by SIGINT or SIGTERM (128 + SIGINT)
+)
+
+// exitTable is the table of exit statuses for headlab --help.
+const exitTable = `Exit status:
+  0    success
+  1    a failure during work (a run that cannot finish, a write that fails)
+  2    bad input or arguments (refused before any work starts; nothing written)
+  130  interrupted (Ctrl-C, SIGTERM); results already written are kept`
+
 // usageError marks bad input: the process exits 2.
 type usageError struct{ error }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// interruptedError marks work stopped by a signal: the process exits 130.
+type interruptedError struct{ error }
 
 // env carries the streams a command writes to, so tests can run commands
 // in-process.
@@ -48,6 +66,7 @@ func rootCmd(e *env) *cobra.Command {
 		DisableSuggestions: true,
 	}
 	root.SetVersionTemplate("headlab {{.Version}}\n")
+	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitTable + "\n")
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -77,29 +96,37 @@ func suggest(root *cobra.Command, msg string) string {
 	return msg
 }
 
-// run executes headlab with args and returns the exit status: 0 on success,
-// 2 for bad input, 1 for anything else.
+// run executes headlab with args and returns the exit status (exitTable).
 func run(args []string, stdout, stderr io.Writer) int {
 	// HEADLAB_SIMD forcing a vector path this CPU cannot run is bad input.
 	if err := simd.Choose(); err != nil {
 		fmt.Fprintln(stderr, "headlab:", err)
-		return 2
+		return exitBadInput
 	}
 	root := rootCmd(&env{stdout: stdout, stderr: stderr})
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
-		return 0
+		return exitOK
 	}
 	// One line, whatever wrapped it.
 	msg := suggest(root, strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; "))
 	fmt.Fprintln(stderr, "headlab:", msg)
+	return exitCode(err, msg)
+}
+
+// exitCode maps an error a command returned to its exit status.
+func exitCode(err error, msg string) int {
 	var ue usageError
-	if errors.As(err, &ue) || strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
-		strings.Contains(msg, "accepts 0 arg") {
-		return 2
+	var ie interruptedError
+	switch {
+	case errors.As(err, &ie):
+		return exitInterrupted
+	case errors.As(err, &ue) || strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
+		strings.Contains(msg, "accepts 0 arg"):
+		return exitBadInput
 	}
-	return 1
+	return exitFailed
 }
 
 func main() {

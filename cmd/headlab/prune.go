@@ -55,6 +55,9 @@ does worse than random when it does (duplicate heads).`,
 			if err != nil {
 				return usagef("--order: %v", err)
 			}
+			if err := checkOutputs(fileOut("png", png)); err != nil {
+				return err
+			}
 			m, _, err := train.Load(runDir)
 			if err != nil {
 				return usageError{err}

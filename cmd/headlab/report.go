@@ -55,6 +55,9 @@ the other's Wilson interval; it exits 1 when a configuration differs.`,
 			if err := checkFigures("hist" + ext); err != nil {
 				return usagef("--figure-format %q: want png, svg or pdf", figFormat)
 			}
+			if err := checkOutputs(dirOut("png", pngDir), dirOut("csv", csvDir)); err != nil {
+				return err
+			}
 			recs, err := readDB(e.stderr, db, csvDir)
 			if err != nil {
 				return err

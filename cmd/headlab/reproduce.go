@@ -76,6 +76,9 @@ takes far longer: use the GPU backend where there is one.`,
 				}
 				seeds, small, scale = 4, 2, 0.02
 			}
+			if err := checkOutputs(dirOut("out", out)); err != nil {
+				return err
+			}
 			f := sweepFlags{bf: bf, workers: workers, workersGiven: cmd.Flags().Changed("workers"), noBar: quiet}
 			return reproduce(e, reproduceOpts{out: out, plan: findings.NewPlan(seeds, small, scale, regime), flags: f, resume: resume, quiet: quiet})
 		},
@@ -196,7 +199,7 @@ func reproduce(e *env, o reproduceOpts) error {
 		return err
 	}
 	if sum.Interrupted {
-		return fmt.Errorf("interrupted: %d of %d runs are in %s; rerun with --resume to finish", sum.Skipped+sum.Done, sum.Total, dbPath)
+		return interruptedError{fmt.Errorf("interrupted: %d of %d runs are in %s; rerun with --resume to finish", sum.Skipped+sum.Done, sum.Total, dbPath)}
 	}
 	wall := time.Since(start)
 	recs, err := st.Records()

@@ -66,6 +66,9 @@ The train flags set the base configuration; --grid varies it, e.g.
 			if f.db == "" {
 				return usagef("--db FILE is required")
 			}
+			if err := checkOutputs(fileOut("db", f.db)); err != nil {
+				return err
+			}
 			dev, closeDev, err := f.bf.open(e.stderr)
 			if err != nil {
 				return err
@@ -93,8 +96,8 @@ The train flags set the base configuration; --grid varies it, e.g.
 			fmt.Fprintf(e.stderr, "sweep: %d pairs%s: %d already in %s, %d run now (%d failed)\n",
 				sum.Total, shardNote(shard), sum.Skipped, f.db, sum.Done, sum.Failed)
 			if sum.Interrupted {
-				return fmt.Errorf("interrupted: %d of %d pairs are in %s (%d abandoned in flight); rerun the same command to finish",
-					sum.Skipped+sum.Done, sum.Total, f.db, sum.Abandoned)
+				return interruptedError{fmt.Errorf("interrupted: %d of %d pairs are in %s (%d abandoned in flight); rerun the same command to finish",
+					sum.Skipped+sum.Done, sum.Total, f.db, sum.Abandoned)}
 			}
 			return nil
 		},
@@ -188,6 +191,10 @@ func (f *sweepFlags) plan(stderr io.Writer, dev kernels.Device, pairs []sweep.Pa
 	if !f.workersGiven && !onCPU {
 		run.workers = 1
 	}
+	// Before GroupLimit, which builds one model of each shape.
+	if err := checkHostMemory(dev, configsOf(pairs), memoryModels(run, onCPU, len(pairs))); err != nil {
+		return run, err
+	}
 	if !f.groupGiven && onCPU {
 		run.group = 1
 		return run, nil
@@ -208,13 +215,13 @@ func (f *sweepFlags) plan(stderr io.Writer, dev kernels.Device, pairs []sweep.Pa
 		if f.group > limit {
 			return run, usagef("--group %d: at most %d fit (%s)", f.group, limit, why)
 		}
-		return run, nil
+		return run, checkDeviceMemory(stderr, dev, configsOf(pairs), f.group)
 	}
 	run.group = limit
 	if most > limit {
 		fmt.Fprintf(stderr, "sweep: training in groups of %d models: %s\n", limit, why)
 	}
-	return run, nil
+	return run, checkDeviceMemory(stderr, dev, configsOf(pairs), run.group)
 }
 
 // noteBackends says in one line when st holds runs of another backend.

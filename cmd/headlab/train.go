@@ -91,6 +91,9 @@ func trainCmd(e *env) *cobra.Command {
 			if err := pics.check(); err != nil {
 				return err
 			}
+			if err := checkOutputs(append(pics.outputs(), checkpointOut("save", save))...); err != nil {
+				return err
+			}
 			task, _ := tasks.New(c.Task)
 			rel, err := rf.index(cmd, task)
 			if err != nil {
@@ -111,6 +114,9 @@ func trainCmd(e *env) *cobra.Command {
 				return err
 			}
 			defer closeBackend()
+			if err := checkMemory(e.stderr, be, []train.Config{c}, 1); err != nil {
+				return err
+			}
 			if recordEvery < 0 {
 				return usagef("--record-every must be >= 0, got %d", recordEvery)
 			}
@@ -298,6 +304,10 @@ func trainMany(e *env, c train.Config, f sweepFlags, every int, quiet, asJSON bo
 		par = min(runtime.NumCPU(), len(pairs))
 		if !f.groupGiven {
 			run.group = min((len(pairs)+par-1)/par, train.MaxGroup)
+		}
+		// Every seed trains at once.
+		if err := checkMemory(e.stderr, dev, []train.Config{c}, len(pairs)); err != nil {
+			return err
 		}
 	}
 	groups := sweep.Groups(pairs, run.group)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -46,6 +47,9 @@ use xvfb-run on a machine without one.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if after < 0 {
 				return usagef("--after-steps must be >= 0, got %d", after)
+			}
+			if err := checkOutputs(fileOut("screenshot", screenshot)); err != nil {
+				return err
 			}
 			opts := window.Options{}
 			if runDir != "" {
@@ -119,14 +123,18 @@ use xvfb-run on a machine without one.`,
 			sig := make(chan os.Signal, 1)
 			signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 			defer func() { signal.Stop(sig); close(sig) }()
+			var interrupted atomic.Bool
 			go func() {
 				if _, ok := <-sig; ok {
+					interrupted.Store(true)
 					v.Quit()
 				}
 			}()
 
 			if screenshot != "" {
-				if err := v.WaitIdle(0); errors.Is(err, window.ErrClosed) {
+				if err := v.WaitIdle(0); errors.Is(err, window.ErrClosed) && interrupted.Load() {
+					return interruptedError{errors.New("view: interrupted before the screenshot")}
+				} else if errors.Is(err, window.ErrClosed) {
 					return errors.New("view: the window was closed before the screenshot")
 				} else if err != nil {
 					return err
@@ -148,6 +156,9 @@ use xvfb-run on a machine without one.`,
 			fmt.Fprintf(e.stderr, "view: %d frames in %.1f s (%.0f fps, %.1f ms each), %d steps (%.0f steps/s), %d refreshes (%.0f ms each), backend %s\n",
 				st.Frames, st.Seconds, float64(st.Frames)/st.Seconds, 1000*st.FrameSeconds/float64(max(st.Frames, 1)), st.Steps, float64(st.Steps)/st.Seconds,
 				st.Refreshes, 1000*st.RefreshSeconds/float64(max(st.Refreshes, 1)), be.Name())
+			if err == nil && interrupted.Load() {
+				return interruptedError{errors.New("view: interrupted")}
+			}
 			return err
 		},
 	}

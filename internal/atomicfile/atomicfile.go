@@ -1,8 +1,10 @@
-// Package atomicfile writes files so that a reader, or a crash, never sees
-// half of one: the bytes go to a temporary file in the same directory,
-// which is synced and then renamed over the destination. A path that names
-// something other than a regular file (a device, a pipe, /dev/stdout) is
-// written in place instead, and "-" is standard output.
+// Package atomicfile writes files and directories so that a reader, or a
+// crash, never sees half of one: the bytes go to a temporary file (or
+// directory) in the same directory, which is synced and then renamed over
+// the destination, and the directory holding it is synced so that the
+// rename itself survives a crash. A path that names something other than
+// a regular file (a device, a pipe, /dev/stdout) is written in place
+// instead, and "-" is standard output.
 package atomicfile
 
 import (
@@ -156,5 +158,18 @@ func replace(target, name string, write func(io.Writer) error) (err error) {
 	if err = os.Chmod(tmp, 0o644); err != nil {
 		return err
 	}
-	return os.Rename(tmp, target)
+	if err = os.Rename(tmp, target); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// syncDir fsyncs a directory, making the renames in it durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }

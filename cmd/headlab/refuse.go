@@ -1,0 +1,213 @@
+package main
+
+// Checks made before any work starts, so that bad input is refused in one
+// line with exit 2 and nothing is trained, written or left behind: every
+// output path, and whether the run fits in memory.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+
+	"headlab/internal/atomicfile"
+	"headlab/internal/memlimit"
+	"headlab/kernels"
+	"headlab/sweep"
+	"headlab/train"
+)
+
+// output is one path a command will write: a file (replaced whole), a
+// directory it fills (created if missing) or a checkpoint directory.
+type output struct {
+	flag, path string
+	kind       outKind
+}
+
+type outKind int
+
+const (
+	outFile       outKind = iota // replaced through a temporary file beside it
+	outDir                       // created if missing, files written inside
+	outCheckpoint                // train --save: replaced whole beside it
+)
+
+func fileOut(flag, path string) output       { return output{flag, path, outFile} }
+func dirOut(flag, path string) output        { return output{flag, path, outDir} }
+func checkpointOut(flag, path string) output { return output{flag, path, outCheckpoint} }
+
+// checkOutputs refuses, as bad input, any output that could not be
+// written: a file path that is a directory or a device, a directory path
+// that is a file, a missing or unwritable parent. Empty paths are not
+// asked for and pass.
+func checkOutputs(outs ...output) error {
+	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		if err := o.check(); err != nil {
+			return usagef("--%s %s: %v", o.flag, o.path, err)
+		}
+	}
+	return nil
+}
+
+func (o output) check() error {
+	fi, err := os.Stat(o.path)
+	exists := err == nil
+	if err != nil && !missing(err) {
+		return err
+	}
+	switch o.kind {
+	case outFile:
+		if o.path == atomicfile.Stdio {
+			return nil
+		}
+		if exists && fi.IsDir() {
+			return errors.New("is a directory, want a file")
+		}
+		if exists && !fi.Mode().IsRegular() {
+			// A device or a pipe is written in place (atomicfile).
+			return unix.Access(o.path, unix.W_OK)
+		}
+		// The file is replaced by a rename in its directory, which must
+		// exist and be writable.
+		return writableDir(filepath.Dir(o.path), false)
+	case outCheckpoint:
+		if err := train.CheckSaveDir(o.path); err != nil {
+			return err
+		}
+		return writableDir(filepath.Dir(filepath.Clean(o.path)), true)
+	default:
+		if exists {
+			if !fi.IsDir() {
+				return errors.New("is not a directory")
+			}
+			return writableDir(o.path, false)
+		}
+		return writableDir(filepath.Dir(filepath.Clean(o.path)), true)
+	}
+}
+
+// writableDir checks that files can be made in dir or, with create, in
+// the nearest ancestor that exists (the rest is created).
+func writableDir(dir string, create bool) error {
+	for {
+		fi, err := os.Stat(dir)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("%s is not a directory", dir)
+			}
+			if err := unix.Access(dir, unix.W_OK|unix.X_OK); err != nil {
+				return fmt.Errorf("cannot write in %s: %v", dir, err)
+			}
+			return nil
+		}
+		if !missing(err) {
+			return err
+		}
+		up := filepath.Dir(dir)
+		if errors.Is(err, unix.ENOTDIR) {
+			dir = up // a file on the way: say which
+			continue
+		}
+		if !create || up == dir {
+			return fmt.Errorf("directory %s does not exist", dir)
+		}
+		dir = up
+	}
+}
+
+// missing reports an error of a path that does not exist, also where a
+// file stands in for one of its directories.
+func missing(err error) bool { return errors.Is(err, os.ErrNotExist) || errors.Is(err, unix.ENOTDIR) }
+
+// checkMemory refuses a run whose models cannot fit: models models of
+// each configuration at once (a group, or the groups of every worker),
+// against what this process may use and, on a device that says, the
+// device's memory. On the CPU the device's memory is the process's. A
+// device that cannot tell its memory gets one line saying it was not
+// checked.
+func checkMemory(stderr io.Writer, dev kernels.Device, configs []train.Config, models int) error {
+	if err := checkHostMemory(dev, configs, models); err != nil {
+		return err
+	}
+	return checkDeviceMemory(stderr, dev, configs, models)
+}
+
+// memoryNeed is the estimate for the largest of configs, and how it reads.
+func memoryNeed(configs []train.Config, models int) (int64, string) {
+	var need int64
+	for _, c := range configs {
+		need = max(need, train.EstimateBytes(c))
+	}
+	what := fmt.Sprintf("%d models of about %s each (weights, gradients, Adam state and activations)", models, mib(need))
+	if models == 1 {
+		what = fmt.Sprintf("about %s (weights, gradients, Adam state and activations)", mib(need))
+	}
+	return need, what
+}
+
+// checkHostMemory is checkMemory's half for the process's own memory,
+// made before anything is built (train.GroupLimit builds one model).
+func checkHostMemory(dev kernels.Device, configs []train.Config, models int) error {
+	need, what := memoryNeed(configs, models)
+	// On a GPU the host still builds one model to size the groups.
+	host := need
+	if _, onDevice := dev.(kernels.Capacity); !onDevice {
+		host = need * int64(models)
+	}
+	if lim := memlimit.Read(); lim.Known() && host > lim.Bytes {
+		return usagef("the run needs %s, more than the %s this process may use (%s)", what, memlimit.GiB(lim.Bytes), lim.What)
+	}
+	return nil
+}
+
+// checkDeviceMemory is checkMemory's half for a device with memory of
+// its own (GL).
+func checkDeviceMemory(stderr io.Writer, dev kernels.Device, configs []train.Config, models int) error {
+	cp, onDevice := dev.(kernels.Capacity)
+	if !onDevice {
+		return nil
+	}
+	need, what := memoryNeed(configs, models)
+	mem, ok := cp.MemoryBytes()
+	if !ok {
+		fmt.Fprintf(stderr, "headlab: %s reports no memory size (its driver has neither GL_NVX_gpu_memory_info nor GL_ATI_meminfo), so whether the run's %d model(s) of about %s fit is not checked\n", dev.Name(), models, mib(need))
+		return nil
+	}
+	if total := need * int64(models); total > mem {
+		return usagef("the run needs %s on %s, more than its %s", what, dev.Name(), memlimit.GiB(mem))
+	}
+	return nil
+}
+
+// configsOf lists the configurations of pairs, one per shape.
+func configsOf(pairs []sweep.Pair) []train.Config {
+	var out []train.Config
+	for _, g := range sweep.Groups(pairs, len(pairs)+1) {
+		out = append(out, g[0].Config)
+	}
+	return out
+}
+
+func mib(b int64) string {
+	if b >= 1<<30 {
+		return memlimit.GiB(b)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}
+
+// memoryModels is how many models a sweep run holds at once at the least:
+// every worker's group on the CPU; on a device, the group asked for (a
+// default group is sized by train.GroupLimit to fit).
+func memoryModels(run sweepRun, onCPU bool, pairs int) int {
+	group := max(run.group, 1)
+	if !onCPU {
+		return group
+	}
+	return max(1, min(run.workers*group, pairs))
+}

@@ -1,0 +1,168 @@
+package findings
+
+import (
+	"strings"
+	"testing"
+
+	"headlab/analysis"
+	"headlab/inspect"
+	"headlab/sweep"
+	"headlab/train"
+)
+
+// TestPlanSeeds: the circuit fraction uses seeds 1..seeds, every other
+// comparison 1..small.
+func TestPlanSeeds(t *testing.T) {
+	p := NewPlan(4, 2, 1, false)
+	if len(p.CircuitSeeds) != 4 || p.CircuitSeeds[0] != 1 || p.CircuitSeeds[3] != 4 ||
+		len(p.SmallSet) != 2 || p.SmallSet[0] != 1 || p.SmallSet[1] != 2 {
+		t.Fatalf("circuit seeds %v, small set %v", p.CircuitSeeds, p.SmallSet)
+	}
+	if p = NewPlan(1, 3, 1, false); len(p.CircuitSeeds) != 1 || len(p.SmallSet) != 3 {
+		t.Fatalf("circuit seeds %v, small set %v", p.CircuitSeeds, p.SmallSet)
+	}
+}
+
+// records makes one finished record per pair of p with the accuracy acc
+// gives its configuration; seed 1 of the default model gets the
+// published model's heads and forms the circuit.
+func records(p Plan, acc func(c train.Config) float64) map[sweep.RunID]*sweep.Record {
+	out := map[sweep.RunID]*sweep.Record{}
+	for _, pr := range p.Pairs() {
+		r := &sweep.Record{Key: pr.Key, Config: pr.Config, Status: sweep.StatusOK, Accuracy: acc(pr.Config), Chance: 0.14}
+		if pr.Key == sweep.Key(p.Induction) && pr.Config.Seed == 1 {
+			head := func(l, h int, label string, off float64) inspect.Head {
+				return inspect.Head{HeadScore: analysis.HeadScore{Name: "L" + string(rune('0'+l)) + "H" + string(rune('0'+h)), Layer: l, Head: h, Label: label, Score: 0.9}, AblatedAccuracy: off}
+			}
+			r.Heads = []inspect.Head{head(0, 0, "previous-token", 0.228), head(0, 1, analysis.NoClearPattern, 0.357),
+				head(1, 0, "induction", 0.224), head(1, 1, "attention-sink", 0.997)}
+			low := 0.2
+			r.Ablation = sweep.Ablation{Intact: r.Accuracy, Induction: sweep.Joint{Heads: []string{"L1H0"}, Accuracy: &low},
+				PreviousToken: sweep.Joint{Heads: []string{"L0H0"}, Accuracy: &low}}
+			r.Circuit = sweep.FormsCircuit(r.Heads, r.Ablation)
+		}
+		out[r.ID()] = r
+	}
+	return out
+}
+
+func markdown(p Plan, byID map[sweep.RunID]*sweep.Record) string {
+	var recs []sweep.Record
+	for _, pr := range p.Pairs() {
+		if r := byID[sweep.RunID{Key: pr.Key, Seed: pr.Config.Seed}]; r != nil {
+			recs = append(recs, *r)
+		}
+	}
+	var b strings.Builder
+	Markdown(&b, Input{Plan: p, Reports: sweep.Summarize(recs), ByID: byID, Summary: sweep.Summary{Total: len(recs), Done: len(recs)}, Workers: 1, Out: "docs"})
+	return b.String()
+}
+
+// published gives every configuration of the plan the published number.
+func published(p Plan) func(c train.Config) float64 {
+	return func(c train.Config) float64 {
+		switch {
+		case c.Task == "induction" && c.Layers == 1:
+			return 0.3
+		case c.Task == "induction":
+			return pubIntact
+		case c.Task == "reverse" && !c.Causal:
+			return 0.2
+		case c.Task == "reverse" && !c.Positions:
+			return 0.73
+		default:
+			return 1
+		}
+	}
+}
+
+// summaryRow finds the summary table's row that starts with finding.
+func summaryRow(t *testing.T, md, finding string) string {
+	t.Helper()
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "| "+finding) {
+			return line
+		}
+	}
+	t.Fatalf("no summary row %q in\n%s", finding, md)
+	return ""
+}
+
+// TestMarkdownVerdicts writes the report from runs that measure the
+// published numbers (every verdict agrees, nothing differs), then moves
+// one number at a time past its rule and sees that verdict, and only it,
+// differ, with its line under "Where we differ".
+func TestMarkdownVerdicts(t *testing.T) {
+	p := NewPlan(3, 2, 1, false)
+	md := markdown(p, records(p, published(p)))
+	if strings.Contains(md, "**differs**") || !strings.Contains(md, "Nowhere, within the tolerances") {
+		t.Fatalf("published numbers do not all agree:\n%s", md)
+	}
+	if !strings.Contains(md, "**1 of 3 seeds form the circuit") {
+		t.Errorf("circuit count missing:\n%s", md)
+	}
+	for _, c := range []struct {
+		name    string
+		change  func(c train.Config, a float64) float64
+		finding string
+	}{
+		{"one layer learns induction", func(c train.Config, a float64) float64 {
+			if c.Layers == 1 {
+				return 0.9
+			}
+			return a
+		}, "induction needs two layers"},
+		{"the mask changes nothing", func(c train.Config, a float64) float64 {
+			if c.Task == "reverse" && !c.Causal {
+				return 0.73
+			}
+			return a
+		}, "reverse, no positions: removing the mask too"},
+		{"majority at chance", func(c train.Config, a float64) float64 {
+			if c.Task == "majority" {
+				return 0.34
+			}
+			return a
+		}, "majority, positions on"},
+		{"intact model worse", func(c train.Config, a float64) float64 {
+			if c.Task == "induction" && c.Layers == 2 {
+				return 0.9
+			}
+			return a
+		}, "default model, intact accuracy"},
+	} {
+		base := published(p)
+		md := markdown(p, records(p, func(cf train.Config) float64 { return c.change(cf, base(cf)) }))
+		if row := summaryRow(t, md, c.finding); !strings.HasSuffix(row, "| **differs** |") {
+			t.Errorf("%s: row %q", c.name, row)
+		}
+		if strings.Contains(md, "Nowhere, within the tolerances") {
+			t.Errorf("%s: the report says nothing differs", c.name)
+		}
+	}
+	// Single-head ablations that miss the circuit: one head of a half
+	// costs less than 20 points alone (its twin covers for it).
+	if !strings.Contains(md, "Of the 1 circuit seeds, 0 would be missed") {
+		t.Errorf("hidden count with load-bearing single heads:\n%s", md)
+	}
+	for _, label := range []string{"induction", "previous-token"} {
+		byID := records(p, published(p))
+		r1 := byID[sweep.RunID{Key: sweep.Key(p.Induction), Seed: 1}]
+		for i := range r1.Heads {
+			if r1.Heads[i].Label == label {
+				r1.Heads[i].AblatedAccuracy = r1.Accuracy - 0.19
+			}
+		}
+		if md := markdown(p, byID); !strings.Contains(md, "Of the 1 circuit seeds, 1 would be missed") {
+			t.Errorf("a %s head costing 19 points alone is not counted as missed", label)
+		}
+	}
+	// Seed 1 failed: no table, and the report says why.
+	byID := records(p, published(p))
+	r1 := byID[sweep.RunID{Key: sweep.Key(p.Induction), Seed: 1}]
+	r1.Status, r1.Error, r1.Heads = sweep.StatusFailed, "training diverged at step 4: the loss was not finite", nil
+	md = markdown(p, byID)
+	if !strings.Contains(md, "Seed 1 failed: training diverged at step 4") || !strings.HasSuffix(summaryRow(t, md, "default model, intact"), "| **differs** |") {
+		t.Errorf("failed seed 1:\n%s", md)
+	}
+}

@@ -1,0 +1,281 @@
+#!/usr/bin/env bash
+# A battery of bad inputs across every command. Each must be refused with
+# its documented exit status (README: 2 for bad input), one line on stderr
+# that starts "headlab: ", no panic, nothing on stdout, and no file written,
+# changed or left behind (every file under the fixtures and the working
+# directory is checksummed before and after). Also: an interrupted train
+# exits 130, and an unprivileged user's unwritable output is refused.
+#
+#   scripts/abuse.sh [BINARY]     (default: builds ./cmd/headlab once)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+chmod 755 "$work"
+bin=${1:-}
+if [ -z "$bin" ]; then
+  go build -o "$work/headlab" ./cmd/headlab || exit 1
+  bin=$work/headlab
+fi
+fx=$work/fx     # fixtures the cases read
+play=$work/play # the cases' working directory
+mkdir -p "$fx" "$play"
+
+small=(--task majority --steps 2 --layers 1 --heads 1 --d-model 8 --d-ff 8 --quiet)
+setup() {
+  "$bin" train "${small[@]}" --record-every 1 --save "$fx/ckpt" >/dev/null 2>&1 &&
+    "$bin" train "${small[@]}" --save "$fx/nohist" >/dev/null 2>&1 &&
+    "$bin" heads --run "$fx/ckpt" --dump-attention "$fx/att.json" >/dev/null &&
+    "$bin" sweep "${small[@]}" --seeds 1-2 --db "$fx/s.db" 2>/dev/null
+} || { echo "abuse.sh: setting up the fixtures failed" >&2; exit 1; }
+setup
+for c in badcfg truncated noweights huge badhist; do cp -r "$fx/ckpt" "$fx/$c"; done
+echo '{"format":1' >"$fx/badcfg/config.json"
+w=$(stat -c %s "$fx/ckpt/model.safetensors")
+truncate -s $((w / 2)) "$fx/truncated/model.safetensors"
+rm "$fx/noweights/model.safetensors"
+truncate -s 6G "$fx/huge/model.safetensors" # sparse: refused by its size
+echo '[{"step":' >"$fx/badhist/history.json"
+printf 'just text\n' >"$fx/text"
+: >"$fx/empty"
+head -c 4096 /dev/urandom >"$fx/random"
+echo '{"causal": true, "tokens": [[1,2]], "attention": [[[[1]]]]}' >"$fx/att-shape.json"
+echo '{"causal": true, "tokens": [[0,1]], "attention": [[[[1,0],[NaN,1]]]]}' >"$fx/att-nan.json"
+mkdir -p "$fx/notempty" "$play/dir"
+echo mine >"$fx/notempty/notes.txt"
+echo keep >"$play/file"
+
+snapshot() {
+  # Paths, kinds, sizes and times of everything; the content of every
+  # file but the 6 GiB sparse one.
+  # (A directory's time is left out: SQLite's journal comes and goes.)
+  (cd "$work" && find fx play \( -type d -printf '%p %y\n' \) -o -printf '%p %y %s %T@\n' | sort &&
+    find fx play -type f -size -64M -print0 | sort -z | xargs -0 sha256sum)
+}
+
+pass=0 fail=0
+# expect STATUS ARGS...: run headlab with ARGS in $play and check the rules.
+expect() {
+  local want=$1
+  shift
+  local before after got err
+  before=$(snapshot)
+  (cd "$play" && "$bin" "$@" >"$work/out" 2>"$work/err" </dev/null)
+  got=$?
+  after=$(snapshot)
+  err=$(cat "$work/err")
+  local why=""
+  if [ "$got" != "$want" ]; then why="exit $got, want $want"; fi
+  if [ "$(wc -l <"$work/err")" != 1 ] || [[ $err != "headlab: "* ]]; then why="$why; stderr is not one 'headlab: ' line"; fi
+  if grep -q -e 'panic' -e 'goroutine ' "$work/err"; then why="$why; a panic"; fi
+  if [ -s "$work/out" ]; then why="$why; wrote to stdout"; fi
+  if [ "$before" != "$after" ]; then why="$why; files changed: $(diff <(echo "$before") <(echo "$after") | grep '^[<>]' | head -3 | tr '\n' ' ')"; fi
+  if [ -n "$why" ]; then
+    fail=$((fail + 1))
+    echo "FAIL headlab $*: ${why#; } [stderr: $err]" >&2
+  else
+    pass=$((pass + 1))
+  fi
+}
+
+# Top level.
+expect 2 fly
+expect 2 --bogus
+expect 2 train extra-arg
+HEADLAB_SIMD=bogus expect 2 train
+HEADLAB_SIMD=bogus expect 2 --help
+
+# train: the model, the run, the flags.
+expect 2 train --heads 3
+expect 2 train --heads 0
+expect 2 train --heads 65 --d-model 65
+expect 2 train --task sorting
+expect 2 train --task ""
+expect 2 train --layers 0
+expect 2 train --layers 65
+expect 2 train --d-model -8
+expect 2 train --d-model 4097
+expect 2 train --d-ff 0
+expect 2 train --d-ff 16385
+expect 2 train --batch 0
+expect 2 train --batch 4097
+expect 2 train --steps -5
+expect 2 train --steps many
+expect 2 train --steps 1e3
+expect 2 train --lr 0
+expect 2 train --lr 1
+expect 2 train --lr -0.1
+expect 2 train --lr NaN
+expect 2 train --lr Inf
+expect 2 train --lr abc
+expect 2 train --seed -1
+expect 2 train --seed x
+expect 2 train --bogus
+expect 2 train --backend tpu
+expect 2 train --progress-every 0
+expect 2 train --record-every -1
+expect 2 train --seeds 1-4 --save out
+expect 2 train --seeds 1-4 --png out.png
+expect 2 train --seeds 1-4 --seed 2
+expect 2 train --seeds 5-1
+expect 2 train --seeds ""
+expect 2 train --seeds a
+expect 2 train --seeds 1-2 --group 0
+expect 2 train --save file
+expect 2 train --save "$fx/notempty"
+expect 2 train --save file/sub
+expect 2 train --png dir
+expect 2 train --arcs dir
+expect 2 train --png missing/x.png
+expect 2 train --png /dev/null
+expect 2 train --layers 64 --d-model 4096 --d-ff 16384 --heads 64
+expect 2 train --seeds 1-64 --layers 64 --d-model 4096 --d-ff 16384 --heads 64
+
+# heads and score: checkpoints and attention files.
+expect 2 heads
+expect 2 heads --run missing
+expect 2 heads --run file
+expect 2 heads --run "$fx/badcfg"
+expect 2 heads --run "$fx/truncated"
+expect 2 heads --run "$fx/noweights"
+expect 2 heads --run "$fx/huge"
+expect 2 heads --run "$fx/notempty"
+expect 2 heads --run "$fx/ckpt" --ablate L9H9
+expect 2 heads --run "$fx/ckpt" --ablate garbage
+expect 2 heads --run "$fx/ckpt" --ablate L0H-1
+expect 2 heads --run "$fx/ckpt" --ablate L99999999999999999999H0
+expect 2 heads --run "$fx/ckpt" --dump-attention dir
+expect 2 heads --run "$fx/ckpt" --png dir
+expect 2 heads --run "$fx/ckpt" --arcs missing/a.png
+expect 2 heads --run "$fx/ckpt" --backend tpu
+expect 2 heads --run "$fx/ckpt" extra
+expect 2 score
+expect 2 score --attention missing.json
+expect 2 score --attention "$fx/empty"
+expect 2 score --attention "$fx/text"
+expect 2 score --attention "$fx/random"
+expect 2 score --attention "$fx/att-shape.json"
+expect 2 score --attention "$fx/att-nan.json"
+expect 2 score --attention dir
+expect 2 score --attention "$fx/att.json" --png dir
+expect 2 score --attention "$fx/att.json" --arcs /dev/null
+
+# curves and prune.
+expect 2 curves
+expect 2 curves --run missing
+expect 2 curves --run "$fx/nohist"
+expect 2 curves --run "$fx/badhist"
+expect 2 curves --run "$fx/ckpt" --png dir
+expect 2 curves --run "$fx/ckpt" --png missing/c.png
+expect 2 prune
+expect 2 prune --run missing
+expect 2 prune --run "$fx/ckpt" --examples 0
+expect 2 prune --run "$fx/ckpt" --examples 1001
+expect 2 prune --run "$fx/ckpt" --random-orders 0
+expect 2 prune --run "$fx/truncated"
+expect 2 prune --run "$fx/ckpt" --png dir
+
+# sweep: seeds, grids, shards, workers, the database path.
+expect 2 sweep "${small[@]}"
+expect 2 sweep "${small[@]}" --db dir
+expect 2 sweep "${small[@]}" --db missing/s.db
+expect 2 sweep "${small[@]}" --db s.db --seed 1
+expect 2 sweep "${small[@]}" --db s.db --seeds 0-x
+expect 2 sweep "${small[@]}" --db s.db --seeds 3-1
+expect 2 sweep "${small[@]}" --db s.db --seeds 1,,2
+expect 2 sweep "${small[@]}" --db s.db --grid 'layers='
+expect 2 sweep "${small[@]}" --db s.db --grid 'colour=red'
+expect 2 sweep "${small[@]}" --db s.db --grid 'layers=a'
+expect 2 sweep "${small[@]}" --db s.db --grid 'layers=0'
+expect 2 sweep "${small[@]}" --db s.db --grid 'positions=maybe'
+expect 2 sweep "${small[@]}" --db s.db --grid 'layers=1;layers=2'
+expect 2 sweep "${small[@]}" --db s.db --shard 3/2
+expect 2 sweep "${small[@]}" --db s.db --shard a/b
+expect 2 sweep "${small[@]}" --db s.db --shard 0/0
+expect 2 sweep "${small[@]}" --db s.db --shard -1/2
+expect 2 sweep "${small[@]}" --db s.db --shard 1
+expect 2 sweep "${small[@]}" --db s.db --workers 0
+expect 2 sweep "${small[@]}" --db s.db --group 0
+expect 2 sweep "${small[@]}" --db s.db --backend tpu
+expect 2 sweep "${small[@]}" --db s.db --heads 3
+JOB_COMPLETION_INDEX=5 JOB_COMPLETIONS=2 expect 2 sweep "${small[@]}" --db s.db
+SLURM_ARRAY_TASK_ID=x SLURM_ARRAY_TASK_COUNT=2 expect 2 sweep "${small[@]}" --db s.db
+
+# report and merge.
+expect 2 report
+expect 2 report --db missing.db
+expect 2 report --db "$fx/s.db" --png file
+expect 2 report --db "$fx/s.db" --against missing.db
+expect 2 report --db dir
+expect 2 merge
+expect 2 merge --db out.db
+expect 2 merge --db out.db missing.db
+
+# reproduce, view, bench.
+expect 2 reproduce --seeds 0
+expect 2 reproduce --small-seeds 0
+expect 2 reproduce --steps-scale 0
+expect 2 reproduce --steps-scale 11
+expect 2 reproduce --workers 0
+expect 2 reproduce --out file
+expect 2 reproduce --backend tpu
+expect 2 view --after-steps -1
+expect 2 view --run "$fx/ckpt" --task copy
+expect 2 view --run "$fx/ckpt" --after-steps 5
+expect 2 view --run missing
+expect 2 view --heads 3
+expect 2 view --screenshot dir
+DISPLAY= expect 2 view --run "$fx/ckpt"
+expect 2 bench --budget 0
+expect 2 bench --batch 0
+expect 2 bench --backends tpu
+expect 2 bench --parts foo
+expect 2 bench --groups 0
+expect 2 bench --groups a
+expect 2 bench --groups 1,1
+expect 2 bench --steps -1
+expect 2 bench --profile dir
+expect 2 bench --vs-pytorch --rounds 0 --profile p.prof
+expect 2 bench --vs-pytorch --workers 0
+
+# An unprivileged user (we may run as root) writing where it may not.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+  chmod -R a+rX "$fx" && chmod 755 "$play"
+  run_nobody() {
+    local want=$1
+    shift
+    local before after got
+    before=$(snapshot)
+    (cd "$play" && setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" "$@" >"$work/out" 2>"$work/err" </dev/null)
+    got=$?
+    after=$(snapshot)
+    if [ "$got" = "$want" ] && [ "$(wc -l <"$work/err")" = 1 ] && grep -q 'cannot write' "$work/err" && [ "$before" = "$after" ]; then
+      pass=$((pass + 1))
+    else
+      fail=$((fail + 1))
+      echo "FAIL (as nobody) headlab $*: exit $got [stderr: $(cat "$work/err")]" >&2
+    fi
+  }
+  run_nobody 2 train "${small[@]}" --save ro-ckpt
+  run_nobody 2 train "${small[@]}" --png ro.png
+  run_nobody 2 heads --run "$fx/ckpt" --dump-attention ro.json
+  run_nobody 2 sweep "${small[@]}" --db ro.db
+  run_nobody 2 report --db "$fx/s.db" --png ro-hist
+fi
+
+# An interrupted run exits 130 (the shell's 128 + SIGINT).
+(cd "$play" && exec "$bin" train --task induction --steps 1000000 --quiet) &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid"
+got=$?
+if [ "$got" = 130 ]; then pass=$((pass + 1)); else
+  fail=$((fail + 1))
+  echo "FAIL interrupted train: exit $got, want 130" >&2
+fi
+
+echo "abuse.sh: $pass passed, $fail failed"
+[ "$fail" = 0 ]
