@@ -354,6 +354,11 @@ func (in *Input) claim3() Claim {
 				u = h
 			}
 		}
+		if u == nil { // no heads recorded (a failed run): it does not hold
+			ok = append(ok, false)
+			c.Body = append(c.Body, fmt.Sprintf("| %d | none | | | | %s |", r.Config.Seed, mark(false)))
+			continue
+		}
 		other := 0.0
 		for _, h := range r.Heads {
 			if h.Layer == 0 && h.Name != u.Name {

@@ -246,6 +246,15 @@ func (c Curves) Figure() (*Figure, error) {
 	} else if l != nil {
 		loss.Y.Scale, loss.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
 		loss.Add(l)
+		// gonum/plot widens an empty range by 1 each way, below 0 on a log
+		// scale: give one value (or a constant) a range of its own.
+		lo, hi := l.XYs[0].Y, l.XYs[0].Y
+		for _, p := range l.XYs {
+			lo, hi = min(lo, p.Y), max(hi, p.Y)
+		}
+		if lo == hi {
+			loss.Y.Min, loss.Y.Max = lo/2, hi*2
+		}
 		lossLegend = append(lossLegend, legendEntry{"loss of the last training batch", l})
 	}
 
