@@ -65,8 +65,9 @@ go test -run='^$' -fuzz='^FuzzOpen$' -fuzztime=10s ./sweep/
 # arm64 under emulation (qemu-user-static, installed by setup.sh): the
 # packages that need no cgo, built as arm64 test binaries and run from
 # their own directories, -test.short. internal/simd runs on both paths
-# (neon, the arm64 default, and go). Skipped here: TestForcePath, which
-# execs its own binary (impossible without a binfmt_misc entry for
+# (neon, the arm64 default, and go). Skipped here: TestForcePath and
+# train's TestKillDuringSave, which
+# exec their own binary (impossible without a binfmt_misc entry for
 # aarch64); train's TestLearnsEveryTask (minutes under emulation; ~12 s
 # natively). Gorgonia is built without FMA fusion (-d=fmahash=n) because
 # TestAdamMatchesGorgonia compares headlab's unfused Adam bit for bit with
@@ -74,8 +75,11 @@ go test -run='^$' -fuzz='^FuzzOpen$' -fuzztime=10s ./sweep/
 if command -v qemu-aarch64-static >/dev/null 2>&1; then
   armdir=$(mktemp -d)
   trap 'rm -rf "$armdir"' EXIT
-  simdskip='^$'
-  if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then simdskip='^TestForcePath$'; fi
+  simdskip='^$' trainskip='^TestLearnsEveryTask$'
+  if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+    # These exec their own binary, which needs a binfmt_misc entry.
+    simdskip='^TestForcePath$' trainskip='^(TestLearnsEveryTask|TestKillDuringSave)$'
+  fi
   for pkg in internal/simd graph train analysis tasks; do
     flags=()
     if [ "$pkg" = train ]; then flags=(-gcflags='gorgonia.org/...=-d=fmahash=n'); fi
@@ -88,7 +92,7 @@ if command -v qemu-aarch64-static >/dev/null 2>&1; then
   run_arm64 internal/simd neon "$simdskip"
   run_arm64 internal/simd go "$simdskip"
   run_arm64 graph neon '^$'
-  run_arm64 train neon '^TestLearnsEveryTask$'
+  run_arm64 train neon "$trainskip"
   run_arm64 analysis neon '^$'
   run_arm64 tasks neon '^$'
 elif [ -n "${CI:-}" ]; then
