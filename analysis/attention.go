@@ -352,21 +352,7 @@ func WriteAttention(w io.Writer, a *Attention) error {
 	buf = strconv.AppendBool(buf, a.Causal)
 	buf = append(buf, `,"tokens":[`...)
 	bw.Write(buf)
-	for n := 0; n < a.N; n++ {
-		buf = buf[:0]
-		if n > 0 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, '[')
-		for i := 0; i < a.T; i++ {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = strconv.AppendInt(buf, int64(a.Tokens[n*a.T+i]), 10)
-		}
-		buf = append(buf, ']')
-		bw.Write(buf)
-	}
+	buf = writeRows(bw, buf, a.Tokens, a.N, a.T)
 	bw.WriteString("],\n\"attention\":[")
 	for n := 0; n < a.N; n++ {
 		if n > 0 {
@@ -415,21 +401,7 @@ func WriteAttention(w io.Writer, a *Attention) error {
 			bw.WriteString("\n{\"name\":")
 			bw.Write(name)
 			bw.WriteString(",\"keys\":[")
-			for n := 0; n < a.N; n++ {
-				buf = buf[:0]
-				if n > 0 {
-					buf = append(buf, ',')
-				}
-				buf = append(buf, '[')
-				for i := 0; i < a.T; i++ {
-					if i > 0 {
-						buf = append(buf, ',')
-					}
-					buf = strconv.AppendInt(buf, int64(r.Keys[n*a.T+i]), 10)
-				}
-				buf = append(buf, ']')
-				bw.Write(buf)
-			}
+			buf = writeRows(bw, buf, r.Keys, a.N, a.T)
 			bw.WriteString("]}")
 		}
 		bw.WriteByte(']')
@@ -437,4 +409,26 @@ func WriteAttention(w io.Writer, a *Attention) error {
 	bw.WriteString("}\n")
 	// bufio keeps the first write error and reports it here.
 	return bw.Flush()
+}
+
+// writeRows writes n rows of t integers of v as JSON arrays separated by
+// commas (the rows of tokens and of relation keys), through buf, which it
+// returns for reuse.
+func writeRows(bw *bufio.Writer, buf []byte, v []int, n, t int) []byte {
+	for r := 0; r < n; r++ {
+		buf = buf[:0]
+		if r > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, '[')
+		for i := 0; i < t; i++ {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = strconv.AppendInt(buf, int64(v[r*t+i]), 10)
+		}
+		buf = append(buf, ']')
+		bw.Write(buf)
+	}
+	return buf
 }
