@@ -37,7 +37,7 @@ func ParseShard(v string) (Shard, error) {
 	if !ok || err1 != nil || err2 != nil {
 		return Shard{}, fmt.Errorf("shard %q: want i/n, e.g. 0/4", v)
 	}
-	return newShard(i, n, "shard "+v)
+	return newShard(i, n, fmt.Sprintf("shard %q", v))
 }
 
 func newShard(i, n int, what string) (Shard, error) {
