@@ -26,9 +26,13 @@ rm -f "$verbin"
 # Every test, the viewer's under a virtual display with Mesa's llvmpipe;
 # the GL compute tests make their context through EGL there (the default
 # for a device without a window).
-# -maxclients: the viewer, GLFW and chromium tests connect many times over
-# one server's life; 512 leaves room above the default 256.
-xvfb-run -a -s "-screen 0 1280x1024x24 -maxclients 512" go test -count=1 -timeout 30m "$@" ./...
+# -noreset: by default Xvfb resets whenever its last client leaves, and a
+# client that connects during the reset fails with "Failed to open display"
+# (seen about once in 30 back-to-back GLFW tests on 2 busy cores; never
+# with -noreset). -maxclients: the viewer, GLFW and chromium tests connect
+# many times over one server's life; 512 leaves room above the default 256.
+xvfb=(xvfb-run -a -s "-screen 0 1280x1024x24 -maxclients 512 -noreset")
+"${xvfb[@]}" go test -count=1 -timeout 30m "$@" ./...
 # Bad input across every command (one binary, ~20 s): exit status, one
 # line, no panic, nothing written or left behind.
 scripts/abuse.sh
@@ -44,9 +48,9 @@ fuzz ./train/ FuzzDecode
 # The GL compute tests again on the other context path, GLFW's hidden
 # window, and once more with no display at all (EGL only).
 compute=(./glctx/ ./backend/gl/ ./bench/)
-HEADLAB_GL_CONTEXT=glfw xvfb-run -a -s "-screen 0 1280x1024x24 -maxclients 512" \
+HEADLAB_GL_CONTEXT=glfw "${xvfb[@]}" \
   go test -count=1 -timeout 30m "$@" "${compute[@]}"
-HEADLAB_GL_CONTEXT=glfw xvfb-run -a -s "-screen 0 1280x1024x24 -maxclients 512" \
+HEADLAB_GL_CONTEXT=glfw "${xvfb[@]}" \
   go test -count=1 -timeout 30m -run 'TestGLGroup|TestGLBad|Bench' "$@" ./cmd/headlab/
 env -u DISPLAY go test -count=1 -timeout 30m "$@" "${compute[@]}"
 # The CPU's numbers on each vector path this machine can run (HEADLAB_SIMD;
