@@ -618,6 +618,13 @@ type RegimeCell struct {
 	Distance float64
 }
 
+// Published says whether a cell has the published model's heads: a third
+// inside its circuit interval, a load-bearing single head in most seeds,
+// a sink in some.
+func (c RegimeCell) Published() bool {
+	return c.Circuit.Low <= pubCircuit && pubCircuit <= c.Circuit.High && c.LoadBearing >= 0.5 && c.Sinks > 0
+}
+
 // RegimeCells evaluates the regime grid.
 func (in *Input) RegimeCells() []RegimeCell {
 	var out []RegimeCell
@@ -671,12 +678,79 @@ func regimeSection(b *strings.Builder, in *Input, add func(finding, pub, ours st
 		return
 	}
 	cl := cells[closest]
-	ok := cl.Circuit.Low <= pubCircuit && pubCircuit <= cl.Circuit.High && cl.LoadBearing >= 0.5 && cl.Sinks > 0
+	ok := cl.Published()
 	fmt.Fprintf(b, "\n**Closest cell: d-model %d, lr %g, batch %d, %d steps** (distance %.2f): circuit %s, load-bearing single head in %s of seeds, a sink in %s. It reproduces the published model when a third lies in its circuit interval, most seeds have a load-bearing single head and some have a sink: %s.\n\n",
 		cl.Config.DModel, cl.Config.LR, cl.Config.Batch, cl.Config.Steps, cl.Distance, pc(cl.Circuit.Fraction), pc(cl.LoadBearing), pc(cl.Sinks), yesNoWord(ok))
+	fmt.Fprintf(b, "%s\n\n", regimeReading(cells))
 	add("regime grid: a cell with the published model's heads", "load-bearing single heads, a sink, circuit in a third",
 		fmt.Sprintf("closest d-model %d, lr %g, batch %d, %d steps: circuit %s, load-bearing %s, sink %s", cl.Config.DModel, cl.Config.LR, cl.Config.Batch, cl.Config.Steps, pc(cl.Circuit.Fraction), pc(cl.LoadBearing), pc(cl.Sinks)), ok,
 		fmt.Sprintf("No cell of the regime grid gives the published model: the closest (d-model %d, lr %g, batch %d, %d steps) has the circuit in %s of seeds, a load-bearing single head in %s and a sink in %s.", cl.Config.DModel, cl.Config.LR, cl.Config.Batch, cl.Config.Steps, pc(cl.Circuit.Fraction), pc(cl.LoadBearing), pc(cl.Sinks)))
+}
+
+// regimeReading says in words what the grid shows, from its numbers:
+// whether any cell grows a sink, which single change moves the circuit
+// fraction nearest a third, and where load-bearing heads are commonest.
+// cells[0] is the default (RegimeGrid).
+func regimeReading(cells []RegimeCell) string {
+	base := cells[0]
+	var done []RegimeCell
+	seeds, sinkCells := 0, 0
+	for _, c := range cells {
+		if c.Seeds == 0 {
+			continue
+		}
+		done = append(done, c)
+		seeds += c.Seeds
+		if c.Sinks > 0 {
+			sinkCells++
+		}
+	}
+	var out strings.Builder
+	out.WriteString("What the grid shows: ")
+	if sinkCells == 0 {
+		fmt.Fprintf(&out, "no cell grows an attention-sink head (%d seeds in all), so within this grid the published model's sink is not a matter of d-model, learning rate, batch or steps. ", seeds)
+	} else {
+		fmt.Fprintf(&out, "%d of %d cells grow an attention-sink head in some seed. ", sinkCells, len(done))
+	}
+	nearest, loads := base, base
+	var published []string
+	for _, c := range done {
+		if c.Published() {
+			published = append(published, regimeChange(base.Config, c.Config))
+		}
+		if math.Abs(c.Circuit.Fraction-pubCircuit) < math.Abs(nearest.Circuit.Fraction-pubCircuit) {
+			nearest = c
+		}
+		if c.LoadBearing > loads.LoadBearing {
+			loads = c
+		}
+	}
+	fmt.Fprintf(&out, "The change that brings the circuit fraction nearest a third is %s (%s, against %s at the default)", regimeChange(base.Config, nearest.Config), pc(nearest.Circuit.Fraction), pc(base.Circuit.Fraction))
+	if nearest.Circuit.Low > pubCircuit {
+		out.WriteString(", still above a third by its whole interval")
+	}
+	fmt.Fprintf(&out, "; a load-bearing single head is commonest at %s (%s of seeds, against %s). ", regimeChange(base.Config, loads.Config), pc(loads.LoadBearing), pc(base.LoadBearing))
+	if len(published) == 0 {
+		out.WriteString("No single change gives all three of the published model's properties at once: what made the published model differ lies outside these four settings, or in a combination of them.")
+	} else {
+		fmt.Fprintf(&out, "The published model's heads appear at %s.", strings.Join(published, ", "))
+	}
+	return out.String()
+}
+
+// regimeChange names what cell c changes from the default base.
+func regimeChange(base, c train.Config) string {
+	switch {
+	case c.DModel != base.DModel:
+		return fmt.Sprintf("d-model %d", c.DModel)
+	case c.LR != base.LR:
+		return fmt.Sprintf("lr %g", c.LR)
+	case c.Batch != base.Batch:
+		return fmt.Sprintf("batch %d", c.Batch)
+	case c.Steps != base.Steps:
+		return fmt.Sprintf("%d steps", c.Steps)
+	}
+	return "the default itself"
 }
 
 // ClaimsFile holds the claims' measurements beside the database, in

@@ -256,6 +256,39 @@ func TestRegimeClosestCell(t *testing.T) {
 	}
 }
 
+// TestRegimeReading: the words under the grid follow its numbers.
+func TestRegimeReading(t *testing.T) {
+	grid := RegimeGrid(func(n int) int { return n })
+	cells := make([]RegimeCell, len(grid))
+	for i, c := range grid {
+		cells[i] = RegimeCell{Config: c, Seeds: 8, Circuit: sweep.NewProportion(7, 8), LoadBearing: 0.25}
+	}
+	cells[3].Circuit = sweep.NewProportion(4, 8) // lr 1e-3: nearest a third, interval above it
+	cells[6].LoadBearing = 0.75                  // batch 128
+	got := regimeReading(cells)
+	for _, want := range []string{"no cell grows an attention-sink head (72 seeds in all)", "nearest a third is lr 0.001 (50.0%, against 87.5% at the default)",
+		"commonest at batch 128 (75.0% of seeds, against 25.0%)", "No single change gives all three"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("reading lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "still above a third") {
+		t.Errorf("4 of 8 has a third inside its interval:\n%s", got)
+	}
+	cells[3].Circuit = sweep.NewProportion(7, 8)
+	cells[1].Circuit, cells[1].Sinks, cells[1].LoadBearing = sweep.NewProportion(3, 8), 0.25, 0.75 // d-model 16: the published heads
+	got = regimeReading(cells)
+	for _, want := range []string{"1 of 9 cells grow an attention-sink head", "nearest a third is d-model 16", "The published model's heads appear at d-model 16."} {
+		if !strings.Contains(got, want) {
+			t.Errorf("reading lacks %q:\n%s", want, got)
+		}
+	}
+	cells[1].Circuit = sweep.NewProportion(8, 8)
+	if got = regimeReading(cells); !strings.Contains(got, "still above a third by its whole interval") {
+		t.Errorf("every fraction far above a third:\n%s", got)
+	}
+}
+
 func TestMeasuredRoundTrip(t *testing.T) {
 	p := NewPlan(4, 2, 1, false)
 	one, two := 0.5, 0.25

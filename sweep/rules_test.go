@@ -3,6 +3,8 @@ package sweep
 import (
 	"slices"
 	"testing"
+
+	"headlab/train"
 )
 
 // TestSplitModesBoundaries: the two-mode rule of docs/sweeps.md at each
@@ -60,5 +62,28 @@ func TestParseShardAndSeedsBoundaries(t *testing.T) {
 	}
 	if got, err := ParseSeeds("3-3,5"); err != nil || !slices.Equal(got, []uint64{3, 5}) {
 		t.Errorf("ParseSeeds(3-3,5) = %v, %v", got, err)
+	}
+}
+
+// TestConfigNameTellsCellsApart: configurations that differ in any
+// setting a grid moves have different names.
+func TestConfigNameTellsCellsApart(t *testing.T) {
+	base := train.Defaults("induction")
+	if got, want := ConfigName(base), "induction, 2 layers x 2 heads, d-model 32, positions on, causal on, 2500 steps of batch 32 at lr 0.003"; got != want {
+		t.Errorf("ConfigName(default) = %q, want %q", got, want)
+	}
+	seen := map[string]bool{ConfigName(base): true}
+	for _, f := range []func(*train.Config){
+		func(c *train.Config) { c.DModel, c.DFF = 64, 128 }, func(c *train.Config) { c.DFF = 96 }, func(c *train.Config) { c.LR = 1e-3 },
+		func(c *train.Config) { c.Batch = 8 }, func(c *train.Config) { c.Steps = 1000 }, func(c *train.Config) { c.TiedEmbeddings = true },
+		func(c *train.Config) { c.Layers = 1 }, func(c *train.Config) { c.Positions = false },
+	} {
+		c := base
+		f(&c)
+		if n := ConfigName(c); seen[n] {
+			t.Errorf("two configurations named %q", n)
+		} else {
+			seen[n] = true
+		}
 	}
 }

@@ -85,8 +85,9 @@ func (attn) Probs(s kernels.Shape, q, k, p []float32) error {
 	}
 	scale := float32(1 / math.Sqrt(float64(s.Dh)))
 	ld, T := s.H*s.Dh, s.T
-	sp, kt := getScratch(s.Dh * T)
+	sp, kt := getScratch(s.Dh*T + T)
 	defer scratch.Put(sp)
+	kt, sums := kt[:s.Dh*T], kt[s.Dh*T:]
 	heads(s, func(off, poff int) {
 		transpose(kt, k, off, ld, T, s.Dh)
 		simd.Gemm(T, T, s.Dh, q[off:], ld, 1, kt, T, p[poff:], T, nil)
@@ -104,15 +105,12 @@ func (attn) Probs(s kernels.Shape, q, k, p []float32) error {
 			}
 		}
 		simd.Exp(blk)
+		rowSums(s, blk, nil, sums)
 		for i := 0; i < T; i++ {
 			pr := blk[i*T : i*T+T]
 			n := keys(s, i)
-			var sum float32
-			for _, v := range pr[:n] {
-				sum += v
-			}
 			for j := 0; j < n; j++ {
-				pr[j] /= sum
+				pr[j] /= sums[i]
 			}
 			clear(pr[n:])
 		}
@@ -162,19 +160,67 @@ func (attn) MixGradV(s kernels.Shape, p, dO, dV []float32) error {
 	return nil
 }
 
-// scoreGrads fills ds [T, T] with scale * dS of one head:
-// dS = P * (dP - rowsum(P*dP)), masked cells 0.
-func scoreGrads(s kernels.Shape, p, dP []float32, poff int, scale float32, ds []float32) {
+// rowSums sets sums[i], for each row i of a [T, T] block, to the sum from
+// left to right of its visible entries (b nil) or of their products with
+// b's, each rounded before it is added. Four rows run at once, so four
+// independent chains are in flight where one row's adds would wait on
+// each other; each row keeps its own order, so the bits are those of one
+// row at a time.
+func rowSums(s kernels.Shape, a, b, sums []float32) {
 	T := s.T
+	i := 0
+	for ; i+4 <= T; i += 4 {
+		r0, r1, r2, r3 := a[i*T:i*T+T], a[(i+1)*T:(i+1)*T+T], a[(i+2)*T:(i+2)*T+T], a[(i+3)*T:(i+3)*T+T]
+		n := keys(s, i) // the shortest of the four: masked keys are a suffix
+		var s0, s1, s2, s3 float32
+		if b == nil {
+			for j := 0; j < n; j++ {
+				s0 += r0[j]
+				s1 += r1[j]
+				s2 += r2[j]
+				s3 += r3[j]
+			}
+		} else {
+			b0, b1, b2, b3 := b[i*T:i*T+T], b[(i+1)*T:(i+1)*T+T], b[(i+2)*T:(i+2)*T+T], b[(i+3)*T:(i+3)*T+T]
+			for j := 0; j < n; j++ {
+				s0 += float32(r0[j] * b0[j])
+				s1 += float32(r1[j] * b1[j])
+				s2 += float32(r2[j] * b2[j])
+				s3 += float32(r3[j] * b3[j])
+			}
+		}
+		sums[i], sums[i+1], sums[i+2], sums[i+3] = s0, s1, s2, s3
+		for r := 1; r < 4; r++ {
+			sums[i+r] = rowTail(a, b, (i+r)*T, n, keys(s, i+r), sums[i+r])
+		}
+	}
+	for ; i < T; i++ {
+		sums[i] = rowTail(a, b, i*T, 0, keys(s, i), 0)
+	}
+}
+
+// rowTail adds entries from..to-1 of the row at off to sum, in order.
+func rowTail(a, b []float32, off, from, to int, sum float32) float32 {
+	for j := off + from; j < off+to; j++ {
+		if b == nil {
+			sum += a[j]
+		} else {
+			sum += float32(a[j] * b[j])
+		}
+	}
+	return sum
+}
+
+// scoreGrads fills ds [T, T] with scale * dS of one head:
+// dS = P * (dP - rowsum(P*dP)), masked cells 0; rs has room for T sums.
+func scoreGrads(s kernels.Shape, p, dP []float32, poff int, scale float32, ds, rs []float32) {
+	T := s.T
+	rowSums(s, p[poff:poff+T*T], dP[poff:poff+T*T], rs)
 	for i := 0; i < T; i++ {
 		pr, dpr, o := p[poff+i*T:poff+i*T+T], dP[poff+i*T:poff+i*T+T], ds[i*T:i*T+T]
 		n := keys(s, i)
-		var rs float32
 		for j := 0; j < n; j++ {
-			rs += float32(pr[j] * dpr[j])
-		}
-		for j := 0; j < n; j++ {
-			o[j] = scale * (pr[j] * (dpr[j] - rs))
+			o[j] = scale * (pr[j] * (dpr[j] - rs[i]))
 		}
 		clear(o[n:])
 	}
@@ -187,10 +233,11 @@ func (attn) ProbsGradQ(s kernels.Shape, p, dP, k, dQ []float32) error {
 	}
 	scale := float32(1 / math.Sqrt(float64(s.Dh)))
 	ld, T := s.H*s.Dh, s.T
-	sp, ds := getScratch(T * T)
+	sp, ds := getScratch(T*T + T)
 	defer scratch.Put(sp)
+	ds, rs := ds[:T*T], ds[T*T:]
 	heads(s, func(off, poff int) {
-		scoreGrads(s, p, dP, poff, scale, ds)
+		scoreGrads(s, p, dP, poff, scale, ds, rs)
 		simd.Gemm(T, s.Dh, T, ds, T, 1, k[off:], ld, dQ[off:], ld, nil)
 	})
 	return nil
@@ -203,10 +250,11 @@ func (attn) ProbsGradK(s kernels.Shape, p, dP, q, dK []float32) error {
 	}
 	scale := float32(1 / math.Sqrt(float64(s.Dh)))
 	ld, T := s.H*s.Dh, s.T
-	sp, ds := getScratch(T * T)
+	sp, ds := getScratch(T*T + T)
 	defer scratch.Put(sp)
+	ds, rs := ds[:T*T], ds[T*T:]
 	heads(s, func(off, poff int) {
-		scoreGrads(s, p, dP, poff, scale, ds)
+		scoreGrads(s, p, dP, poff, scale, ds, rs)
 		simd.Gemm(T, s.Dh, T, ds, 1, T, q[off:], ld, dK[off:], ld, nil)
 	})
 	return nil
