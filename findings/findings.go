@@ -269,8 +269,8 @@ func Markdown(w *strings.Builder, in Input) {
 	ind := in.report(p.Induction)
 	r1 := in.ByID[sweep.RunID{Key: sweep.Key(p.Induction), Seed: 1}]
 	fmt.Fprintf(b, "## 1. The default induction model's heads\n\n")
-	fmt.Fprintf(b, "%s, d-model %d, seed 1: numbers from a single run. Held-out accuracy on %d examples with each head switched off alone; the published column is the published number for a head of the same label.\n\n",
-		sweep.ConfigName(p.Induction), p.Induction.DModel, train.HeldOutExamples)
+	fmt.Fprintf(b, "%s, seed 1: numbers from a single run. Held-out accuracy on %d examples with each head switched off alone; the published column is the published number for a head of the same label.\n\n",
+		sweep.ConfigName(p.Induction), train.HeldOutExamples)
 	if r1 == nil || r1.Status != sweep.StatusOK {
 		why := "did not finish"
 		if r1 != nil {
