@@ -22,6 +22,9 @@ func canRun(p path) bool {
 func kern8x32(k int, a *float32, ai, ap int, b *float32, bp int, c *float32, ci int, bias *float32, m0, m1 uint64)
 
 //go:noescape
+func kern8x16(k int, a *float32, ai, ap int, b *float32, bp int, c *float32, ci int, bias *float32, m0, m1 uint64)
+
+//go:noescape
 func kern1x32(k int, a *float32, ai, ap int, b *float32, bp int, c *float32, ci int, bias *float32, m0, m1 uint64)
 
 // masks returns the lane masks of a 32-column block with w valid columns.
@@ -47,8 +50,10 @@ func asmGemm(m, n, k int, a []float32, ai, ap int, b []float32, ldb int, c []flo
 	}
 }
 
-// avx512Gemm walks C in blocks of 8 rows (then single rows) by 32 columns.
-// Gemm has checked every access (masked lanes are never touched).
+// avx512Gemm walks C in blocks of 8 rows (then single rows) by 32 columns
+// (a last block of at most 16 columns by kern8x16). Gemm has checked every
+// access (masked lanes are never touched). Every element sums its products
+// in the same order whatever its block, so the blocks do not change bits.
 func avx512Gemm(m, n, k int, a []float32, ai, ap int, b []float32, ldb int, c []float32, ldc int, bias []float32) {
 	const f = 4 // bytes per float32
 	for j := 0; j < n; j += 32 {
@@ -58,9 +63,13 @@ func avx512Gemm(m, n, k int, a []float32, ai, ap int, b []float32, ldb int, c []
 		if bias != nil {
 			bs = &bias[j]
 		}
+		kern := kern8x32
+		if n-j <= 16 {
+			kern = kern8x16
+		}
 		i := 0
 		for ; i+8 <= m; i += 8 {
-			kern8x32(k, &a[i*ai], ai*f, ap*f, bj, ldb*f, &c[i*ldc+j], ldc*f, bs, m0, m1)
+			kern(k, &a[i*ai], ai*f, ap*f, bj, ldb*f, &c[i*ldc+j], ldc*f, bs, m0, m1)
 		}
 		for ; i < m; i++ {
 			kern1x32(k, &a[i*ai], ai*f, ap*f, bj, ldb*f, &c[i*ldc+j], ldc*f, bs, m0, m1)
