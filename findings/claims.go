@@ -261,13 +261,6 @@ func countTrue(xs []bool) int {
 	return n
 }
 
-func mark(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
 // Claims evaluates claims 1-10 on the runs.
 func (in *Input) Claims() []Claim {
 	return []Claim{in.claim1(), in.claim2(), in.claim3(), in.claim4(), in.claim5(),
@@ -327,7 +320,7 @@ func (in *Input) claim2() Claim {
 		m := best(r, func(h inspect.Head) float64 { return cost(r, h) })
 		costs = append(costs, m)
 		ok = append(ok, m <= redundantCost+1e-12)
-		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.1f | %s |", r.Config.Seed, pc(r.Accuracy), 100*m, mark(ok[len(ok)-1])))
+		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.1f | %s |", r.Config.Seed, pc(r.Accuracy), 100*m, yesNoWord(ok[len(ok)-1])))
 	}
 	k := countTrue(ok)
 	st := sweep.Describe(costs)
@@ -356,7 +349,7 @@ func (in *Input) claim3() Claim {
 		}
 		if u == nil { // no heads recorded (a failed run): it does not hold
 			ok = append(ok, false)
-			c.Body = append(c.Body, fmt.Sprintf("| %d | none | | | | %s |", r.Config.Seed, mark(false)))
+			c.Body = append(c.Body, fmt.Sprintf("| %d | none | | | | %s |", r.Config.Seed, yesNoWord(false)))
 			continue
 		}
 		other := 0.0
@@ -369,7 +362,7 @@ func (in *Input) claim3() Claim {
 		scores = append(scores, s)
 		holds := s >= pinnedUniform && cost(r, *u)-other >= usedMargin
 		ok = append(ok, holds)
-		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.3f | %.1f | %.1f | %s |", r.Config.Seed, u.Name, s, 100*cost(r, *u), 100*other, mark(holds)))
+		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.3f | %.1f | %.1f | %s |", r.Config.Seed, u.Name, s, 100*cost(r, *u), 100*other, yesNoWord(holds)))
 	}
 	k := countTrue(ok)
 	st := sweep.Describe(scores)
@@ -500,7 +493,7 @@ func (in *Input) claim7() Claim {
 		holds := ph.Together && span <= riseSpan
 		ok = append(ok, holds)
 		c.Body = append(c.Body, fmt.Sprintf("| %d | %d-%d | %d-%d | %s | %s (%.0f%%) | %s |", d.Seed, ph.InductionFrom, ph.InductionTo, ph.AccuracyFrom, ph.AccuracyTo,
-			mark(ph.Together), mark(span <= riseSpan), 100*span, mark(holds)))
+			yesNoWord(ph.Together), yesNoWord(span <= riseSpan), 100*span, yesNoWord(holds)))
 	}
 	k := countTrue(ok)
 	c.Agrees = len(ok) > 0 && k >= need(len(ok), 7)
@@ -557,7 +550,7 @@ func (in *Input) claim9() Claim {
 			holds = holds || *x.AttractorIntact-h.AttractorOff >= attractorCost
 		}
 		ok = append(ok, holds)
-		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %s | %s | %s |", s, pc(r.Accuracy), pc(*x.AttractorIntact), headsOrNone(hs), mark(holds)))
+		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %s | %s | %s |", s, pc(r.Accuracy), pc(*x.AttractorIntact), headsOrNone(hs), yesNoWord(holds)))
 	}
 	k := countTrue(ok)
 	c.Agrees = len(ok) > 0 && k >= need(len(ok), 6)
@@ -592,7 +585,7 @@ func (in *Input) claim10() Claim {
 			uAcc, uUnseen = ur.Accuracy, *ux.Unseen
 			untied = append(untied, uUnseen)
 		}
-		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %s | %s | %s | %s |", s, pc(uAcc), pc(uUnseen), pc(tr.Accuracy), pc(*tx.Unseen), mark(holds)))
+		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %s | %s | %s | %s |", s, pc(uAcc), pc(uUnseen), pc(tr.Accuracy), pc(*tx.Unseen), yesNoWord(holds)))
 	}
 	k := countTrue(ok)
 	ts, us := sweep.Describe(tied), sweep.Describe(untied)
@@ -657,8 +650,20 @@ func (in *Input) RegimeCells() []RegimeCell {
 	return out
 }
 
-// regimeSection writes the regime grid and names the closest cell.
-func regimeSection(b *strings.Builder, in *Input, add func(finding, pub, ours string, ok bool, why string)) {
+// regimeFinding and regimePublished open the regime grid's summary row.
+const (
+	regimeFinding   = "regime grid: a cell with the published model's heads"
+	regimePublished = "load-bearing single heads, a sink, circuit in a third"
+)
+
+// regimeSection writes the regime grid and names the closest cell;
+// without the grid in the plan, that --regime would sweep it.
+func (in *Input) regimeSection(b *strings.Builder, t *tally) {
+	if len(in.Plan.Regime) == 0 {
+		fmt.Fprintf(b, "## Which setting gives the published numbers\n\nNot run by this invocation: `headlab reproduce --regime` sweeps d-model, learning rate, batch and steps around the default (%d cells of %d seeds) and names the cell closest to the published model.\n\n", len(RegimeGrid(func(n int) int { return n })), len(in.Plan.CircuitSeeds))
+		t.notRun(regimeFinding, regimePublished, "not run (`--regime`)")
+		return
+	}
 	cells := in.RegimeCells()
 	fmt.Fprintf(b, "## Which setting gives the published numbers\n\n")
 	fmt.Fprintf(b, "The published default model had load-bearing single heads, a sink and the circuit in about a third of seeds; ours, at the default (the first row), has the circuit in %s of seeds and a load-bearing single head in %s. The grid moves d-model, learning rate, batch and steps one at a time around the default, %d seeds each. Per cell: the circuit fraction, the median over seeds of the largest single-head ablation cost, the fraction of seeds with a load-bearing single head (one costing at least %.0f points) and the fraction with an attention-sink head. Distance from the published model: |circuit - 1/3| + (1 - load-bearing) + (1 - sinks).\n\n",
@@ -682,7 +687,7 @@ func regimeSection(b *strings.Builder, in *Input, add func(finding, pub, ours st
 	fmt.Fprintf(b, "\n**Closest cell: d-model %d, lr %g, batch %d, %d steps** (distance %.2f): circuit %s, load-bearing single head in %s of seeds, a sink in %s. It reproduces the published model when a third lies in its circuit interval, most seeds have a load-bearing single head and some have a sink: %s.\n\n",
 		cl.Config.DModel, cl.Config.LR, cl.Config.Batch, cl.Config.Steps, cl.Distance, pc(cl.Circuit.Fraction), pc(cl.LoadBearing), pc(cl.Sinks), yesNoWord(ok))
 	fmt.Fprintf(b, "%s\n\n", regimeReading(cells))
-	add("regime grid: a cell with the published model's heads", "load-bearing single heads, a sink, circuit in a third",
+	t.add(regimeFinding, regimePublished,
 		fmt.Sprintf("closest d-model %d, lr %g, batch %d, %d steps: circuit %s, load-bearing %s, sink %s", cl.Config.DModel, cl.Config.LR, cl.Config.Batch, cl.Config.Steps, pc(cl.Circuit.Fraction), pc(cl.LoadBearing), pc(cl.Sinks)), ok,
 		fmt.Sprintf("No cell of the regime grid gives the published model: the closest (d-model %d, lr %g, batch %d, %d steps) has the circuit in %s of seeds, a load-bearing single head in %s and a sink in %s.", cl.Config.DModel, cl.Config.LR, cl.Config.Batch, cl.Config.Steps, pc(cl.Circuit.Fraction), pc(cl.LoadBearing), pc(cl.Sinks)))
 }

@@ -249,10 +249,10 @@ func TestRegimeClosestCell(t *testing.T) {
 		t.Fatalf("cells %+v", cells[4])
 	}
 	var b strings.Builder
-	var rows []string
-	regimeSection(&b, in, func(f, _, _ string, ok bool, _ string) { rows = append(rows, fmt.Sprint(f, ok)) })
-	if !strings.Contains(b.String(), "**Closest cell: d-model 32, lr 0.01, batch 32, 2500 steps**") || len(rows) != 1 || !strings.HasSuffix(rows[0], "true") {
-		t.Errorf("regime section %q, rows %v", b.String(), rows)
+	var got tally
+	in.regimeSection(&b, &got)
+	if !strings.Contains(b.String(), "**Closest cell: d-model 32, lr 0.01, batch 32, 2500 steps**") || len(got.rows) != 1 || got.rows[0][3] != "agrees" || len(got.differs) != 0 {
+		t.Errorf("regime section %q, rows %v", b.String(), got.rows)
 	}
 }
 
