@@ -67,12 +67,15 @@ func heads(s kernels.Shape, f func(off, poff int)) {
 }
 
 // transpose writes the [T, Dh] block of x at off (row stride ld) into
-// dst as [Dh, T].
+// dst as [Dh, T]: one contiguous output row at a time. Not inlined: in
+// the callers' closures its loop ran short of registers.
+//
+//go:noinline
 func transpose(dst, x []float32, off, ld, t, dh int) {
-	for j := 0; j < t; j++ {
-		row := x[off+j*ld : off+j*ld+dh]
-		for d, v := range row {
-			dst[d*t+j] = v
+	for d := 0; d < dh; d++ {
+		out, src := dst[d*t:d*t+t], x[off+d:]
+		for j := range out {
+			out[j] = src[j*ld]
 		}
 	}
 }
@@ -92,28 +95,10 @@ func (attn) Probs(s kernels.Shape, q, k, p []float32) error {
 		transpose(kt, k, off, ld, T, s.Dh)
 		simd.Gemm(T, T, s.Dh, q[off:], ld, 1, kt, T, p[poff:], T, nil)
 		blk := p[poff : poff+T*T]
-		for i := 0; i < T; i++ {
-			pr := blk[i*T : i*T+T]
-			n := keys(s, i)
-			maxv := float32(math.Inf(-1))
-			for j := 0; j < n; j++ {
-				pr[j] = float32(pr[j] * scale)
-				maxv = max(maxv, pr[j])
-			}
-			for j := 0; j < n; j++ {
-				pr[j] -= maxv
-			}
-		}
+		simd.ScaleSubMax(blk, T, s.Causal, scale)
 		simd.Exp(blk)
 		rowSums(s, blk, nil, sums)
-		for i := 0; i < T; i++ {
-			pr := blk[i*T : i*T+T]
-			n := keys(s, i)
-			for j := 0; j < n; j++ {
-				pr[j] /= sums[i]
-			}
-			clear(pr[n:])
-		}
+		simd.DivRows(blk, T, s.Causal, sums)
 	})
 	return nil
 }
@@ -215,15 +200,9 @@ func rowTail(a, b []float32, off, from, to int, sum float32) float32 {
 // dS = P * (dP - rowsum(P*dP)), masked cells 0; rs has room for T sums.
 func scoreGrads(s kernels.Shape, p, dP []float32, poff int, scale float32, ds, rs []float32) {
 	T := s.T
-	rowSums(s, p[poff:poff+T*T], dP[poff:poff+T*T], rs)
-	for i := 0; i < T; i++ {
-		pr, dpr, o := p[poff+i*T:poff+i*T+T], dP[poff+i*T:poff+i*T+T], ds[i*T:i*T+T]
-		n := keys(s, i)
-		for j := 0; j < n; j++ {
-			o[j] = scale * (pr[j] * (dpr[j] - rs[i]))
-		}
-		clear(o[n:])
-	}
+	pb, dpb := p[poff:poff+T*T], dP[poff:poff+T*T]
+	rowSums(s, pb, dpb, rs)
+	simd.ScoreGradRows(ds, pb, dpb, T, s.Causal, scale, rs)
 }
 
 // ProbsGradQ computes kernels.Device.ProbsGradQ on slices: dQ = scale * dS K.

@@ -1,0 +1,183 @@
+// AVX-512 kernels of rows.go: one row at a time, 16 lanes a chunk, the
+// row's end and its visible keys as lane masks, so rows of any width
+// take one loop. The float32 operations are rows.go's, entry by entry.
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+DATA rowscon<>+0(SB)/4, $0xff800000 // -Inf
+DATA rowscon<>+4(SB)/4, $0x7fc00000 // NaN
+GLOBL rowscon<>(SB), RODATA|NOPTR, $8
+
+// MASK sets K to the low min(max(rem, 0), 16) lanes; rem is in CX
+// (clobbered), tmp is clobbered.
+#define MASK(tmp, K) \
+	MOVQ $16, tmp; \
+	CMPQ CX, tmp; \
+	CMOVQGT tmp, CX; \
+	XORL tmp, tmp; \
+	CMPQ CX, tmp; \
+	CMOVQLT tmp, CX; \
+	MOVL $1, tmp; \
+	SHLL CX, tmp; \
+	DECL tmp; \
+	KMOVW tmp, K
+
+// VISIBLE sets R12 to how many keys the row sees: R11+1 (causal, R10 != 0)
+// or t (R9).
+#define VISIBLE \
+	MOVQ R9, R12; \
+	LEAQ 1(R11), AX; \
+	TESTQ R10, R10; \
+	CMOVQNE AX, R12
+
+// NEXTROW moves R11 (the query) on, back to 0 after t-1, and counts R8
+// (rows left) down; flags from DECQ R8.
+#define NEXTROW \
+	INCQ R11; \
+	XORL AX, AX; \
+	CMPQ R11, R9; \
+	CMOVQEQ AX, R11; \
+	DECQ R8
+
+// func scaleSubMaxKernel(rows, t, causal int, scale float32, x *float32)
+TEXT ·scaleSubMaxKernel(SB), NOSPLIT, $0-40
+	MOVQ rows+0(FP), R8
+	MOVQ t+8(FP), R9
+	MOVQ causal+16(FP), R10
+	VBROADCASTSS scale+24(FP), Z15
+	MOVQ x+32(FP), SI
+	VBROADCASTSS rowscon<>+0(SB), Z14
+	XORQ R11, R11
+ssm_row:
+	VISIBLE
+	// Pass 1: scale the visible entries, keep their max per lane and
+	// whether any is NaN (K3).
+	VMOVAPS Z14, Z0
+	KXORW K3, K3, K3
+	XORQ R13, R13
+	MOVQ SI, DI
+ssm_scale:
+	MOVQ R12, CX
+	SUBQ R13, CX
+	MASK(BX, K1)
+	VMOVUPS.Z (DI), K1, Z1
+	VMULPS Z15, Z1, Z1
+	VMOVUPS Z1, K1, (DI)
+	VMAXPS Z1, Z0, K1, Z0
+	VCMPPS $3, Z1, Z1, K1, K2
+	KORW K2, K3, K3
+	ADDQ $64, DI
+	ADDQ $16, R13
+	CMPQ R13, R12
+	JLT ssm_scale
+	// The row's max, in every lane of Z0 (NaN if any entry was).
+	VEXTRACTF64X4 $1, Z0, Y1
+	VMAXPS Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0x4e, X0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0xb1, X0, X1
+	VMAXPS X1, X0, X0
+	KORTESTW K3, K3
+	JZ ssm_nonan
+	VMOVSS rowscon<>+4(SB), X0
+ssm_nonan:
+	VBROADCASTSS X0, Z0
+	// Pass 2: subtract it.
+	XORQ R13, R13
+	MOVQ SI, DI
+ssm_sub:
+	MOVQ R12, CX
+	SUBQ R13, CX
+	MASK(BX, K1)
+	VMOVUPS.Z (DI), K1, Z1
+	VSUBPS Z0, Z1, Z1
+	VMOVUPS Z1, K1, (DI)
+	ADDQ $64, DI
+	ADDQ $16, R13
+	CMPQ R13, R12
+	JLT ssm_sub
+	LEAQ (SI)(R9*4), SI
+	NEXTROW
+	JNZ ssm_row
+	VZEROUPPER
+	RET
+
+// func divRowsKernel(rows, t, causal int, x, sums *float32)
+TEXT ·divRowsKernel(SB), NOSPLIT, $0-40
+	MOVQ rows+0(FP), R8
+	MOVQ t+8(FP), R9
+	MOVQ causal+16(FP), R10
+	MOVQ x+24(FP), SI
+	MOVQ sums+32(FP), DX
+	XORQ R11, R11
+div_row:
+	VISIBLE
+	VBROADCASTSS (DX), Z0
+	XORQ R13, R13
+	MOVQ SI, DI
+div_chunk:
+	MOVQ R9, CX
+	SUBQ R13, CX
+	MASK(BX, K2)
+	MOVQ R12, CX
+	SUBQ R13, CX
+	MASK(BX, K1)
+	VMOVUPS.Z (DI), K1, Z1
+	VDIVPS Z0, Z1, Z1
+	VMOVAPS.Z Z1, K1, Z1
+	VMOVUPS Z1, K2, (DI)
+	ADDQ $64, DI
+	ADDQ $16, R13
+	CMPQ R13, R9
+	JLT div_chunk
+	ADDQ $4, DX
+	LEAQ (SI)(R9*4), SI
+	NEXTROW
+	JNZ div_row
+	VZEROUPPER
+	RET
+
+// func scoreGradKernel(rows, t, causal int, scale float32, o, p, dp, rs *float32)
+TEXT ·scoreGradKernel(SB), NOSPLIT, $0-64
+	MOVQ rows+0(FP), R8
+	MOVQ t+8(FP), R9
+	MOVQ causal+16(FP), R10
+	VBROADCASTSS scale+24(FP), Z15
+	MOVQ o+32(FP), DI
+	MOVQ p+40(FP), SI
+	MOVQ dp+48(FP), R14
+	MOVQ rs+56(FP), DX
+	XORQ R11, R11
+sg_row:
+	VISIBLE
+	VBROADCASTSS (DX), Z0
+	XORQ R13, R13
+sg_chunk:
+	MOVQ R9, CX
+	SUBQ R13, CX
+	MASK(BX, K2)
+	MOVQ R12, CX
+	SUBQ R13, CX
+	MASK(BX, K1)
+	VMOVUPS.Z (SI)(R13*4), K1, Z1
+	VMOVUPS.Z (R14)(R13*4), K1, Z2
+	VSUBPS Z0, Z2, Z2
+	VMULPS Z2, Z1, Z2
+	VMULPS Z15, Z2, Z2
+	VMOVAPS.Z Z2, K1, Z2
+	VMOVUPS Z2, K2, (DI)(R13*4)
+	ADDQ $16, R13
+	CMPQ R13, R9
+	JLT sg_chunk
+	ADDQ $4, DX
+	LEAQ (DI)(R9*4), DI
+	LEAQ (SI)(R9*4), SI
+	LEAQ (R14)(R9*4), R14
+	NEXTROW
+	JNZ sg_row
+	VZEROUPPER
+	RET

@@ -1,0 +1,83 @@
+package simd
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestRowsMatchGo: on every path, the row kernels give the portable loops'
+// bits for every row width around the vector width, causal or not, with
+// the query index wrapping from head to head, and write nothing outside
+// the block. ScaleSubMax's output may differ only in the sign of a zero
+// (see rows.go), so it is compared as values; a NaN makes its whole row
+// NaN on every path.
+func TestRowsMatchGo(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(5, 6))
+		for w := 1; w <= 40; w++ {
+			for _, causal := range []bool{true, false} {
+				rows := 2*w + 3
+				n := rows * w
+				scale := float32(0.25)
+
+				x0 := fill(r, n)
+				x0[r.IntN(n)] = float32(math.NaN())
+				x0[r.IntN(n)] = float32(math.Inf(1))
+				x0[r.IntN(n)] = float32(math.Inf(-1))
+				want := slices.Clone(x0)
+				onPath(pathGo, func() { ScaleSubMax(want, w, causal, scale) })
+				got, guards := guarded(r, n)
+				copy(got, x0)
+				ScaleSubMax(got, w, causal, scale)
+				guards(t, "ScaleSubMax")
+				for i := range want {
+					if got[i] != want[i] && !(got[i] != got[i] && want[i] != want[i]) {
+						t.Fatalf("width %d causal %v: ScaleSubMax [%d] = %v, the Go loop gives %v", w, causal, i, got[i], want[i])
+					}
+				}
+
+				sums := fill(r, rows)
+				sums[0] = 0
+				x1 := portFill(r, n)
+				want = slices.Clone(x1)
+				onPath(pathGo, func() { DivRows(want, w, causal, sums) })
+				got, guards = guarded(r, n)
+				copy(got, x1)
+				DivRows(got, w, causal, sums)
+				guards(t, "DivRows")
+				equalBits(t, "DivRows", got, want)
+
+				p, dp, rs := portFill(r, n), portFill(r, n), portFill(r, rows)
+				want = portFill(r, n)
+				onPath(pathGo, func() { ScoreGradRows(want, p, dp, w, causal, scale, rs) })
+				got, guards = guarded(r, n)
+				ScoreGradRows(got, p, dp, w, causal, scale, rs)
+				guards(t, "ScoreGradRows")
+				equalBits(t, "ScoreGradRows", got, want)
+			}
+		}
+	})
+}
+
+// TestRowsFormula holds the portable loops to what they promise, on one
+// causal block written out by hand.
+func TestRowsFormula(t *testing.T) {
+	onPath(pathGo, func() {
+		x := []float32{2, 9, 9, 4, 8, 9, 1, 3, 6}
+		ScaleSubMax(x, 3, true, 0.5)
+		if want := []float32{0, 9, 9, -2, 0, 9, -2.5, -1.5, 0}; !slices.Equal(x, want) {
+			t.Fatalf("ScaleSubMax = %v, want %v", x, want)
+		}
+		DivRows(x, 3, true, []float32{2, 4, -0.5})
+		if want := []float32{0, 0, 0, -0.5, 0, 0, 5, 3, 0}; !slices.Equal(x, want) {
+			t.Fatalf("DivRows = %v, want %v", x, want)
+		}
+		o := make([]float32, 4)
+		ScoreGradRows(o, []float32{1, 2, 3, 4}, []float32{5, 6, 7, 8}, 2, false, 2, []float32{1, 2})
+		if want := []float32{8, 20, 30, 48}; !slices.Equal(o, want) {
+			t.Fatalf("ScoreGradRows = %v, want %v", o, want)
+		}
+	})
+}
