@@ -1,8 +1,9 @@
-// Package cpu is the pure-Go attention backend, serial and deterministic,
-// the reference every other backend is checked against. Each kernel is a
-// few small matrix products per (sequence, head) on simd.Gemm, with the
-// softmax and its gradient as plain loops between them; the plain-loop
-// originals live on in reference_test.go, which the kernels must match.
+// Package cpu is the CPU backend, serial and deterministic, the reference
+// every other backend is checked against. Each attention kernel is a few
+// small matrix products per (sequence, head) on simd.Gemm, with the
+// softmax and its gradient between them on simd's row kernels (their sums
+// in rowSums, in each row's order); the plain-loop originals live on in
+// reference_test.go, which the kernels must match.
 //
 // Outside simd's assembly every product here and in device.go is rounded
 // before it is added or subtracted: an explicit float32(x*y) (float64 in
@@ -66,20 +67,6 @@ func heads(s kernels.Shape, f func(off, poff int)) {
 	}
 }
 
-// transpose writes the [T, Dh] block of x at off (row stride ld) into
-// dst as [Dh, T]: one contiguous output row at a time. Not inlined: in
-// the callers' closures its loop ran short of registers.
-//
-//go:noinline
-func transpose(dst, x []float32, off, ld, t, dh int) {
-	for d := 0; d < dh; d++ {
-		out, src := dst[d*t:d*t+t], x[off+d:]
-		for j := range out {
-			out[j] = src[j*ld]
-		}
-	}
-}
-
 // Probs computes kernels.Device.Probs on slices: S = Q K^T per head on simd.Gemm, then
 // each row's softmax over its visible keys (exp by simd.Exp).
 func (attn) Probs(s kernels.Shape, q, k, p []float32) error {
@@ -92,7 +79,7 @@ func (attn) Probs(s kernels.Shape, q, k, p []float32) error {
 	defer scratch.Put(sp)
 	kt, sums := kt[:s.Dh*T], kt[s.Dh*T:]
 	heads(s, func(off, poff int) {
-		transpose(kt, k, off, ld, T, s.Dh)
+		simd.Transpose(kt, k, off, ld, T, s.Dh)
 		simd.Gemm(T, T, s.Dh, q[off:], ld, 1, kt, T, p[poff:], T, nil)
 		blk := p[poff : poff+T*T]
 		simd.ScaleSubMax(blk, T, s.Causal, scale)
@@ -124,7 +111,7 @@ func (attn) MixGradP(s kernels.Shape, dO, v, dP []float32) error {
 	sp, vt := getScratch(s.Dh * T)
 	defer scratch.Put(sp)
 	heads(s, func(off, poff int) {
-		transpose(vt, v, off, ld, T, s.Dh)
+		simd.Transpose(vt, v, off, ld, T, s.Dh)
 		simd.Gemm(T, T, s.Dh, dO[off:], ld, 1, vt, T, dP[poff:], T, nil)
 		for i := 0; i < T; i++ {
 			clear(dP[poff+i*T+keys(s, i) : poff+i*T+T])

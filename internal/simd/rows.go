@@ -95,3 +95,25 @@ func ScoreGradRows(o, p, dp []float32, t int, causal bool, scale float32, rs []f
 		clear(or[n:])
 	}
 }
+
+// Transpose writes the [t, dh] block of x starting at off, rows ld apart,
+// into dst as [dh, t] (dst[d*t+j] = x[off+j*ld+d]): a key or value block
+// made the right-hand side of a product. Copies only, so every path gives
+// the same bits.
+func Transpose(dst, x []float32, off, ld, t, dh int) {
+	if t <= 0 || dh <= 0 {
+		return
+	}
+	dst = dst[:dh*t]
+	_ = x[off+(t-1)*ld+dh-1]
+	if rowsAsm() && ld < 1<<24 { // the kernel's offsets are int32
+		transposeKernel(t, dh, &x[off], ld, &dst[0])
+		return
+	}
+	for d := 0; d < dh; d++ {
+		out, src := dst[d*t:d*t+t], x[off+d:]
+		for j := range out {
+			out[j] = src[j*ld]
+		}
+	}
+}

@@ -14,3 +14,6 @@ func divRowsKernel(rows, t, causal int, x, sums *float32)
 
 //go:noescape
 func scoreGradKernel(rows, t, causal int, scale float32, o, p, dp, rs *float32)
+
+//go:noescape
+func transposeKernel(t, dh int, x *float32, ld int, dst *float32)

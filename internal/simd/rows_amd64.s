@@ -8,7 +8,23 @@
 
 DATA rowscon<>+0(SB)/4, $0xff800000 // -Inf
 DATA rowscon<>+4(SB)/4, $0x7fc00000 // NaN
-GLOBL rowscon<>(SB), RODATA|NOPTR, $8
+DATA rowscon<>+8(SB)/4, $0
+DATA rowscon<>+12(SB)/4, $1
+DATA rowscon<>+16(SB)/4, $2
+DATA rowscon<>+20(SB)/4, $3
+DATA rowscon<>+24(SB)/4, $4
+DATA rowscon<>+28(SB)/4, $5
+DATA rowscon<>+32(SB)/4, $6
+DATA rowscon<>+36(SB)/4, $7
+DATA rowscon<>+40(SB)/4, $8
+DATA rowscon<>+44(SB)/4, $9
+DATA rowscon<>+48(SB)/4, $10
+DATA rowscon<>+52(SB)/4, $11
+DATA rowscon<>+56(SB)/4, $12
+DATA rowscon<>+60(SB)/4, $13
+DATA rowscon<>+64(SB)/4, $14
+DATA rowscon<>+68(SB)/4, $15
+GLOBL rowscon<>(SB), RODATA|NOPTR, $72
 
 // MASK sets K to the low min(max(rem, 0), 16) lanes; rem is in CX
 // (clobbered), tmp is clobbered.
@@ -179,5 +195,47 @@ sg_chunk:
 	LEAQ (R14)(R9*4), R14
 	NEXTROW
 	JNZ sg_row
+	VZEROUPPER
+	RET
+
+// func transposeKernel(t, dh int, x *float32, ld int, dst *float32): for
+// each column d, gathers 16 rows' x[j*ld+d] at a time (lane l reads row
+// j+l, masked past t) into dst's row d. ld*15*4 must fit in int32.
+TEXT ·transposeKernel(SB), NOSPLIT, $0-40
+	MOVQ t+0(FP), R9
+	MOVQ dh+8(FP), R8
+	MOVQ x+16(FP), SI
+	MOVQ ld+24(FP), AX
+	MOVQ dst+32(FP), DI
+	// Z15: lane l's byte offset l*ld*4; DX: 16 rows, in bytes.
+	SHLQ $2, AX
+	VPBROADCASTD AX, Z15
+	VPMULLD rowscon<>+8(SB), Z15, Z15
+	MOVQ AX, DX
+	SHLQ $4, DX
+tr_col:
+	MOVQ SI, R10
+	XORQ R13, R13
+tr_chunk:
+	MOVQ R9, CX
+	SUBQ R13, CX
+	MASK(BX, K1)
+	KMOVW K1, K2
+	VXORPS Z0, Z0, Z0
+	VGATHERDPS (R10)(Z15*1), K2, Z0
+	VMOVUPS Z0, K1, (DI)
+	ADDQ DX, R10
+	ADDQ $64, DI
+	ADDQ $16, R13
+	CMPQ R13, R9
+	JLT tr_chunk
+	// dst's row d is t long: step back over the last chunk's unused lanes.
+	MOVQ R13, CX
+	SUBQ R9, CX
+	SHLQ $2, CX
+	SUBQ CX, DI
+	ADDQ $4, SI
+	DECQ R8
+	JNZ tr_col
 	VZEROUPPER
 	RET

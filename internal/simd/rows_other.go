@@ -14,3 +14,5 @@ func divRowsKernel(rows, t, causal int, x, sums *float32) { panic("simd: no row 
 func scoreGradKernel(rows, t, causal int, scale float32, o, p, dp, rs *float32) {
 	panic("simd: no row kernels")
 }
+
+func transposeKernel(t, dh int, x *float32, ld int, dst *float32) { panic("simd: no row kernels") }

@@ -81,3 +81,27 @@ func TestRowsFormula(t *testing.T) {
 		}
 	})
 }
+
+// TestTranspose: every path transposes blocks of every shape around the
+// vector width, out of a wider matrix, writing nothing past dst's block.
+func TestTranspose(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(7, 8))
+		for rows := 1; rows <= 35; rows++ {
+			for _, dh := range []int{1, 3, 16, 17} {
+				ld, off := dh+r.IntN(3), r.IntN(5)
+				x := portFill(r, off+rows*ld)
+				got, guards := guarded(r, rows*dh)
+				Transpose(got, x, off, ld, rows, dh)
+				guards(t, "Transpose")
+				for d := 0; d < dh; d++ {
+					for j := 0; j < rows; j++ {
+						if !sameBits(got[d*rows+j], x[off+j*ld+d]) {
+							t.Fatalf("%dx%d (ld %d): dst[%d][%d] = %v, want x[%d][%d] = %v", rows, dh, ld, d, j, got[d*rows+j], j, d, x[off+j*ld+d])
+						}
+					}
+				}
+			}
+		}
+	})
+}
