@@ -25,10 +25,10 @@ func TestCopyReverseGolden(t *testing.T) {
 	}{
 		{byName("copy"), "832c8107744dda74"},
 		{byName("reverse"), "9e425ac604fafe00"},
-		{Copy{N: 5, V: 3}, "7ad4476f09126a4b"},
-		{Reverse{N: 5, V: 3}, "2b16d8c1dd37d325"},
-		{Copy{N: 1, V: 7}, "c92f4a2ed8ce13b5"},
-		{Reverse{N: 1, V: 7}, "0668b5a9b934cbb7"},
+		{Repeat{N: 5, V: 3}, "7ad4476f09126a4b"},
+		{Repeat{N: 5, V: 3, Reversed: true}, "2b16d8c1dd37d325"},
+		{Repeat{N: 1, V: 7}, "c92f4a2ed8ce13b5"},
+		{Repeat{N: 1, V: 7, Reversed: true}, "0668b5a9b934cbb7"},
 	}
 	for _, c := range cases {
 		h := fnv.New64a()
