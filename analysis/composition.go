@@ -85,8 +85,6 @@ type Composition struct {
 	V float64 `json:"v"`
 }
 
-func headName(l, h int) string { return fmt.Sprintf("L%dH%d", l, h) }
-
 // Compositions scores every pair of heads in different layers, earlier
 // head first.
 func Compositions(heads []HeadWeights) []Composition {
@@ -98,7 +96,7 @@ func Compositions(heads []HeadWeights) []Composition {
 			}
 			ov, qk := a.OV(), b.QK()
 			out = append(out, Composition{
-				From: headName(a.Layer, a.Head), To: headName(b.Layer, b.Head),
+				From: HeadName(a.Layer, a.Head), To: HeadName(b.Layer, b.Head),
 				Q: CompositionScore(ov, qk),
 				K: CompositionScore(qk, ov.T()),
 				V: CompositionScore(ov, b.OV()),

@@ -26,7 +26,7 @@ const NoClearPattern = "no clear pattern"
 // HeadScore is the verdict on one head. Marshalled to JSON it reads
 // {"name","layer","head","label","score","scores","offset_d","position_j","mirror_c"}.
 type HeadScore struct {
-	// Name is "L<layer>H<head>", e.g. "L0H1".
+	// Name is HeadName(Layer, Head), e.g. "L0H1".
 	Name string `json:"name"`
 	// Layer and Head locate the head, both from 0.
 	Layer int `json:"layer"`
@@ -82,7 +82,7 @@ type cellFunc func(n, i int) (j int, ok bool)
 // l, h in range; it panics otherwise.
 func ScoreHead(a *Attention, l, h int) HeadScore {
 	if l < 0 || l >= a.L || h < 0 || h >= a.H {
-		panic(fmt.Sprintf("analysis: head L%dH%d out of range (L=%d, H=%d)", l, h, a.L, a.H))
+		panic(fmt.Sprintf("analysis: head %s out of range (L=%d, H=%d)", HeadName(l, h), a.L, a.H))
 	}
 	T := a.T
 	// prevSame[n*T+i] is m, the last position < i with the same token as i,
@@ -151,7 +151,7 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 	scores["uniform"] = uniformScore(a, l, h)
 
 	hs := HeadScore{
-		Name: fmt.Sprintf("L%dH%d", l, h), Layer: l, Head: h,
+		Name: HeadName(l, h), Layer: l, Head: h,
 		Scores: scores, OffsetD: bestD, PositionJ: bestJ, MirrorC: bestC,
 	}
 	if len(a.Relations) > 0 {

@@ -164,7 +164,7 @@ func (p Plan) Measure(o *sweep.Outcome, dev kernels.Device) (*Extra, error) {
 			if len(h.Relations) == 0 || !h.Relations[0].Beats() {
 				continue
 			}
-			off, err := inspect.ParseHeads(h.Name, m.Shape)
+			off, err := analysis.ParseHeads(h.Name, m.Shape.Layers, m.Shape.Heads)
 			if err != nil {
 				return nil, err
 			}

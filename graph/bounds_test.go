@@ -10,7 +10,7 @@ import (
 // TestConfigValidateBounds: the largest model of each dimension is
 // accepted and one more is refused (docs/model.md's limits).
 func TestConfigValidateBounds(t *testing.T) {
-	base := Config{Vocab: 16, SeqLen: 16, Layers: 1, Heads: 1, DModel: 64, DFF: 8}
+	base := Config{Vocab: 16, SeqLen: 16, Arch: Arch{Layers: 1, Heads: 1, DModel: 64, DFF: 8}}
 	for _, c := range []struct {
 		name string
 		set  func(c *Config, at int)
@@ -37,7 +37,7 @@ func TestConfigValidateBounds(t *testing.T) {
 // U(-1/sqrt(in), 1/sqrt(in)) filling that range, biases 0, LayerNorm
 // gains 1 (docs/model.md).
 func TestInitWeightsDistributions(t *testing.T) {
-	c := Config{Vocab: 16, SeqLen: 16, Layers: 1, Heads: 2, DModel: 64, DFF: 128, Positions: true}
+	c := Config{Vocab: 16, SeqLen: 16, Arch: Arch{Layers: 1, Heads: 2, DModel: 64, DFF: 128, Positions: true}}
 	w := InitWeights(c, 3)
 	for _, p := range w.Params {
 		lo, hi, sum, sq := math.Inf(1), math.Inf(-1), 0.0, 0.0

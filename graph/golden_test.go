@@ -16,7 +16,7 @@ import (
 )
 
 // goldenConfig is the model bench/pytorch/golden.py built.
-var goldenConfig = Config{Vocab: 16, SeqLen: 16, Layers: 2, Heads: 2, DModel: 16, DFF: 32, Positions: true, Causal: true}
+var goldenConfig = Config{Vocab: 16, SeqLen: 16, Arch: Arch{Layers: 2, Heads: 2, DModel: 16, DFF: 32, Positions: true, Causal: true}}
 
 func readTensors(t *testing.T, name string) map[string][]float32 {
 	t.Helper()

@@ -15,10 +15,10 @@ import (
 	"headlab/kernels"
 )
 
-// Config is the model's shape.
-type Config struct {
-	Vocab     int  `json:"vocab"`
-	SeqLen    int  `json:"seq_len"`
+// Arch is the part of the model's shape a run chooses, whatever the task:
+// the one declaration of it, which Config and train.Config both embed.
+// Embedded, its fields read and marshal as the outer struct's own.
+type Arch struct {
 	Layers    int  `json:"layers"`
 	Heads     int  `json:"heads"`
 	DModel    int  `json:"d_model"`
@@ -28,6 +28,14 @@ type Config struct {
 	// TiedEmbeddings makes the unembedding the token embedding transposed:
 	// logits = x tok_embᵀ + unembed.bias, with no unembed.weight.
 	TiedEmbeddings bool `json:"tied_embeddings,omitempty"`
+}
+
+// Config is the model's shape: the task's vocabulary and sequence length,
+// and the architecture.
+type Config struct {
+	Vocab  int `json:"vocab"`
+	SeqLen int `json:"seq_len"`
+	Arch
 }
 
 // Validate names the first problem with the shape.

@@ -10,7 +10,7 @@ import (
 )
 
 func smallConfig(positions, causal bool) Config {
-	return Config{Vocab: 5, SeqLen: 6, Layers: 2, Heads: 2, DModel: 8, DFF: 12, Positions: positions, Causal: causal}
+	return Config{Vocab: 5, SeqLen: 6, Arch: Arch{Layers: 2, Heads: 2, DModel: 8, DFF: 12, Positions: positions, Causal: causal}}
 }
 
 // build compiles c on the CPU device for one model with weights w.
@@ -136,7 +136,7 @@ func TestModelGradients(t *testing.T) {
 }
 
 func TestParamCount(t *testing.T) {
-	c := Config{Vocab: 16, SeqLen: 16, Layers: 2, Heads: 2, DModel: 32, DFF: 64, Positions: true, Causal: true}
+	c := Config{Vocab: 16, SeqLen: 16, Arch: Arch{Layers: 2, Heads: 2, DModel: 32, DFF: 64, Positions: true, Causal: true}}
 	// tok 16*32 + pos 16*32 + 2 blocks * (2 LN * 64 + 4 * (32*32+32) + 32*64+64 + 64*32+32) + ln_f 64 + 32*16+16
 	want := 512 + 512 + 2*(128+4*1056+2112+2080) + 64 + 528
 	if got := NewWeights(c).Count(); got != want {

@@ -5,11 +5,6 @@
 package inspect
 
 import (
-	"fmt"
-	"regexp"
-	"strconv"
-	"strings"
-
 	"headlab/analysis"
 	"headlab/graph"
 	"headlab/kernels"
@@ -189,7 +184,7 @@ func analyzeAll(e *train.Evaluator, off [][]bool, rel int) ([]*Report, []*analys
 	reports := make([]*Report, len(held))
 	scores := make([][]analysis.HeadScore, len(held))
 	for s := range reports {
-		reports[s] = &Report{Ablated: HeadNames(off), Accuracy: acc[s], Loss: loss[s]}
+		reports[s] = &Report{Ablated: analysis.HeadNames(off), Accuracy: acc[s], Loss: loss[s]}
 		scores[s] = analysis.ScoreAll(atts[s])
 	}
 	for l := 0; l < c.Layers; l++ {
@@ -224,45 +219,4 @@ func withHead(off [][]bool, c graph.Config, l, h int) [][]bool {
 	}
 	out[l][h] = true
 	return out
-}
-
-var headName = regexp.MustCompile(`^L(\d+)H(\d+)$`)
-
-// ParseHeads reads a comma-separated list of heads such as "L0H0,L1H1"
-// into an ablation mask for a model of the given shape.
-func ParseHeads(list string, c graph.Config) ([][]bool, error) {
-	off := make([][]bool, c.Layers)
-	for i := range off {
-		off[i] = make([]bool, c.Heads)
-	}
-	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		m := headName.FindStringSubmatch(strings.ToUpper(name))
-		if m == nil {
-			return nil, fmt.Errorf("head %q: want names like L0H1", name)
-		}
-		l, _ := strconv.Atoi(m[1])
-		h, _ := strconv.Atoi(m[2])
-		if l >= c.Layers || h >= c.Heads {
-			return nil, fmt.Errorf("head %s does not exist: the model has %d layers of %d heads", name, c.Layers, c.Heads)
-		}
-		off[l][h] = true
-	}
-	return off, nil
-}
-
-// HeadNames lists the heads switched off in off, as "L0H1".
-func HeadNames(off [][]bool) []string {
-	names := []string{}
-	for l, row := range off {
-		for h, o := range row {
-			if o {
-				names = append(names, fmt.Sprintf("L%dH%d", l, h))
-			}
-		}
-	}
-	return names
 }

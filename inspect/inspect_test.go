@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"headlab/analysis"
 	"headlab/backend/cpu"
-	"headlab/graph"
 	"headlab/train"
 )
 
@@ -19,25 +19,6 @@ func trained(t *testing.T, steps int) *train.Model {
 		t.Fatal(err)
 	}
 	return m
-}
-
-func TestParseHeads(t *testing.T) {
-	c := graph.Config{Layers: 2, Heads: 3}
-	off, err := ParseHeads("L0H2, l1h0", c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !off[0][2] || !off[1][0] || off[0][0] || off[1][2] {
-		t.Fatalf("mask %v", off)
-	}
-	if got := HeadNames(off); len(got) != 2 || got[0] != "L0H2" || got[1] != "L1H0" {
-		t.Fatalf("names %v", got)
-	}
-	for _, bad := range []string{"L2H0", "L0H3", "head1", "L0H", "L-1H0"} {
-		if _, err := ParseHeads(bad, c); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
 }
 
 func TestAnalyze(t *testing.T) {
@@ -235,7 +216,7 @@ func TestPruneAndHistory(t *testing.T) {
 				t.Fatal(err)
 			}
 			if acc > bestAcc {
-				bestAcc, bestName = acc, HeadNames(withHead(nil, m.Shape, l, h))[0]
+				bestAcc, bestName = acc, analysis.HeadNames(withHead(nil, m.Shape, l, h))[0]
 			}
 		}
 	}

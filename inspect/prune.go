@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"headlab/analysis"
 	"headlab/graph"
 	"headlab/kernels"
 	"headlab/tasks"
@@ -179,7 +180,7 @@ func (n *importanceNet) importance(off [][]bool) ([]HeadImportance, error) {
 	var out []HeadImportance
 	for l := range sum {
 		for h := range sum[l] {
-			out = append(out, HeadImportance{Name: fmt.Sprintf("L%dH%d", l, h), Layer: l, Head: h,
+			out = append(out, HeadImportance{Name: analysis.HeadName(l, h), Layer: l, Head: h,
 				Importance: sum[l][h] / float64(n.held.N)})
 		}
 	}
@@ -229,7 +230,7 @@ func Prune(m *train.Model, dev kernels.Device, examples, randomOrders int, order
 	// Orders revisit the same sets of heads: evaluate each set once.
 	seen := map[string]float64{}
 	accuracy := func(b *tasks.Batch, off [][]bool) (float64, error) {
-		key := fmt.Sprint(b.N, HeadNames(off))
+		key := fmt.Sprint(b.N, analysis.HeadNames(off))
 		if acc, ok := seen[key]; ok {
 			return acc, nil
 		}
@@ -362,7 +363,7 @@ func adaptive(order string, in *importanceNet, m *train.Model, held, sel *tasks.
 			}
 		}
 		off = withHead(off, c, bestL, bestH)
-		s := PruneStep{Removed: k, Head: fmt.Sprintf("L%dH%d", bestL, bestH)}
+		s := PruneStep{Removed: k, Head: analysis.HeadName(bestL, bestH)}
 		if order == OrderIterative {
 			v := -best
 			s.Importance = &v

@@ -71,7 +71,7 @@ func TestNPZEntries(t *testing.T) {
 // W_Q[h][m][d] is column h*Dh+d of headlab's q weight, and W_O[h][d][m]
 // row h*Dh+d of its output projection; hf transposes every linear weight.
 func TestLayouts(t *testing.T) {
-	c := graph.Config{Vocab: 5, SeqLen: 4, Layers: 1, Heads: 2, DModel: 6, DFF: 8, Positions: false, Causal: true}
+	c := graph.Config{Vocab: 5, SeqLen: 4, Arch: graph.Arch{Layers: 1, Heads: 2, DModel: 6, DFF: 8, Positions: false, Causal: true}}
 	w := graph.InitWeights(c, 3)
 	tl := transformerLens(c, w)
 	get := func(ts []Tensor, name string) Tensor {

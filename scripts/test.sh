@@ -42,7 +42,7 @@ fuzz ./analysis/ FuzzReadAttention
 fuzz ./sweep/ FuzzParseSeeds
 fuzz ./sweep/ FuzzParseGrid
 fuzz ./sweep/ FuzzParseShard
-fuzz ./inspect/ FuzzParseHeads
+fuzz ./analysis/ FuzzParseHeads
 fuzz ./train/ FuzzDecode
 
 # The GL compute tests again on the other context path, GLFW's hidden

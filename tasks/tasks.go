@@ -41,8 +41,8 @@ type Task interface {
 
 var registry = map[string]Task{
 	"induction": Induction{N: 8, V: 16},
-	"copy":      Copy{N: 8, V: 16},
-	"reverse":   Reverse{N: 8, V: 6},
+	"copy":      Repeat{N: 8, V: 16},
+	"reverse":   Repeat{N: 8, V: 6, Reversed: true},
 	"majority":  Majority{N: 15, V: 3},
 	// induction over 24 tokens, of which the last 8 never appear in
 	// training or held-out data: the Unseen split is made only of them.
@@ -227,75 +227,62 @@ func (t Induction) sample(rng *rand.Rand, lo, hi int, tokens, targets []int) {
 	}
 }
 
-// Copy: a random sequence of N tokens over V, then the same sequence again.
-// Answer positions are N-1..2N-2, each predicting the next token, which is
-// a copy of the token N positions back. Chance is 1/V.
-type Copy struct{ N, V int }
+// Repeat: a random sequence of N tokens over V, then the same sequence
+// again: in order for the copy task, reversed (Reversed) for the reverse
+// task. Answer positions are N-1..2N-2, each predicting the next token, a
+// copy of the first-half token N positions back, or of its mirror image
+// when Reversed. Chance is 1/V.
+type Repeat struct {
+	N, V     int
+	Reversed bool
+}
 
 // Name implements Task.
-func (Copy) Name() string { return "copy" }
+func (t Repeat) Name() string {
+	if t.Reversed {
+		return "reverse"
+	}
+	return "copy"
+}
 
 // Vocab implements Task.
-func (t Copy) Vocab() int { return t.V }
+func (t Repeat) Vocab() int { return t.V }
 
 // SeqLen implements Task.
-func (t Copy) SeqLen() int { return 2 * t.N }
+func (t Repeat) SeqLen() int { return 2 * t.N }
 
 // Chance implements Task.
-func (t Copy) Chance() float64 { return 1 / float64(t.V) }
+func (t Repeat) Chance() float64 { return 1 / float64(t.V) }
 
 // DefaultSteps implements Task.
-func (Copy) DefaultSteps() int { return 1500 }
+func (t Repeat) DefaultSteps() int {
+	if t.Reversed {
+		return 2000
+	}
+	return 1500
+}
 
 // Describe implements Task.
-func (t Copy) Describe() string {
-	return fmt.Sprintf("%d random tokens of %d, then the same again; answers: the next token from position %d on", t.N, t.V, t.N-1)
+func (t Repeat) Describe() string {
+	what, then := "tokens", "the same again"
+	if t.Reversed {
+		what, then = "symbols", "the reverse"
+	}
+	return fmt.Sprintf("%d random %s of %d, then %s; answers: the next token from position %d on", t.N, what, t.V, then, t.N-1)
 }
 
 // Sample implements Task.
-func (t Copy) Sample(rng *rand.Rand, tokens, targets []int) {
-	noTargets(targets)
-	for i := 0; i < t.N; i++ {
-		tokens[i] = rng.IntN(t.V)
-		tokens[t.N+i] = tokens[i]
-	}
-	for i := t.N - 1; i < 2*t.N-1; i++ {
-		targets[i] = tokens[i+1]
-	}
-}
-
-// Reverse: a random sequence of N symbols over V, then its reverse. Answer
-// positions are N-1..2N-2, each predicting the next token. Chance is 1/V.
-type Reverse struct{ N, V int }
-
-// Name implements Task.
-func (Reverse) Name() string { return "reverse" }
-
-// Vocab implements Task.
-func (t Reverse) Vocab() int { return t.V }
-
-// SeqLen implements Task.
-func (t Reverse) SeqLen() int { return 2 * t.N }
-
-// Chance implements Task.
-func (t Reverse) Chance() float64 { return 1 / float64(t.V) }
-
-// DefaultSteps implements Task.
-func (Reverse) DefaultSteps() int { return 2000 }
-
-// Describe implements Task.
-func (t Reverse) Describe() string {
-	return fmt.Sprintf("%d random symbols of %d, then the reverse; answers: the next token from position %d on", t.N, t.V, t.N-1)
-}
-
-// Sample implements Task.
-func (t Reverse) Sample(rng *rand.Rand, tokens, targets []int) {
+func (t Repeat) Sample(rng *rand.Rand, tokens, targets []int) {
 	noTargets(targets)
 	for i := 0; i < t.N; i++ {
 		tokens[i] = rng.IntN(t.V)
 	}
 	for i := 0; i < t.N; i++ {
-		tokens[t.N+i] = tokens[t.N-1-i]
+		from := i
+		if t.Reversed {
+			from = t.N - 1 - i
+		}
+		tokens[t.N+i] = tokens[from]
 	}
 	for i := t.N - 1; i < 2*t.N-1; i++ {
 		targets[i] = tokens[i+1]

@@ -14,25 +14,21 @@ import (
 // Config is everything that determines a training run. Two runs with the
 // same Config give the same weights, bit for bit.
 type Config struct {
-	Task      string  `json:"task"`
-	Seed      uint64  `json:"seed"`
-	Steps     int     `json:"steps"`
-	Batch     int     `json:"batch"`
-	LR        float64 `json:"lr"`
-	Layers    int     `json:"layers"`
-	Heads     int     `json:"heads"`
-	DModel    int     `json:"d_model"`
-	DFF       int     `json:"d_ff"`
-	Positions bool    `json:"positions"`
-	Causal    bool    `json:"causal"`
-	// TiedEmbeddings: the unembedding is the token embedding transposed.
-	TiedEmbeddings bool `json:"tied_embeddings,omitempty"`
+	Task  string  `json:"task"`
+	Seed  uint64  `json:"seed"`
+	Steps int     `json:"steps"`
+	Batch int     `json:"batch"`
+	LR    float64 `json:"lr"`
+	// Arch is the model's architecture (layers, heads, widths, positions,
+	// the causal mask, tied embeddings); its fields are Config's own, in
+	// Go and in JSON.
+	graph.Arch
 }
 
 // Defaults returns the default configuration for a task (Steps = the
 // task's default).
 func Defaults(task string) Config {
-	c := Config{Task: task, Seed: 1, Batch: 32, LR: 3e-3, Layers: 2, Heads: 2, DModel: 32, DFF: 64, Positions: true, Causal: true}
+	c := Config{Task: task, Seed: 1, Batch: 32, LR: 3e-3, Arch: graph.Arch{Layers: 2, Heads: 2, DModel: 32, DFF: 64, Positions: true, Causal: true}}
 	if t, err := tasks.New(task); err == nil {
 		c.Steps = t.DefaultSteps()
 	}
@@ -65,8 +61,7 @@ func (c Config) Validate() error {
 
 // Model is the model shape c asks for on task t.
 func (c Config) Model(t tasks.Task) graph.Config {
-	return graph.Config{Vocab: t.Vocab(), SeqLen: t.SeqLen(), Layers: c.Layers, Heads: c.Heads,
-		DModel: c.DModel, DFF: c.DFF, Positions: c.Positions, Causal: c.Causal, TiedEmbeddings: c.TiedEmbeddings}
+	return graph.Config{Vocab: t.Vocab(), SeqLen: t.SeqLen(), Arch: c.Arch}
 }
 
 // Model is a trained (or loaded) model with the configuration that made it.

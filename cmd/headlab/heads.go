@@ -165,7 +165,7 @@ func completeHeads(runDir, typed string) []string {
 	var out []string
 	for l := range m.Shape.Layers {
 		for h := range m.Shape.Heads {
-			name := fmt.Sprintf("L%dH%d", l, h)
+			name := analysis.HeadName(l, h)
 			if strings.HasPrefix(name, prefix) && !slices.Contains(named, name) {
 				out = append(out, done+name)
 			}
@@ -271,7 +271,7 @@ func openRun(e *env, runDir, ablate string, bf *backendFlag) (*train.Model, [][]
 	if err != nil {
 		return nil, nil, nil, nil, usageError{err}
 	}
-	off, err := inspect.ParseHeads(ablate, m.Shape)
+	off, err := analysis.ParseHeads(ablate, m.Shape.Layers, m.Shape.Heads)
 	if err != nil {
 		return nil, nil, nil, nil, usagef("--ablate: %v", err)
 	}

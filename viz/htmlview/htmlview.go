@@ -67,7 +67,7 @@ func Write(w io.Writer, title string, att *analysis.Attention, heads []analysis.
 	d := data{Title: title, Causal: att.Causal, L: att.L, H: att.H, T: att.T, Heads: make([]head, att.L*att.H)}
 	for l := range att.L {
 		for h := range att.H {
-			d.Heads[l*att.H+h] = head{Name: fmt.Sprintf("L%dH%d", l, h), Title: "no score"}
+			d.Heads[l*att.H+h] = head{Name: analysis.HeadName(l, h), Title: "no score"}
 		}
 	}
 	for _, hs := range heads {

@@ -20,7 +20,7 @@ const (
 	offSize   = 15 // the ⊘ button in a title band
 	minCell   = 2
 	maxCell   = 40
-	oneLineW  = 29*glyphW + offSize + 6 // "L0 H0 · no clear pattern 0.23" and its button
+	oneLineW  = 29*glyphW + offSize + 6 // "L0H0 · no clear pattern 0.23" (28 glyphs), one to spare, and its button
 	minWidth  = 720
 	minHeight = 640
 )
@@ -35,7 +35,7 @@ type Layout struct {
 	Size    image.Point
 	// Cell is the side of one attention cell.
 	Cell int
-	// TwoLine is set when titles wrap: "L0 H1" above "induction 0.81".
+	// TwoLine is set when titles wrap: "L0H1" above "induction 0.81".
 	TwoLine bool
 
 	labelW, titleH, slotW, slotH int

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-gl/glfw/v3.3/glfw"
 
+	"headlab/analysis"
 	"headlab/tasks"
 	"headlab/train"
 	"headlab/viz"
@@ -357,7 +358,7 @@ func (v *Viewer) drawSidebar(b *batch) {
 
 	offText := "click " + string(runeOff) + " to switch a head off"
 	offCol := colFaint
-	if names := headNames(st.off); len(names) > 0 {
+	if names := analysis.HeadNames(st.off); len(names) > 0 {
 		offText, offCol = "switched off: "+strings.Join(names, ","), colOff
 	}
 	v.textWithOff(b, sbX, yOff, fit(offText, sbW), offCol)
@@ -495,7 +496,7 @@ func (v *Viewer) drawPanels(f *composed, lay Layout) {
 			b.stroke(p, colFrame)
 			tr := lay.Title(l, h)
 			tw := tr.Dx() - offSize - 6
-			name := fmt.Sprintf("L%dH%d", l, h)
+			name := analysis.HeadName(l, h)
 			label := ""
 			if sn != nil {
 				label = sn.scores[l*lay.H+h].Title()
@@ -590,12 +591,12 @@ func (v *Viewer) drawHover(f *composed, lay Layout) {
 	}
 	q := fmt.Sprintf("query %d %s", i, tasks.TokenLabel(toks[i]))
 	k := fmt.Sprintf("key %d %s", j, tasks.TokenLabel(toks[j]))
-	b.text(sbX, yHover, fmt.Sprintf("L%dH%d  %s", l, h, q), colText)
+	b.text(sbX, yHover, analysis.HeadName(l, h)+"  "+q, colText)
 	b.text(sbX, yHover+16, fmt.Sprintf("%s  weight %s", k, weight), colText)
 
 	o := &f.over
 	o.stroke(lay.CellRect(l, h, i, j), colHover)
-	tip := fmt.Sprintf("L%dH%d  %s -> %s  %s", l, h, q, k, weight)
+	tip := fmt.Sprintf("%s  %s -> %s  %s", analysis.HeadName(l, h), q, k, weight)
 	tw := textW(tip) + 10
 	x, y := st.cursor.X+14, st.cursor.Y+16
 	x = max(0, min(x, lay.Size.X-tw-2))

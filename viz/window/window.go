@@ -314,7 +314,7 @@ func (v *Viewer) Status() Status {
 	s := Status{Step: st.step, Loss: st.loss, Running: st.running, Err: st.err, Example: st.example}
 	if sn := st.snap; sn != nil {
 		s.Accuracy = sn.acc
-		s.Off = headNames(sn.off)
+		s.Off = analysis.HeadNames(sn.off)
 		s.Titles = make([]string, len(sn.scores))
 		for k, h := range sn.scores {
 			s.Titles[k] = panelTitle(h)
@@ -466,20 +466,7 @@ type state struct {
 	fps      float64
 }
 
-// headNames lists the heads switched off in off, as "L0H1".
-func headNames(off [][]bool) []string {
-	var names []string
-	for l, row := range off {
-		for h, o := range row {
-			if o {
-				names = append(names, fmt.Sprintf("L%dH%d", l, h))
-			}
-		}
-	}
-	return names
-}
-
 // panelTitle is a head's title: "L1H0 · induction 0.81".
 func panelTitle(s analysis.HeadScore) string {
-	return fmt.Sprintf("L%dH%d %c %s", s.Layer, s.Head, runeMidDot, s.Title())
+	return fmt.Sprintf("%s %c %s", analysis.HeadName(s.Layer, s.Head), runeMidDot, s.Title())
 }

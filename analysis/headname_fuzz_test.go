@@ -1,10 +1,8 @@
-package inspect
+package analysis
 
 import (
 	"strings"
 	"testing"
-
-	"headlab/graph"
 )
 
 // FuzzParseHeads is --ablate on arbitrary strings for a 2-layer, 2-head
@@ -12,31 +10,31 @@ import (
 // names HeadNames writes read back as the same heads. Seed corpus in
 // testdata/fuzz/FuzzParseHeads.
 func FuzzParseHeads(f *testing.F) {
-	c := graph.Config{Vocab: 16, SeqLen: 16, Layers: 2, Heads: 2, DModel: 16, DFF: 16}
+	const layers, heads = 2, 2
 	f.Fuzz(func(t *testing.T, s string) {
-		off, err := ParseHeads(s, c)
+		off, err := ParseHeads(s, layers, heads)
 		if err != nil {
 			if strings.ContainsAny(err.Error(), "\n\r") {
 				t.Fatalf("multi-line error %q", err)
 			}
 			return
 		}
-		if len(off) != c.Layers {
+		if len(off) != layers {
 			t.Fatalf("%q: %d layers", s, len(off))
 		}
 		for _, row := range off {
-			if len(row) != c.Heads {
+			if len(row) != heads {
 				t.Fatalf("%q: a layer of %d heads", s, len(row))
 			}
 		}
-		again, err := ParseHeads(strings.Join(HeadNames(off), ","), c)
+		again, err := ParseHeads(strings.Join(HeadNames(off), ","), layers, heads)
 		if err != nil {
 			t.Fatalf("%q: read back: %v", s, err)
 		}
 		for l := range off {
 			for h := range off[l] {
 				if off[l][h] != again[l][h] {
-					t.Fatalf("%q: L%dH%d read back differently", s, l, h)
+					t.Fatalf("%q: %s read back differently", s, HeadName(l, h))
 				}
 			}
 		}
