@@ -11,7 +11,7 @@ import (
 // ExampleParamShapes lists a model's parameters by name and shape, in the
 // order Weights holds them; linear weights are [in, out].
 func ExampleParamShapes() {
-	c := graph.Config{Vocab: 16, SeqLen: 16, Layers: 1, Heads: 2, DModel: 32, DFF: 64, Positions: true, Causal: true}
+	c := graph.Config{Vocab: 16, SeqLen: 16, Arch: graph.Arch{Layers: 1, Heads: 2, DModel: 32, DFF: 64, Positions: true, Causal: true}}
 	if err := c.Validate(); err != nil {
 		log.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func ExampleParamShapes() {
 // seed gives the same weights, another seed others.
 func ExampleInitWeights() {
 	// The shape of the default induction model (train.Defaults("induction")).
-	c := graph.Config{Vocab: 16, SeqLen: 16, Layers: 2, Heads: 2, DModel: 32, DFF: 64, Positions: true, Causal: true}
+	c := graph.Config{Vocab: 16, SeqLen: 16, Arch: graph.Arch{Layers: 2, Heads: 2, DModel: 32, DFF: 64, Positions: true, Causal: true}}
 	w := graph.InitWeights(c, 1)
 	fmt.Println("parameters:", w.Count())
 	fmt.Println("tensors:", len(w.Params))

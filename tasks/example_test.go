@@ -57,7 +57,7 @@ func ExampleNewStream() {
 // ExampleTask_Sample writes one example of a task of any size into
 // caller-owned slices, from the caller's own random source.
 func ExampleTask_Sample() {
-	var t tasks.Task = tasks.Copy{N: 4, V: 6} // four tokens over six, then the same four again
+	var t tasks.Task = tasks.Repeat{N: 4, V: 6} // four tokens over six, then the same four again
 	tokens := make([]int, t.SeqLen())
 	targets := make([]int, t.SeqLen())
 	t.Sample(rand.New(rand.NewPCG(2, 3)), tokens, targets)

@@ -183,7 +183,7 @@ func decodeConfig(cfgJSON []byte) (configFile, int, error) {
 	}
 	t, _ := tasks.New(cf.Train.Task)
 	if cf.Train.Model(t) != cf.Model {
-		return cf, 0, fmt.Errorf("%s: model shape %+v does not match the training flags", ConfigFile, cf.Model)
+		return cf, 0, fmt.Errorf("%s: model shape %s does not match the training flags", ConfigFile, cf.Model)
 	}
 	count := 0
 	for _, p := range graph.ParamShapes(cf.Model) {
