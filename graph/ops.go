@@ -13,9 +13,9 @@ import (
 // The fused ops of the model. Each forward sits beside its gradient ops;
 // each gradient op is itself an op (not differentiated again). Every op
 // is one kernel of kernels.Device, whose CPU implementation (backend/cpu)
-// gives the arithmetic. Gorgonia's own LayerNorm pieces, softmax and
-// InverseSqrt are avoided: see docs/model.md and the Gorgonia notes for
-// why.
+// gives the arithmetic (docs/model.md). None of Gorgonia's own ops is
+// used: the executor (exec.go) runs only these, and the sums Gorgonia's
+// differentiation writes, as add.
 
 // LayerNormEps is the epsilon added to the variance in every LayerNorm.
 const LayerNormEps = cpu.LayerNormEps
