@@ -31,8 +31,8 @@ func kernelOp(s kernels.Shape, name string, out tensor.Shape,
 	}, in...)
 }
 
-// AttentionProbs is P = softmax(Q K^T / sqrt(Dh)) with the shape's mask.
-func AttentionProbs(s kernels.Shape, q, k *G.Node) *G.Node {
+// attentionProbs is P = softmax(Q K^T / sqrt(Dh)) with the shape's mask.
+func attentionProbs(s kernels.Shape, q, k *G.Node) *G.Node {
 	return kernelOp(s, "attn_probs", tensor.Shape{s.B * s.H * s.T, s.T},
 		func(c *call) error { return c.d.Probs(c.S, s, c.in[0], c.in[1], c.out) },
 		func(in G.Nodes, p, dP *G.Node) (G.Nodes, error) {
@@ -47,9 +47,9 @@ func AttentionProbs(s kernels.Shape, q, k *G.Node) *G.Node {
 		}, q, k)
 }
 
-// AttentionMix is O = P V: each head's output is the attention-weighted sum
+// attentionMix is O = P V: each head's output is the attention-weighted sum
 // of its value vectors.
-func AttentionMix(s kernels.Shape, p, v *G.Node) *G.Node {
+func attentionMix(s kernels.Shape, p, v *G.Node) *G.Node {
 	qkv := tensor.Shape{s.B * s.T, s.H * s.Dh}
 	return kernelOp(s, "attn_mix", qkv,
 		func(c *call) error { return c.d.Mix(c.S, s, c.in[0], c.in[1], c.out) },

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"reflect"
 
 	G "gorgonia.org/gorgonia"
 
@@ -28,8 +29,7 @@ type executor struct {
 }
 
 type execStep struct {
-	o *op // nil: elementwise sum of in[0] and in[1] (Gorgonia's Add), or lin
-	n int // the sum's length
+	o *op // the op to run; nil for lin
 	c call
 	// lin is a product fused with its reader: c.in holds x, w, bias, res
 	// and deriv (the last three may have no buffer).
@@ -44,12 +44,6 @@ func (e *executor) RunAll() error {
 			in := s.c.in
 			if err := e.d.Linear(e.S, l.m, l.n, l.k, in[0], in[1], in[2], in[3], s.c.out, in[4]); err != nil {
 				return fmt.Errorf("fused linear: %w", err)
-			}
-			continue
-		}
-		if s.o == nil {
-			if err := e.d.Add(e.S, s.n, s.c.in[0], s.c.in[1], s.c.out); err != nil {
-				return fmt.Errorf("add: %w", err)
 			}
 			continue
 		}
@@ -96,13 +90,62 @@ func children(g *G.ExprGraph, n *G.Node) G.Nodes {
 	return out
 }
 
-// isAdd says whether n is Gorgonia's elementwise a + b of equal shapes
-// (the residual connections, and the sums of gradient terms).
-func isAdd(n *G.Node, in G.Nodes) bool {
-	if fmt.Sprintf("%T", n.Op()) != "gorgonia.elemBinOp" || n.Op().String() != "+ false" || len(in) != 2 {
-		return false
+// gradSum returns the op that runs n when n is one of the sums Gorgonia's
+// differentiation writes (gorgonia.Grad adds up the gradient terms of a
+// node that several nodes read, with gorgonia.Add), or nil when it is
+// not. Gorgonia's op types are unexported, so a sum is recognised by
+// value: its op equals the op gorgonia.Add makes for two operands of n's
+// type, and both operands have n's shape. It runs as headlab's add op.
+func gradSum(n *G.Node, in G.Nodes) *op {
+	if len(in) != 2 || !in[0].Shape().Eq(n.Shape()) || !in[1].Shape().Eq(n.Shape()) {
+		return nil
 	}
-	return in[0].Shape().Eq(n.Shape()) && in[1].Shape().Eq(n.Shape())
+	if !reflect.DeepEqual(n.Op(), gorgoniaAdd(n)) {
+		return nil
+	}
+	return addOp(n.Shape())
+}
+
+// gorgoniaAdd is the op of gorgonia.Add for two operands of n's type, made
+// on a scratch graph.
+func gorgoniaAdd(n *G.Node) G.Op {
+	g := G.NewGraph()
+	operand := func() *G.Node {
+		if n.IsScalar() {
+			return G.NewScalar(g, n.Dtype())
+		}
+		return G.NewTensor(g, n.Dtype(), n.Dims(), G.WithShape(n.Shape()...))
+	}
+	sum, err := G.Add(operand(), operand())
+	if err != nil {
+		return nil
+	}
+	return sum.Op()
+}
+
+// ops gives every node of order that computes something its headlab op:
+// its own, or for a Gorgonia sum, the add op that runs it. Inputs and
+// constants have none.
+func ops(g *G.ExprGraph, order G.Nodes) (map[*G.Node]*op, error) {
+	m := make(map[*G.Node]*op, len(order))
+	for _, n := range order {
+		switch o := n.Op().(type) {
+		case nil: // an input
+		case *op:
+			m[n] = o
+		default:
+			in := children(g, n)
+			if len(in) == 0 && n.Value() != nil { // a constant
+				continue
+			}
+			s := gradSum(n, in)
+			if s == nil {
+				return nil, fmt.Errorf("graph: the executor cannot run %v (op %T %v)", n, o, o)
+			}
+			m[n] = s
+		}
+	}
+	return m, nil
 }
 
 // compile orders the nodes outputs depend on and gives each a tensor on d
@@ -138,6 +181,10 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 			return nil, err
 		}
 	}
+	opOf, err := ops(g, order)
+	if err != nil {
+		return nil, err
+	}
 	e = &executor{d: d, S: S, mem: kernels.Arena{Dev: d, S: S}}
 	defer func() {
 		if err != nil {
@@ -152,7 +199,7 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 	for _, n := range outputs {
 		keep[n] = true
 	}
-	fusedFrom := fusion(g, order, keep, bound)
+	fusedFrom := fusion(g, order, opOf, keep, bound)
 	fused := map[*G.Node]bool{}
 	lastUse := map[*G.Node]int{}
 	for i, n := range order {
@@ -215,7 +262,7 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 			for j, c := range children(g, p) {
 				lin[j] = ts[c]
 			}
-			if o, isOp := n.Op().(*op); isOp { // a GELU: its derivative is its aux
+			if o := opOf[n]; o.fuse.gelu { // its derivative is its aux
 				t, err := e.alloc(o.aux[0])
 				if err != nil {
 					return nil, err
@@ -228,20 +275,15 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 					lin[3] = ins[1]
 				}
 			}
-			f := p.Op().(*op).fuse
+			f := opOf[p].fuse
 			e.steps = append(e.steps, execStep{lin: &f, c: call{in: lin, out: ts[n]}})
 			release(in, i)
 			release(children(g, p), i)
 			continue
 		}
-		switch o := n.Op().(type) {
-		case nil: // an input: the Net binds it
-			t, ok := bound[n]
-			if !ok {
-				return nil, fmt.Errorf("graph: input %v is not bound", n)
-			}
-			ts[n] = t
-		case *op:
+		o, isOp := opOf[n]
+		switch {
+		case isOp:
 			if ts[n], err = out(n); err != nil {
 				return nil, err
 			}
@@ -256,23 +298,19 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 				}
 			}
 			e.steps = append(e.steps, execStep{o: o, c: call{d: d, S: S, in: ins, out: ts[n], aux: auxes[own]}})
-		default:
-			switch {
-			case len(in) == 0 && n.Value() != nil: // a constant, shared by every model
-				f, err := floats(n.Value())
-				if err != nil {
-					return nil, err
-				}
-				if ts[n], err = e.mem.Shared(f); err != nil {
-					return nil, err
-				}
-			case isAdd(n, in):
-				if ts[n], err = out(n); err != nil {
-					return nil, err
-				}
-				e.steps = append(e.steps, execStep{n: n.Shape().TotalSize(), c: call{in: ins, out: ts[n]}})
-			default:
-				return nil, fmt.Errorf("graph: the executor cannot run %v (op %T %v)", n, o, o)
+		case n.Op() == nil: // an input: the Net binds it
+			t, ok := bound[n]
+			if !ok {
+				return nil, fmt.Errorf("graph: input %v is not bound", n)
+			}
+			ts[n] = t
+		default: // a constant (ops says so), shared by every model
+			f, err := floats(n.Value())
+			if err != nil {
+				return nil, err
+			}
+			if ts[n], err = e.mem.Shared(f); err != nil {
+				return nil, err
 			}
 		}
 		release(in, i)
@@ -285,7 +323,7 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 // bound), and returns, for each such reader, its product: the executor
 // runs the two as one Linear kernel with an epilogue, so the product's
 // result never goes to memory.
-func fusion(g *G.ExprGraph, order G.Nodes, keep map[*G.Node]bool, bound map[*G.Node]kernels.Tensor) map[*G.Node]*G.Node {
+func fusion(g *G.ExprGraph, order G.Nodes, opOf map[*G.Node]*op, keep map[*G.Node]bool, bound map[*G.Node]kernels.Tensor) map[*G.Node]*G.Node {
 	readers := map[*G.Node]int{}
 	for _, n := range order {
 		for _, c := range children(g, n) {
@@ -293,20 +331,23 @@ func fusion(g *G.ExprGraph, order G.Nodes, keep map[*G.Node]bool, bound map[*G.N
 		}
 	}
 	product := func(c *G.Node) bool {
-		o, ok := c.Op().(*op)
+		o, ok := opOf[c]
 		_, b := bound[c]
 		return ok && o.fuse.linear && readers[c] == 1 && !keep[c] && !b
 	}
 	from := map[*G.Node]*G.Node{}
 	for _, n := range order {
-		in := children(g, n)
-		if o, ok := n.Op().(*op); ok {
-			if o.fuse.gelu && product(in[0]) {
-				from[n] = in[0]
-			}
+		o, ok := opOf[n]
+		if !ok {
 			continue
 		}
-		if isAdd(n, in) {
+		in := children(g, n)
+		switch {
+		case o.fuse.gelu:
+			if product(in[0]) {
+				from[n] = in[0]
+			}
+		case o.fuse.add:
 			for _, c := range in {
 				if product(c) {
 					from[n] = c

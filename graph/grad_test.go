@@ -99,22 +99,22 @@ func gradCheck(t *testing.T, name string, shapes [][]int, diff []bool, f func(in
 
 func TestOpGradients(t *testing.T) {
 	gradCheck(t, "linear", [][]int{{5, 4}, {4, 3}, {3}}, []bool{true, true, true},
-		func(in []*G.Node) *G.Node { return Linear(in[0], in[1], in[2]) })
+		func(in []*G.Node) *G.Node { return linear(in[0], in[1], in[2]) })
 	gradCheck(t, "linear-nobias", [][]int{{5, 4}, {4, 3}}, []bool{true, true},
-		func(in []*G.Node) *G.Node { return Linear(in[0], in[1], nil) })
+		func(in []*G.Node) *G.Node { return linear(in[0], in[1], nil) })
 	gradCheck(t, "linear-transposed", [][]int{{5, 4}, {3, 4}, {3}}, []bool{true, true, true},
-		func(in []*G.Node) *G.Node { return LinearT(in[0], in[1], in[2]) })
+		func(in []*G.Node) *G.Node { return linearT(in[0], in[1], in[2]) })
 	gradCheck(t, "layernorm", [][]int{{4, 6}, {6}, {6}}, []bool{true, true, true},
-		func(in []*G.Node) *G.Node { return LayerNorm(in[0], in[1], in[2]) })
+		func(in []*G.Node) *G.Node { return layerNorm(in[0], in[1], in[2]) })
 	gradCheck(t, "gelu", [][]int{{3, 5}}, []bool{true},
-		func(in []*G.Node) *G.Node { return GELU(in[0]) })
+		func(in []*G.Node) *G.Node { return gelu(in[0]) })
 	gradCheck(t, "colscale", [][]int{{4, 6}, {6}}, []bool{true, true},
-		func(in []*G.Node) *G.Node { return ColScale(in[0], in[1]) })
+		func(in []*G.Node) *G.Node { return colScale(in[0], in[1]) })
 	ids := []float32{2, 0, 2, 1, 2}
 	gradCheck(t, "embed", [][]int{{3, 4}}, []bool{true}, func(in []*G.Node) *G.Node {
 		iv := G.NewVector(in[0].Graph(), G.Float32, G.WithShape(5), G.WithName("ids"),
 			G.WithValue(tensor.New(tensor.WithShape(5), tensor.WithBacking(ids))))
-		return Embed(iv, in[0])
+		return embed(iv, in[0])
 	})
 }
 
@@ -124,7 +124,7 @@ func TestSoftmaxCrossEntropyGradient(t *testing.T) {
 	gradCheck(t, "softmax-xent", [][]int{{3, 4}}, []bool{true}, func(in []*G.Node) *G.Node {
 		yv := G.NewVector(in[0].Graph(), G.Float32, G.WithShape(3), G.WithName("y"),
 			G.WithValue(tensor.New(tensor.WithShape(3), tensor.WithBacking(y))))
-		return SoftmaxCrossEntropy(in[0], yv)
+		return softmaxXent(in[0], yv)
 	})
 }
 
@@ -134,7 +134,7 @@ func TestAttentionGradients(t *testing.T) {
 		qkv := []int{s.B * s.T, s.H * s.Dh}
 		gradCheck(t, fmt.Sprint("attention causal=", causal), [][]int{qkv, qkv, qkv}, []bool{true, true, true},
 			func(in []*G.Node) *G.Node {
-				return AttentionMix(s, AttentionProbs(s, in[0], in[1]), in[2])
+				return attentionMix(s, attentionProbs(s, in[0], in[1]), in[2])
 			})
 	}
 }

@@ -360,7 +360,7 @@ func Build(p *Block, batch int, train bool) (n *Net, err error) {
 	// One node for the token embedding: with tied embeddings the
 	// unembedding reads it too, and Gorgonia sums both gradients into it.
 	tokEmb := param("tok_emb")
-	x := Embed(tokens, tokEmb)
+	x := embed(tokens, tokEmb)
 	if c.Positions {
 		// Every model reads the same position ids: one shared tensor.
 		ids := make([]float32, rows)
@@ -373,7 +373,7 @@ func Build(p *Block, batch int, train bool) (n *Net, err error) {
 		}
 		pos := node("positions", rows)
 		bound[pos] = t
-		x = must(G.Add(x, Embed(pos, param("pos_emb"))))
+		x = add(x, embed(pos, param("pos_emb")))
 	}
 	s := kernels.Shape{B: batch, T: c.SeqLen, H: c.Heads, Dh: c.HeadDim(), Causal: c.Causal}
 	var gates, probs G.Nodes
@@ -383,32 +383,32 @@ func Build(p *Block, batch int, train bool) (n *Net, err error) {
 		bound[gate] = n.gates.View(l*dm, dm)
 		gates = append(gates, gate)
 
-		h := LayerNorm(x, param(b+"ln1.weight"), param(b+"ln1.bias"))
-		q := Linear(h, param(b+"attn.q.weight"), param(b+"attn.q.bias"))
-		k := Linear(h, param(b+"attn.k.weight"), param(b+"attn.k.bias"))
-		v := Linear(h, param(b+"attn.v.weight"), param(b+"attn.v.bias"))
-		pr := AttentionProbs(s, q, k)
+		h := layerNorm(x, param(b+"ln1.weight"), param(b+"ln1.bias"))
+		q := linear(h, param(b+"attn.q.weight"), param(b+"attn.q.bias"))
+		k := linear(h, param(b+"attn.k.weight"), param(b+"attn.k.bias"))
+		v := linear(h, param(b+"attn.v.weight"), param(b+"attn.v.bias"))
+		pr := attentionProbs(s, q, k)
 		t, err := alloc(s.ProbsLen())
 		if err != nil {
 			return nil, err
 		}
 		bound[pr] = t
 		n.probs, probs = append(n.probs, t), append(probs, pr)
-		o := ColScale(AttentionMix(s, pr, v), gate)
-		x = must(G.Add(x, Linear(o, param(b+"attn.out.weight"), param(b+"attn.out.bias"))))
+		o := colScale(attentionMix(s, pr, v), gate)
+		x = add(x, linear(o, param(b+"attn.out.weight"), param(b+"attn.out.bias")))
 
-		h = LayerNorm(x, param(b+"ln2.weight"), param(b+"ln2.bias"))
-		h = GELU(Linear(h, param(b+"mlp.fc1.weight"), param(b+"mlp.fc1.bias")))
-		x = must(G.Add(x, Linear(h, param(b+"mlp.fc2.weight"), param(b+"mlp.fc2.bias"))))
+		h = layerNorm(x, param(b+"ln2.weight"), param(b+"ln2.bias"))
+		h = gelu(linear(h, param(b+"mlp.fc1.weight"), param(b+"mlp.fc1.bias")))
+		x = add(x, linear(h, param(b+"mlp.fc2.weight"), param(b+"mlp.fc2.bias")))
 	}
-	x = LayerNorm(x, param("ln_f.weight"), param("ln_f.bias"))
+	x = layerNorm(x, param("ln_f.weight"), param("ln_f.bias"))
 	var logits *G.Node
 	if c.TiedEmbeddings {
-		logits = LinearT(x, tokEmb, param("unembed.bias"))
+		logits = linearT(x, tokEmb, param("unembed.bias"))
 	} else {
-		logits = Linear(x, param("unembed.weight"), param("unembed.bias"))
+		logits = linear(x, param("unembed.weight"), param("unembed.bias"))
 	}
-	loss := SoftmaxCrossEntropy(logits, targets)
+	loss := softmaxXent(logits, targets)
 	if n.logits, err = alloc(rows * c.Vocab); err != nil {
 		return nil, err
 	}
@@ -454,13 +454,6 @@ func Build(p *Block, batch int, train bool) (n *Net, err error) {
 		return nil, err
 	}
 	return n, nil
-}
-
-func must(n *G.Node, err error) *G.Node {
-	if err != nil {
-		panic(fmt.Sprintf("graph: %v", err))
-	}
-	return n
 }
 
 // Block is the parameters the Net computes with.

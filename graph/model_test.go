@@ -342,3 +342,38 @@ func TestFusion(t *testing.T) {
 		}
 	}
 }
+
+// TestForwardIgnoresGradients: an op's forward does not depend on
+// whether a gradient was asked for. A Net built to train and one built
+// without gradients give the same loss, logits and attention, bit for
+// bit, for every shape of model.
+func TestForwardIgnoresGradients(t *testing.T) {
+	for _, pc := range [][3]bool{{true, true, false}, {false, true, true}, {true, false, true}} {
+		c := smallConfig(pc[0], pc[1])
+		c.TiedEmbeddings = pc[2]
+		w := InitWeights(c, 3)
+		tok, tgt := randomBatch(c, 2, 3)
+		var outs [2][][]float32
+		for i, train := range []bool{false, true} {
+			net := build(t, c, w, 2, train)
+			if err := net.SetInputs(0, tok, tgt); err != nil {
+				t.Fatal(err)
+			}
+			if err := net.Run(); err != nil {
+				t.Fatal(err)
+			}
+			outs[i] = append(outs[i], read(t, net.Losses), read(t, net.Logits))
+			for l := 0; l < c.Layers; l++ {
+				outs[i] = append(outs[i], read(t, func() ([]float32, error) { return net.Probs(l, 2) }))
+			}
+			net.Close()
+		}
+		for k := range outs[0] {
+			for j, v := range outs[0][k] {
+				if math.Float32bits(v) != math.Float32bits(outs[1][k][j]) {
+					t.Fatalf("%+v: output %d, element %d: %v without gradients, %v with", c, k, j, v, outs[1][k][j])
+				}
+			}
+		}
+	}
+}

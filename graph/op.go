@@ -47,11 +47,13 @@ type op struct {
 }
 
 // fusible marks the ops whose kernels combine: a product x w (+ b) of
-// shape m x k by k x n, and the GELU that may follow one.
+// shape m x k by k x n, and the GELU or the add (a residual) that may
+// follow one.
 type fusible struct {
 	linear  bool
 	m, n, k int
 	gelu    bool
+	add     bool
 }
 
 // call is one launch of an op: its inputs, output and aux tensors, for S

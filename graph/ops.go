@@ -13,9 +13,9 @@ import (
 // The fused ops of the model. Each forward sits beside its gradient ops;
 // each gradient op is itself an op (not differentiated again). Every op
 // is one kernel of kernels.Device, whose CPU implementation (backend/cpu)
-// gives the arithmetic. Gorgonia's own LayerNorm pieces, softmax and
-// InverseSqrt are avoided: see docs/model.md and the Gorgonia notes for
-// why.
+// gives the arithmetic (docs/model.md). None of Gorgonia's own ops is
+// used: the executor (exec.go) runs only these, and the sums Gorgonia's
+// differentiation writes, as add.
 
 // LayerNormEps is the epsilon added to the variance in every LayerNorm.
 const LayerNormEps = cpu.LayerNormEps
@@ -77,9 +77,36 @@ func colDot(name string, a, b *G.Node, from *op, rows, d int) *G.Node {
 	return apply(o, a, b)
 }
 
-// Linear is x W + b for x [N, I], W [I, O], b [O]; b may be nil. Each
+// add is a + b elementwise, for a and b of one shape: the residual
+// connections. Its gradient passes dy to both inputs. The executor runs
+// the sums that Gorgonia's differentiation writes (gradient terms of a
+// node read several times) with this op too (exec.go, gradSum).
+func add(a, b *G.Node) *G.Node {
+	if !a.Shape().Eq(b.Shape()) {
+		panic(fmt.Sprintf("graph: add of shapes %v and %v", a.Shape(), b.Shape()))
+	}
+	o := addOp(a.Shape())
+	o.diff = []bool{true, true}
+	o.grad = func(_ G.Nodes, _, dy *G.Node) (G.Nodes, error) { return G.Nodes{dy, dy}, nil }
+	return apply(o, a, b)
+}
+
+// addOp is the op of a + b for two operands of shape s; not differentiable
+// by itself (add makes it so).
+func addOp(s tensor.Shape) *op {
+	size := s.TotalSize()
+	return &op{
+		name:   "add",
+		inDims: []int{s.Dims(), s.Dims()},
+		out:    s.Clone(),
+		fuse:   fusible{add: true},
+		run:    func(c *call) error { return c.d.Add(c.S, size, c.in[0], c.in[1], c.out) },
+	}
+}
+
+// linear is x W + b for x [N, I], W [I, O], b [O]; b may be nil. Each
 // output element starts at its bias and adds the products in order of i.
-func Linear(x, w, b *G.Node) *G.Node {
+func linear(x, w, b *G.Node) *G.Node {
 	n, k := shapeOf(x)
 	_, m := shapeOf(w)
 	in := G.Nodes{x, w}
@@ -110,11 +137,11 @@ func Linear(x, w, b *G.Node) *G.Node {
 	}, in...)
 }
 
-// LinearT is x Wᵀ + b for x [N, I], W [O, I], b [O]: the unembedding of
+// linearT is x Wᵀ + b for x [N, I], W [O, I], b [O]: the unembedding of
 // tied embeddings, where W is the token embedding [V, D]. Its gradients
 // are dy W for x, dyᵀ x for W (shaped like the embedding, which sums it
 // with the lookup's gradient) and the column sums of dy for b.
-func LinearT(x, w, b *G.Node) *G.Node {
+func linearT(x, w, b *G.Node) *G.Node {
 	n, k := shapeOf(x)
 	m, _ := shapeOf(w)
 	return apply(&op{
@@ -131,10 +158,10 @@ func LinearT(x, w, b *G.Node) *G.Node {
 	}, x, w, b)
 }
 
-// Embed looks up rows of table [V, D] for ids [N] (token ids held as
+// embed looks up rows of table [V, D] for ids [N] (token ids held as
 // floats): the product of one-hot rows with table, without the one-hot
 // matrix. Its gradient adds dy's rows into the rows they came from.
-func Embed(ids, table *G.Node) *G.Node {
+func embed(ids, table *G.Node) *G.Node {
 	n := ids.Shape().TotalSize()
 	v, d := shapeOf(table)
 	return apply(&op{
@@ -154,12 +181,12 @@ func Embed(ids, table *G.Node) *G.Node {
 	}, ids, table)
 }
 
-// LayerNorm normalises each row of x [N, D] to zero mean and unit variance
+// layerNorm normalises each row of x [N, D] to zero mean and unit variance
 // (biased variance, eps inside the root), then scales by gamma and adds beta.
 // The forward keeps the normalised rows xh and each row's 1/sqrt(var+eps)
 // (its aux tensors) for its gradient ops, which would otherwise compute
 // them again.
-func LayerNorm(x, gamma, beta *G.Node) *G.Node {
+func layerNorm(x, gamma, beta *G.Node) *G.Node {
 	n, d := shapeOf(x)
 	fwd := &op{
 		name:   "layernorm",
@@ -189,11 +216,11 @@ func LayerNorm(x, gamma, beta *G.Node) *G.Node {
 	return apply(fwd, x, gamma, beta)
 }
 
-// GELU applies the exact GELU, x Phi(x), elementwise (simd.GELU: Phi to
+// gelu applies the exact GELU, x Phi(x), elementwise (simd.GELU: Phi to
 // within 2.4e-7; docs/model.md). The forward also computes the derivative
 // Phi(x) + x phi(x) into its aux tensor, which the gradient op reads: the
 // backward multiplies instead of evaluating the normal CDF again.
-func GELU(x *G.Node) *G.Node {
+func gelu(x *G.Node) *G.Node {
 	size := x.Shape().TotalSize()
 	fwd := &op{
 		name:   "gelu",
@@ -217,9 +244,9 @@ func GELU(x *G.Node) *G.Node {
 	return apply(fwd, x)
 }
 
-// ColScale multiplies every row of x [N, D] elementwise by g [D]. The model
+// colScale multiplies every row of x [N, D] elementwise by g [D]. The model
 // uses it to gate heads: g holds 1 or 0 for each head's Dh columns.
-func ColScale(x, g *G.Node) *G.Node {
+func colScale(x, g *G.Node) *G.Node {
 	n, d := shapeOf(x)
 	return apply(&op{
 		name:   "colscale",
@@ -228,18 +255,18 @@ func ColScale(x, g *G.Node) *G.Node {
 		run:    func(c *call) error { return c.d.ColScale(c.S, n, d, c.in[0], c.in[1], c.out) },
 		diff:   []bool{true, true},
 		grad: func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
-			return G.Nodes{ColScale(dy, in[1]), colDot("colscale_grad_g", dy, in[0], nil, n, d)}, nil
+			return G.Nodes{colScale(dy, in[1]), colDot("colscale_grad_g", dy, in[0], nil, n, d)}, nil
 		},
 	}, x, g)
 }
 
-// SoftmaxCrossEntropy is the mean over answer rows of -log softmax(logits)
+// softmaxXent is the mean over answer rows of -log softmax(logits)
 // at the target, for logits [N, V] and targets [N] (the target id as a
 // float, negative where a row is not an answer). Fused because Gorgonia's
 // last-axis softmax is unstable in float32. The forward keeps each answer
 // row's softmax (its aux tensor) for the gradient,
 // up * (softmax - onehot(target)) / answers.
-func SoftmaxCrossEntropy(logits, targets *G.Node) *G.Node {
+func softmaxXent(logits, targets *G.Node) *G.Node {
 	n, v := shapeOf(logits)
 	fwd := &op{
 		name:   "softmax_xent",
