@@ -17,7 +17,8 @@ import (
 // HistoryFile is the name of the recorded history inside a checkpoint.
 const HistoryFile = "history.json"
 
-// Snapshot is the model as it was at one step of training.
+// Snapshot is the model as it was at one step of training: one entry of
+// a History, read from a train.Snapshot of the held-out set.
 type Snapshot struct {
 	Step int `json:"step"`
 	// Loss is the last training batch's loss; absent before the first step.
@@ -31,7 +32,7 @@ type History []Snapshot
 
 // Recorder takes a Snapshot every few steps of a training run: held-out
 // accuracy on the first 1,000 held-out examples and every head's scores on
-// the first ScoredExamples.
+// the first ScoredExamples, both from one pass over them.
 type Recorder struct {
 	History History
 
@@ -57,16 +58,13 @@ func (r *Recorder) record(step int, m *train.Model, loss float64) error {
 	} else if err := r.eval.Reload(); err != nil {
 		return err
 	}
-	held := train.HeldOut(m)
-	acc, _, err := r.eval.Accuracy(held, nil)
+	// One pass: accuracy on the held-out set, attention on its first
+	// ScoredExamples.
+	sn, err := r.eval.Snapshot([]*tasks.Batch{train.HeldOut(m)}, train.SnapshotOptions{Attention: ScoredExamples})
 	if err != nil {
 		return err
 	}
-	att, err := Capture(r.eval, m, firstExamples(held, ScoredExamples), nil)
-	if err != nil {
-		return err
-	}
-	s := Snapshot{Step: step, Accuracy: acc, Heads: analysis.ScoreAll(att)}
+	s := Snapshot{Step: step, Accuracy: sn[0].Accuracy, Heads: analysis.ScoreAll(sn[0].Attention)}
 	if !math.IsNaN(loss) {
 		s.Loss = &loss
 	}
@@ -133,9 +131,9 @@ func UnseenScores(m *train.Model, dev kernels.Device) ([]analysis.HeadScore, err
 	}
 	defer e.Close()
 	b := tasks.NewStream(m.Task, m.Train.Seed, tasks.Unseen).Next(ScoredExamples)
-	att, err := Capture(e, m, b, nil)
+	sn, err := e.Snapshot([]*tasks.Batch{b}, train.SnapshotOptions{Attention: b.N})
 	if err != nil {
 		return nil, err
 	}
-	return analysis.ScoreAll(att), nil
+	return analysis.ScoreAll(sn[0].Attention), nil
 }

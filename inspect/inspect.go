@@ -1,95 +1,19 @@
-// Package inspect reads the heads of a trained model: it captures the
-// attention patterns on held-out examples, scores and labels every head
-// (analysis, after docs/head-patterns.md) and measures what switching heads
-// off does to held-out accuracy.
+// Package inspect reads the heads of a trained model: it scores and labels
+// every head on its attention to held-out examples (captured by
+// train.Evaluator.Snapshot; analysis, after docs/head-patterns.md) and
+// measures what switching heads off does to held-out accuracy.
 package inspect
 
 import (
 	"headlab/analysis"
 	"headlab/graph"
 	"headlab/kernels"
-	"headlab/tasks"
 	"headlab/train"
 )
 
 // ScoredExamples is the size of the held-out batch heads are scored on: the
 // first ScoredExamples of the held-out set.
 const ScoredExamples = 256
-
-// Capture runs b through the model and returns every head's attention on
-// every example, with the heads in off switched off.
-func Capture(e *train.Evaluator, m *train.Model, b *tasks.Batch, off [][]bool) (*analysis.Attention, error) {
-	a, err := CaptureAll(e, []*tasks.Batch{b}, [][][]bool{off})
-	if err != nil {
-		return nil, err
-	}
-	return a[0], nil
-}
-
-// CaptureAll runs bs[s] through model s of e, for every model, and returns
-// every head's attention on every example (off as in train's Forward).
-// Only the attention of the examples asked for is read back.
-func CaptureAll(e *train.Evaluator, bs []*tasks.Batch, off [][][]bool) ([]*analysis.Attention, error) {
-	return capture(e, bs, off, nil)
-}
-
-// CaptureLogits is Capture that also returns the logits of every
-// position, [N*T][Vocab], read in the same pass.
-func CaptureLogits(e *train.Evaluator, b *tasks.Batch, off [][]bool) (*analysis.Attention, []float32, error) {
-	logits := [][]float32{make([]float32, b.N*b.T*e.Models[0].Shape.Vocab)}
-	a, err := capture(e, []*tasks.Batch{b}, [][][]bool{off}, logits)
-	if err != nil {
-		return nil, nil, err
-	}
-	return a[0], logits[0], nil
-}
-
-// capture is CaptureAll that also fills logits[s] with model s's logits
-// when logits is not nil.
-func capture(e *train.Evaluator, bs []*tasks.Batch, off [][][]bool, logits [][]float32) ([]*analysis.Attention, error) {
-	c := e.Models[0].Shape
-	out := make([]*analysis.Attention, len(bs))
-	for s, b := range bs {
-		out[s] = &analysis.Attention{Causal: c.Causal, N: b.N, L: c.Layers, H: c.Heads, T: c.SeqLen,
-			Tokens:    append([]int(nil), b.Tokens...),
-			Probs:     make([]float32, b.N*c.Layers*c.Heads*c.SeqLen*c.SeqLen),
-			Relations: Relations(e.Models[s].Task, b)}
-	}
-	head := c.SeqLen * c.SeqLen // one head's matrix
-	err := e.Forward(bs, off, func(net *graph.Net, first, n int) error {
-		if logits != nil {
-			lg, err := net.Logits() // [S][Batch*T][V]
-			if err != nil {
-				return err
-			}
-			row := c.SeqLen * c.Vocab // one sequence's logits
-			for s, dst := range logits {
-				copy(dst[first*row:(first+n)*row], lg[s*net.Batch*row:])
-			}
-		}
-		for l := 0; l < c.Layers; l++ {
-			p, err := net.Probs(l, n) // [S][n][H][T][T]
-			if err != nil {
-				return err
-			}
-			for s, a := range out {
-				ps := p[s*n*c.Heads*head:]
-				for i := 0; i < n; i++ {
-					for h := 0; h < c.Heads; h++ {
-						src := ps[(i*c.Heads+h)*head : (i*c.Heads+h+1)*head]
-						dst := (((first+i)*c.Layers+l)*c.Heads + h) * head
-						copy(a.Probs[dst:dst+head], src)
-					}
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
 
 // Head is one head's verdict and the held-out accuracy with it switched
 // off (on top of any heads the report was asked to switch off).
@@ -168,35 +92,33 @@ func AnalyzeRelation(m *train.Model, dev kernels.Device, off [][]bool, rel int) 
 
 func analyzeAll(e *train.Evaluator, off [][]bool, rel int) ([]*Report, []*analysis.Attention, error) {
 	held := e.HeldOutAll()
-	first := make([]*tasks.Batch, len(held))
-	for s, b := range held {
-		first[s] = firstExamples(b, ScoredExamples)
-	}
-	atts, err := CaptureAll(e, first, [][][]bool{off})
+	// One pass: accuracy on every held-out example, attention on the first
+	// ScoredExamples.
+	snaps, err := e.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{off}, Attention: ScoredExamples})
 	if err != nil {
 		return nil, nil, err
 	}
-	acc, loss, err := e.AccuracyAll(held, [][][]bool{off})
-	if err != nil {
-		return nil, nil, err
+	atts := make([]*analysis.Attention, len(snaps))
+	for s, sn := range snaps {
+		atts[s] = sn.Attention
 	}
 	c := e.Models[0].Shape
 	reports := make([]*Report, len(held))
 	scores := make([][]analysis.HeadScore, len(held))
 	for s := range reports {
-		reports[s] = &Report{Ablated: analysis.HeadNames(off), Accuracy: acc[s], Loss: loss[s]}
+		reports[s] = &Report{Ablated: analysis.HeadNames(off), Accuracy: snaps[s].Accuracy, Loss: snaps[s].Loss}
 		scores[s] = analysis.ScoreAll(atts[s])
 	}
 	for l := 0; l < c.Layers; l++ {
 		for h := 0; h < c.Heads; h++ {
-			one, _, err := e.AccuracyAll(held, [][][]bool{withHead(off, c, l, h)})
+			one, err := e.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{withHead(off, c, l, h)}})
 			if err != nil {
 				return nil, nil, err
 			}
 			for s, r := range reports {
 				for _, hs := range scores[s] {
 					if hs.Layer == l && hs.Head == h {
-						r.Heads = append(r.Heads, Head{HeadScore: hs, AblatedAccuracy: one[s]})
+						r.Heads = append(r.Heads, Head{HeadScore: hs, AblatedAccuracy: one[s].Accuracy})
 					}
 				}
 			}

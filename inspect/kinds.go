@@ -6,24 +6,6 @@ import (
 	"headlab/train"
 )
 
-// Relations is the relations t declares, on the examples of b (nil for a
-// task without relations).
-func Relations(t tasks.Task, b *tasks.Batch) []analysis.Relation {
-	rt, ok := t.(tasks.RelationTask)
-	if !ok {
-		return nil
-	}
-	var out []analysis.Relation
-	for r, name := range rt.Relations() {
-		keys := make([]int, b.N*b.T)
-		for n := 0; n < b.N; n++ {
-			rt.Relate(r, b.Tokens[n*b.T:(n+1)*b.T], keys[n*b.T:(n+1)*b.T])
-		}
-		out = append(out, analysis.Relation{Name: name, Keys: keys})
-	}
-	return out
-}
-
 // ByKind is held-out accuracy on each kind of example, intact and with the
 // head that follows a relation best switched off.
 type ByKind struct {
@@ -83,16 +65,16 @@ func byKindAll(e *train.Evaluator, held []*tasks.Batch, reports []*Report, off [
 				}
 			}
 		}
-		intact, _, err := e.AccuracyAll(masked, [][][]bool{off})
+		intact, err := e.Snapshot(masked, train.SnapshotOptions{Off: [][][]bool{off}})
 		if err != nil {
 			return err
 		}
-		without, _, err := e.AccuracyAll(masked, headOff)
+		without, err := e.Snapshot(masked, train.SnapshotOptions{Off: headOff})
 		if err != nil {
 			return err
 		}
 		for s, r := range reports {
-			r.ByKind.Kinds = append(r.ByKind.Kinds, KindAccuracy{Kind: kind, Examples: counts[s], Accuracy: intact[s], HeadOff: without[s]})
+			r.ByKind.Kinds = append(r.ByKind.Kinds, KindAccuracy{Kind: kind, Examples: counts[s], Accuracy: intact[s].Accuracy, HeadOff: without[s].Accuracy})
 		}
 	}
 	return nil

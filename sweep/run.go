@@ -204,13 +204,13 @@ func RunGroup(ps []Pair, pl Platform, h GroupHooks) ([]*Outcome, error) {
 		if !any {
 			return js, nil
 		}
-		acc, _, err := ev.AccuracyAll(held, offs)
+		snaps, err := ev.Snapshot(held, train.SnapshotOptions{Off: offs})
 		if err != nil {
 			return nil, err
 		}
 		for s := range js {
 			if len(js[s].Heads) > 0 {
-				js[s].Accuracy = &acc[s]
+				js[s].Accuracy = &snaps[s].Accuracy
 			}
 		}
 		return js, nil

@@ -3,16 +3,28 @@ package train
 import (
 	"fmt"
 
+	"headlab/analysis"
 	"headlab/graph"
 	"headlab/kernels"
 	"headlab/tasks"
 )
 
+// EvalChunk is the batch of the evaluation graph: an Evaluator runs
+// EvalChunk examples of every model per pass, so a batch of at most
+// EvalChunk examples is evaluated in one pass.
+const EvalChunk = 250
+
+// QuickHeldOut is the first EvalChunk examples of m's held-out set: one
+// pass of the evaluation graph, the quick held-out accuracy of progress
+// lines and of the viewer.
+func QuickHeldOut(m *Model) *tasks.Batch {
+	return tasks.NewStream(m.Task, m.Train.Seed, tasks.HeldOut).Next(EvalChunk)
+}
+
 // Evaluator runs S models of one shape forward on held-out examples, on
-// their device, evalChunk sequences per model at a time, optionally with
-// heads switched off. Each model has its own examples (a model's held-out
-// set follows its seed). Hits and losses are counted on the device; only
-// they, and attention when asked for, are read back.
+// their device, EvalChunk examples per model at a time, optionally with
+// heads switched off: Snapshot is the one way it does. Each model has its
+// own examples (a model's held-out set follows its seed).
 type Evaluator struct {
 	Models []*Model
 
@@ -46,12 +58,12 @@ func (g *Group) Evaluator() (*Evaluator, error) { return newEvaluator(g.Models, 
 func (tr *Trainer) Evaluator() (*Evaluator, error) { return tr.g.Evaluator() }
 
 func newEvaluator(ms []*Model, b *graph.Block) (*Evaluator, error) {
-	net, err := graph.Build(b, evalChunk, false)
+	net, err := graph.Build(b, EvalChunk, false)
 	if err != nil {
 		return nil, err
 	}
 	T := b.Config.SeqLen
-	return &Evaluator{Models: ms, block: b, net: net, tok: make([]int, evalChunk*T), tgt: make([]int, evalChunk*T)}, nil
+	return &Evaluator{Models: ms, block: b, net: net, tok: make([]int, EvalChunk*T), tgt: make([]int, EvalChunk*T)}, nil
 }
 
 // Reload uploads the models' weights again, for an Evaluator made by
@@ -77,110 +89,220 @@ func (e *Evaluator) Close() error {
 	return nil
 }
 
-// Forward runs bs[s] through model s, for every model, chunk by chunk, and
-// calls visit after each chunk with the chunk's first example index,
-// while the chunk's results can be read from net (hits, losses, logits,
-// attention). off[s] switches heads of model s off; off may be nil, or
-// hold one entry that applies to every model. The batches must be the
-// same size; a last partial chunk is padded with repeats of its final
-// example, which visit must ignore (n says how many are real).
-func (e *Evaluator) Forward(bs []*tasks.Batch, off [][][]bool, visit func(net *graph.Net, first, n int) error) error {
-	S, T := len(e.Models), e.block.Config.SeqLen
+// SnapshotOptions says how a Snapshot runs and what it reads back beside
+// accuracy and loss. The zero value: every head on, nothing else read.
+type SnapshotOptions struct {
+	// Off switches heads off: nil (none), one mask for every model, or
+	// one per model; Off[s][l][h] true zeroes head h of layer l of model s
+	// before the output projection.
+	Off [][][]bool
+	// Attention is how many of the first examples have their attention
+	// read back to the host (at most the batch; 0: none stays off the
+	// device).
+	Attention int
+	// Logits also reads those examples' logits back.
+	Logits bool
+	// OnDevice, when set, is called after every pass of the graph, once
+	// per layer, before anything of the pass is read back: probs is layer
+	// l's attention on the device, [S][EvalChunk][Heads][T][T], of
+	// examples first ... first+EvalChunk-1 of every model (those past the
+	// batch's end are padding), valid until the next pass. The viewer
+	// copies it into textures without it leaving the GPU.
+	OnDevice func(first, l int, probs kernels.Tensor) error
+}
+
+// Snapshot is one model evaluated on a batch in one pass over it.
+type Snapshot struct {
+	// Accuracy is the fraction of the batch's answer positions where the
+	// argmax of the logits is the target; Loss the mean cross-entropy
+	// over them (0 for a batch without answers).
+	Accuracy, Loss float64
+	// Attention is every head's attention on the first
+	// SnapshotOptions.Attention examples, with their tokens and the
+	// task's relations on them, ready to score (analysis.ScoreAll); nil
+	// when none was asked for.
+	Attention *analysis.Attention
+	// Logits is those examples' logits, [Attention.N*T][Vocab], when
+	// SnapshotOptions.Logits asks.
+	Logits []float32
+}
+
+// Snapshot runs bs[s] through model s, for every model at once, in one
+// pass over the batches (EvalChunk examples per run of the graph), and
+// returns each model's Snapshot. The batches must have the same size. A
+// model's Snapshot depends only on its weights, its batch and its mask,
+// not on the other models evaluated with it.
+func (e *Evaluator) Snapshot(bs []*tasks.Batch, o SnapshotOptions) ([]Snapshot, error) {
+	c := e.block.Config
+	S, T, L, H := len(e.Models), c.SeqLen, c.Layers, c.Heads
 	if len(bs) != S {
-		return fmt.Errorf("evaluate: %d batches for %d models", len(bs), S)
+		return nil, fmt.Errorf("evaluate: %d batches for %d models", len(bs), S)
 	}
 	for _, b := range bs {
 		if b.T != T || b.N != bs[0].N {
-			return fmt.Errorf("evaluate: batches of %dx%d, the models take %d x length %d", b.N, b.T, bs[0].N, T)
+			return nil, fmt.Errorf("evaluate: batches of %dx%d, the models take %d x length %d", b.N, b.T, bs[0].N, T)
 		}
 	}
-	switch len(off) {
+	N := bs[0].N
+	if o.Attention < 0 {
+		return nil, fmt.Errorf("evaluate: attention of %d examples", o.Attention)
+	}
+	K := min(o.Attention, N) // examples read back
+	switch len(o.Off) {
 	case 0:
 		e.net.SetAblation(-1, nil)
 	case 1:
-		e.net.SetAblation(-1, off[0])
+		e.net.SetAblation(-1, o.Off[0])
 	case S:
-		for s, o := range off {
-			e.net.SetAblation(s, o)
+		for s, off := range o.Off {
+			e.net.SetAblation(s, off)
 		}
 	default:
-		return fmt.Errorf("evaluate: ablations for %d models of %d", len(off), S)
+		return nil, fmt.Errorf("evaluate: ablations for %d models of %d", len(o.Off), S)
 	}
 	defer e.net.SetAblation(-1, nil)
-	N := bs[0].N
-	for first := 0; first < N; first += evalChunk {
-		n := min(evalChunk, N-first)
+
+	out := make([]Snapshot, S)
+	if K > 0 {
 		for s, b := range bs {
-			copy(e.tok, b.Tokens[first*T:(first+n)*T])
-			copy(e.tgt, b.Targets[first*T:(first+n)*T])
-			for i := n; i < evalChunk; i++ {
-				copy(e.tok[i*T:(i+1)*T], b.Tokens[(first+n-1)*T:(first+n)*T])
-				for j := range T {
-					e.tgt[i*T+j] = tasks.NoTarget
-				}
+			first := &tasks.Batch{N: K, T: T, Tokens: b.Tokens[:K*T], Targets: b.Targets[:K*T]}
+			out[s].Attention = &analysis.Attention{Causal: c.Causal, N: K, L: L, H: H, T: T,
+				Tokens:    append([]int(nil), first.Tokens...),
+				Probs:     make([]float32, K*L*H*T*T),
+				Relations: relations(e.Models[s].Task, first)}
+			if o.Logits {
+				out[s].Logits = make([]float32, K*T*c.Vocab)
 			}
-			if err := e.net.SetInputs(s, e.tok, e.tgt); err != nil {
-				return err
-			}
-		}
-		if err := e.net.Run(); err != nil {
-			return err
-		}
-		if err := visit(e.net, first, n); err != nil {
-			return err
 		}
 	}
-	return nil
-}
-
-// AccuracyAll returns, for every model, the fraction of answer positions
-// of bs[s] where the argmax of the logits is the target, and the mean
-// cross-entropy over them; off as in Forward.
-func (e *Evaluator) AccuracyAll(bs []*tasks.Batch, off [][][]bool) (acc, loss []float64, err error) {
-	S, T := len(e.Models), e.block.Config.SeqLen
 	right, total := make([]float64, S), make([]int, S)
-	loss = make([]float64, S)
-	err = e.Forward(bs, off, func(net *graph.Net, first, n int) error {
-		hits, err := net.Correct()
+	for first := 0; first < N; first += EvalChunk {
+		n := min(EvalChunk, N-first)
+		if err := e.run(bs, first, n); err != nil {
+			return nil, err
+		}
+		if o.OnDevice != nil {
+			for l := range L {
+				if err := o.OnDevice(first, l, e.net.ProbsTensor(l)); err != nil {
+					return nil, err
+				}
+			}
+		}
+		hits, err := e.net.Correct()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for s := range right {
 			right[s] += float64(hits[s])
 		}
-		ls, err := net.Losses()
+		ls, err := e.net.Losses()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for s, b := range bs {
 			t := (&tasks.Batch{N: n, T: T, Targets: b.Targets[first*T : (first+n)*T]}).Answers()
 			total[s] += t
 			// The graph's loss is the mean over this chunk's t answers.
-			loss[s] += float64(ls[s]) * float64(t)
+			out[s].Loss += float64(ls[s]) * float64(t)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
+		if k := min(n, K-first); k > 0 {
+			if err := e.readBack(out, first, k); err != nil {
+				return nil, err
+			}
+		}
 	}
-	acc = make([]float64, S)
-	for s := range acc {
+	for s := range out {
 		if total[s] > 0 {
-			acc[s], loss[s] = right[s]/float64(total[s]), loss[s]/float64(total[s])
+			out[s].Accuracy, out[s].Loss = right[s]/float64(total[s]), out[s].Loss/float64(total[s])
 		} else {
-			loss[s] = 0
+			out[s].Loss = 0
 		}
 	}
-	return acc, loss, nil
+	return out, nil
 }
 
-// Accuracy is AccuracyAll for an Evaluator of one model.
+// run stages examples first ... first+n-1 of every model's batch and runs
+// the graph once; a partial chunk is padded with repeats of its last
+// example, without answers.
+func (e *Evaluator) run(bs []*tasks.Batch, first, n int) error {
+	T := e.block.Config.SeqLen
+	for s, b := range bs {
+		copy(e.tok, b.Tokens[first*T:(first+n)*T])
+		copy(e.tgt, b.Targets[first*T:(first+n)*T])
+		for i := n; i < EvalChunk; i++ {
+			copy(e.tok[i*T:(i+1)*T], b.Tokens[(first+n-1)*T:(first+n)*T])
+			for j := range T {
+				e.tgt[i*T+j] = tasks.NoTarget
+			}
+		}
+		if err := e.net.SetInputs(s, e.tok, e.tgt); err != nil {
+			return err
+		}
+	}
+	return e.net.Run()
+}
+
+// readBack copies the attention (and the logits, when out holds room for
+// them) of examples first ... first+k-1, the first k of the last pass,
+// into every model's Snapshot.
+func (e *Evaluator) readBack(out []Snapshot, first, k int) error {
+	c := e.block.Config
+	L, H, T := c.Layers, c.Heads, c.SeqLen
+	if out[0].Logits != nil {
+		lg, err := e.net.Logits() // [S][EvalChunk*T][V]
+		if err != nil {
+			return err
+		}
+		row := T * c.Vocab // one sequence's logits
+		for s := range out {
+			copy(out[s].Logits[first*row:(first+k)*row], lg[s*EvalChunk*row:])
+		}
+	}
+	head := T * T // one head's matrix
+	for l := range L {
+		p, err := e.net.Probs(l, k) // [S][k][H][T][T]
+		if err != nil {
+			return err
+		}
+		for s := range out {
+			ps, dst := p[s*k*H*head:], out[s].Attention.Probs
+			for i := range k {
+				for h := range H {
+					at := (((first+i)*L+l)*H + h) * head
+					copy(dst[at:at+head], ps[(i*H+h)*head:(i*H+h+1)*head])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// relations is the relations t declares, on the examples of b (nil for a
+// task without relations).
+func relations(t tasks.Task, b *tasks.Batch) []analysis.Relation {
+	rt, ok := t.(tasks.RelationTask)
+	if !ok {
+		return nil
+	}
+	var out []analysis.Relation
+	for r, name := range rt.Relations() {
+		keys := make([]int, b.N*b.T)
+		for n := 0; n < b.N; n++ {
+			rt.Relate(r, b.Tokens[n*b.T:(n+1)*b.T], keys[n*b.T:(n+1)*b.T])
+		}
+		out = append(out, analysis.Relation{Name: name, Keys: keys})
+	}
+	return out
+}
+
+// Accuracy is the Snapshot of an Evaluator of one model on b with the
+// heads in off switched off, its accuracy and loss alone.
 func (e *Evaluator) Accuracy(b *tasks.Batch, off [][]bool) (acc, loss float64, err error) {
-	a, l, err := e.AccuracyAll([]*tasks.Batch{b}, [][][]bool{off})
+	s, err := e.Snapshot([]*tasks.Batch{b}, SnapshotOptions{Off: [][][]bool{off}})
 	if err != nil {
 		return 0, 0, err
 	}
-	return a[0], l[0], nil
+	return s[0].Accuracy, s[0].Loss, nil
 }
 
 // HeldOutAll is every model's held-out set.

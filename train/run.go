@@ -31,7 +31,7 @@ func Run(c Config, dev kernels.Device, reportEvery int, progress func(Progress),
 		return nil, Result{}, err
 	}
 	defer eval.Close()
-	quick := tasks.NewStream(m.Task, c.Seed, tasks.HeldOut).Next(evalChunk)
+	quick := QuickHeldOut(m)
 
 	runHooks := func(loss float64) error {
 		for _, h := range hooks {

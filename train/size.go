@@ -73,7 +73,7 @@ func GroupLimit(dev kernels.Device, c Config) (n int, why string, err error) {
 // EstimateBytes bounds from above, without allocating anything, the
 // memory one model of c takes where Footprint measures it (weights,
 // gradients, Adam's two moments, the training graph's activations at
-// c.Batch and the evaluation graph's at its chunk of 250), plus the host's
+// c.Batch and the evaluation graph's at EvalChunk), plus the host's
 // copy of the weights. Footprint itself builds the model, which is what a
 // shape too large for the machine cannot afford; TestEstimateBounds
 // checks the bound against it (within 1x to 3.5x).
@@ -93,6 +93,6 @@ func EstimateBytes(c Config) int64 {
 	}
 	L, D, F, H, T, V := int64(m.Layers), int64(m.DModel), int64(m.DFF), int64(m.Heads), int64(m.SeqLen), int64(m.Vocab)
 	perPosition := L*(12*D+3*F+2*H*T) + 4*D + 2*V
-	floats := 5*params + (int64(c.Batch)+evalChunk)*T*perPosition
+	floats := 5*params + (int64(c.Batch)+EvalChunk)*T*perPosition
 	return 4 * floats
 }

@@ -39,9 +39,6 @@ func Defaults(task string) Config {
 // measured on.
 const HeldOutExamples = 1000
 
-// evalChunk is the batch size of evaluation graphs.
-const evalChunk = 250
-
 // Validate names the first problem with c, as a user would fix it.
 func (c Config) Validate() error {
 	t, err := tasks.New(c.Task)
@@ -89,7 +86,7 @@ func (m *Model) NonFinite() string {
 type Progress struct {
 	Step, Steps int
 	Loss        float64
-	Accuracy    float64 // on the first evalChunk held-out examples
+	Accuracy    float64 // on QuickHeldOut
 	StepsPerSec float64
 }
 

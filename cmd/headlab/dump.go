@@ -9,6 +9,7 @@ import (
 	"headlab/inspect"
 	"headlab/internal/atomicfile"
 	"headlab/interop"
+	"headlab/tasks"
 	"headlab/train"
 )
 
@@ -53,11 +54,11 @@ The format follows FILE's extension (or --format): .safetensors, .npz, or
 			defer ev.Close()
 			b := train.HeldOut(m)
 			b.N, b.Tokens, b.Targets = examples, b.Tokens[:examples*b.T], b.Targets[:examples*b.T]
-			att, logits, err := inspect.CaptureLogits(ev, b, off)
+			sn, err := ev.Snapshot([]*tasks.Batch{b}, train.SnapshotOptions{Off: [][][]bool{off}, Attention: b.N, Logits: true})
 			if err != nil {
 				return err
 			}
-			d := interop.DumpOf(m, att, b.Targets, logits)
+			d := interop.DumpOf(m, sn[0].Attention, b.Targets, sn[0].Logits)
 			return atomicfile.WriteStdout(out, e.stdout, func(w io.Writer) error {
 				return interop.WriteDump(w, ff, d, interop.Metadata(m, provenance()))
 			})

@@ -15,7 +15,6 @@ import (
 	"headlab/backend/cpu"
 	"headlab/backend/gl"
 	"headlab/glctx"
-	"headlab/inspect"
 	"headlab/tasks"
 	"headlab/train"
 	"headlab/viz"
@@ -191,10 +190,11 @@ func TestViewRun(t *testing.T) {
 	}
 	defer ev.Close()
 	first := tasks.NewStream(m.Task, m.Train.Seed, tasks.HeldOut).Next(1)
-	att, err := inspect.Capture(ev, m, first, nil)
+	sn, err := ev.Snapshot([]*tasks.Batch{first}, train.SnapshotOptions{Attention: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
+	att := sn[0].Attention
 	img := readPNG(t, shot)
 	c := m.Shape
 	lay := window.NewLayout(c.Layers, c.Heads, c.SeqLen, 1, img.Rect.Size())

@@ -4,20 +4,16 @@ import (
 	"time"
 
 	"headlab/analysis"
-	"headlab/graph"
+	"headlab/kernels"
 	"headlab/tasks"
 	"headlab/train"
 )
 
-// heldOutN is the number of held-out examples the accuracy is measured on
-// at each refresh: the first evaluation chunk of the held-out set, the
-// same examples train.Run's progress lines use, so one forward pass (the
-// evaluator's fixed batch) gives both the accuracy and the attention.
-const heldOutN = 250
-
-// capturedN is how many of those examples have their attention kept, for
-// the heads' scores and for "next example": enough for stable scores,
-// cheap to score.
+// capturedN is how many of the examples a refresh runs have their
+// attention kept, for the heads' scores and for "next example": enough
+// for stable scores, cheap to score. A refresh runs train.QuickHeldOut,
+// the examples of train's progress lines: one pass of the evaluator gives
+// both the accuracy and the attention.
 const capturedN = 64
 
 // maxHistory bounds a curve's samples; older ones are thinned by half.
@@ -69,7 +65,7 @@ func (w *worker) build(c train.Config, m *train.Model) error {
 		return err
 	}
 	w.model, w.ev = m, ev
-	w.held = tasks.NewStream(m.Task, m.Train.Seed, tasks.HeldOut).Next(heldOutN)
+	w.held = train.QuickHeldOut(m)
 	s := m.Shape
 	w.nc = max(1, min(capturedN, w.v.maxSlices()/(s.Layers*s.Heads)))
 	w.refStep, w.lastRefresh = -1, time.Time{}
@@ -258,48 +254,23 @@ func (w *worker) refresh(off [][]bool, offVer int) error {
 			return err
 		}
 	}
-	probs := make([]float32, nc*L*H*T*T)
-	mat := T * T
-	right, total := 0, 0
-	err := w.ev.Forward([]*tasks.Batch{w.held}, [][][]bool{off}, func(net *graph.Net, first, n int) error {
-		hits, err := net.Correct()
-		if err != nil {
-			return err
-		}
-		right += int(hits[0])
-		total += (&tasks.Batch{N: n, T: T, Targets: w.held.Targets[first*T : (first+n)*T]}).Answers()
-		k := min(n, nc-first) // captured examples in this chunk
-		if k <= 0 {
-			return nil
-		}
-		for l := 0; l < L; l++ {
-			p, err := net.Probs(l, k) // [k][H][T][T]: the scores are computed on the host
-			if err != nil {
-				return err
+	o := train.SnapshotOptions{Off: [][][]bool{off}, Attention: nc}
+	if w.v.gpuFill {
+		o.OnDevice = func(first, l int, probs kernels.Tensor) error {
+			// The attention tensor is [B][H][T][T]: the first nc examples
+			// of layer l are one run of slices.
+			if first > 0 {
+				return nil
 			}
-			for i := 0; i < k; i++ {
-				copy(probs[((first+i)*L+l)*H*mat:], p[i*H*mat:(i+1)*H*mat])
-			}
-			if w.v.gpuFill && first == 0 {
-				// The attention tensor is [B][H][T][T]: the first nc
-				// examples of layer l are one run of slices.
-				if err := w.v.texSrc.FillTexture(net.ProbsTensor(l), tex, sh.slice(l, 0, 0), sh.n*sh.h, sh.t, sh.t); err != nil {
-					return err
-				}
-			}
+			return w.v.texSrc.FillTexture(probs, tex, sh.slice(l, 0, 0), sh.n*sh.h, sh.t, sh.t)
 		}
-		return nil
-	})
+	}
+	sn, err := w.ev.Snapshot([]*tasks.Batch{w.held}, o)
 	if err != nil {
 		return err
 	}
-	att := &analysis.Attention{Causal: c.Causal, N: nc, L: L, H: H, T: T,
-		Tokens: append([]int(nil), w.held.Tokens[:nc*T]...), Probs: probs}
+	att, acc := sn[0].Attention, sn[0].Accuracy
 	scores := analysis.ScoreAll(att)
-	acc := 0.0
-	if total > 0 {
-		acc = float64(right) / float64(total)
-	}
 	w.gen = gen
 	step := w.step()
 	w.refStep, w.refOffVer, w.lastRefresh, w.refCost = step, offVer, time.Now(), time.Since(start)
@@ -309,7 +280,7 @@ func (w *worker) refresh(off [][]bool, offVer int) error {
 	defer v.mu.Unlock()
 	st := &v.st
 	st.snap = &snapshot{gen: gen, step: step, l: L, h: H, t: T, n: nc, causal: c.Causal,
-		tokens: att.Tokens, probs: probs, scores: scores, acc: acc, off: off, offVer: offVer,
+		tokens: att.Tokens, probs: att.Probs, scores: scores, acc: acc, off: off, offVer: offVer,
 		onGPU: w.v.gpuFill}
 	if w.tr != nil {
 		if k := len(st.accHist); k > 0 && st.accHist[k-1].step == step {

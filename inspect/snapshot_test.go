@@ -1,0 +1,73 @@
+package inspect
+
+import (
+	"math"
+	"reflect"
+	"testing"
+
+	"headlab/backend/cpu"
+	"headlab/kernels"
+	"headlab/train"
+)
+
+// passes counts the evaluation graph's runs: an evaluation Net counts its
+// hits once per Run.
+type passes struct {
+	kernels.Device
+	n int
+}
+
+func (p *passes) CountCorrect(S, rows, v int, logits, targets, out kernels.Tensor) error {
+	p.n++
+	return p.Device.CountCorrect(S, rows, v, logits, targets, out)
+}
+
+// TestRecorderOnePass: a history entry is one pass over the held-out set
+// (the accuracy on all of it, the heads scored on its first
+// ScoredExamples), and says what Analyze says of the same model.
+func TestRecorderOnePass(t *testing.T) {
+	m := trained(t, 60)
+	dev := &passes{Device: cpu.New()}
+	r := NewRecorder(dev)
+	defer r.Close()
+	if err := r.record(60, m, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	first := dev.n
+	if err := r.record(60, m, math.NaN()); err != nil {
+		t.Fatal(err)
+	}
+	want := (train.HeldOutExamples + train.EvalChunk - 1) / train.EvalChunk
+	if first != want || dev.n != 2*want {
+		t.Errorf("recording took %d passes, then %d, want %d each", first, dev.n-first, want)
+	}
+	rep, _, err := Analyze(m, cpu.New(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, s := range r.History {
+		if s.Accuracy != rep.Accuracy {
+			t.Errorf("entry %d: accuracy %v, Analyze %v", k, s.Accuracy, rep.Accuracy)
+		}
+		if !reflect.DeepEqual(s.Heads, rep.Scores()) {
+			t.Errorf("entry %d: heads %+v, Analyze %+v", k, s.Heads, rep.Scores())
+		}
+	}
+	if r.History[0].Loss == nil || *r.History[0].Loss != 0.5 || r.History[1].Loss != nil {
+		t.Errorf("losses %v, %v", r.History[0].Loss, r.History[1].Loss)
+	}
+}
+
+// TestAnalyzePasses: Analyze reads accuracy and attention in one pass,
+// then one pass per head switched off.
+func TestAnalyzePasses(t *testing.T) {
+	m := trained(t, 20)
+	dev := &passes{Device: cpu.New()}
+	if _, _, err := Analyze(m, dev, nil); err != nil {
+		t.Fatal(err)
+	}
+	per := (train.HeldOutExamples + train.EvalChunk - 1) / train.EvalChunk
+	if want := per * (1 + m.Shape.Layers*m.Shape.Heads); dev.n != want {
+		t.Errorf("Analyze took %d passes, want %d", dev.n, want)
+	}
+}
