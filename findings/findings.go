@@ -361,7 +361,7 @@ func Markdown(w *strings.Builder, in Input) {
 	cp := ind.Circuit
 	okC := circuitAgrees(cp)
 	fmt.Fprintf(b, "%s over %d seeds (%s). A seed forms the circuit when it has a previous-token head in an earlier layer than an induction head and both are load-bearing: switching off all induction heads together costs at least %.0f points of held-out accuracy, and so does switching off all previous-token heads together.\n\n",
-		sweep.ConfigName(p.Induction), ind.Seeds, seedRange(p.CircuitSeeds), 100*sweep.CircuitDrop)
+		sweep.ConfigName(p.Induction), ind.Seeds, seedRange(p.CircuitSeeds), 100*analysis.CircuitDrop)
 	fmt.Fprintf(b, "**%d of %d seeds form the circuit: %s (95%% Wilson interval %s to %s).** Published: roughly a third. Verdict: %s (agreement means a third lies inside the interval).\n\n",
 		cp.Count, cp.Of, pc(cp.Fraction), pc(cp.Low), pc(cp.High), verdict(okC))
 	add(fmt.Sprintf("seeds forming the circuit (of %d)", cp.Of), "roughly a third",
@@ -381,13 +381,13 @@ func Markdown(w *strings.Builder, in Input) {
 		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Seed, pc(s.Accuracy),
 			headsOrNone(s.InductionHeads), optPc(s.InductionSingle), optPc(s.InductionJoint),
 			headsOrNone(s.PrevHeads), optPc(s.PrevSingle), optPc(s.PrevJoint), yesNoWord(s.Circuit))
-		if s.Circuit && (s.InductionSingle != nil && s.Accuracy-*s.InductionSingle < sweep.CircuitDrop ||
-			s.PrevSingle != nil && s.Accuracy-*s.PrevSingle < sweep.CircuitDrop) {
+		if s.Circuit && (s.InductionSingle != nil && s.Accuracy-*s.InductionSingle < analysis.CircuitDrop ||
+			s.PrevSingle != nil && s.Accuracy-*s.PrevSingle < analysis.CircuitDrop) {
 			hidden++
 		}
 	}
 	fmt.Fprintf(b, "\nOf the %d circuit seeds, %d would be missed by single-head ablations alone (no single head of one half costs %.0f points: its heads duplicate each other).\n\n",
-		cp.Count, hidden, 100*sweep.CircuitDrop)
+		cp.Count, hidden, 100*analysis.CircuitDrop)
 
 	// 4. One layer against two.
 	fmt.Fprintf(b, "## 4. One layer against two on induction\n\n")
