@@ -88,6 +88,16 @@ func firstExamples(b *tasks.Batch, n int) *tasks.Batch {
 	return &tasks.Batch{N: n, T: b.T, Tokens: b.Tokens[:n*b.T], Targets: b.Targets[:n*b.T]}
 }
 
+// File is h as the checkpoint file that LoadHistory reads (HistoryFile),
+// to save beside a model with train.Save.
+func (h History) File() (train.File, error) {
+	data, err := json.MarshalIndent(h, "", " ")
+	if err != nil {
+		return train.File{}, err
+	}
+	return train.File{Name: HistoryFile, Data: data}, nil
+}
+
 // LoadHistory reads the history saved in checkpoint dir.
 func LoadHistory(dir string) (History, error) {
 	data, err := os.ReadFile(filepath.Join(dir, HistoryFile))

@@ -1,6 +1,8 @@
 package inspect
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -55,5 +57,25 @@ func TestLabelChanges(t *testing.T) {
 	}
 	if c := (History{demoHistory()[0]}).LabelChanges(); c != nil {
 		t.Errorf("one record: %+v, want none", c)
+	}
+}
+
+// TestHistoryFileRoundTrip: what File writes, LoadHistory reads back.
+func TestHistoryFileRoundTrip(t *testing.T) {
+	h := demoHistory()
+	f, err := h.File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadHistory(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, h) {
+		t.Errorf("read back %+v, want %+v", got, h)
 	}
 }
