@@ -515,6 +515,27 @@ func (f *feeder) next(ctx context.Context) ([]Pair, error) {
 	return nil, nil
 }
 
+// GroupLimit is the largest group that fits dev for every shape among
+// pairs: the smallest train.GroupLimit over them, and why names what
+// bounds it (train.MaxGroup where nothing smaller does). Split reports
+// whether some shape has more pairs than that, so that its seeds train in
+// several groups.
+func GroupLimit(dev kernels.Device, pairs []Pair) (limit int, why string, split bool, err error) {
+	limit, why = train.MaxGroup, fmt.Sprintf("headlab's cap is %d", train.MaxGroup)
+	most := 0
+	for _, g := range Groups(pairs, len(pairs)+1) {
+		n, w, err := train.GroupLimit(dev, g[0].Config)
+		if err != nil {
+			return 0, "", false, err
+		}
+		if n < limit {
+			limit, why = n, w
+		}
+		most = max(most, len(g))
+	}
+	return limit, why, most > limit, nil
+}
+
 // Groups splits pairs into groups of at most size that can train
 // together (train.SameShape), keeping their order within each group.
 func Groups(pairs []Pair, size int) [][]Pair {
