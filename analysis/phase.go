@@ -64,3 +64,10 @@ func PhaseChange(steps []int, induction, accuracy []float64) Phase {
 		Together: ind.Start <= acc.End && acc.Start <= ind.End,
 	}
 }
+
+// Span is the phase change as one stretch of steps: from the earlier of
+// the two rises' starts to the later of their ends (the band the curves
+// figure shades).
+func (p Phase) Span() (from, to int) {
+	return min(p.InductionFrom, p.AccuracyFrom), max(p.InductionTo, p.AccuracyTo)
+}

@@ -45,3 +45,22 @@ func TestPhaseChangeOnSigmoids(t *testing.T) {
 		t.Fatalf("accuracy planted at 6000: %+v", p)
 	}
 }
+
+// TestPhaseSpan: the span runs from the earlier start to the later end,
+// whichever rise comes first, and covers both when one holds the other.
+func TestPhaseSpan(t *testing.T) {
+	for _, c := range []struct {
+		p        Phase
+		from, to int
+	}{
+		{Phase{InductionFrom: 100, InductionTo: 150, AccuracyFrom: 50, AccuracyTo: 150}, 50, 150},
+		{Phase{InductionFrom: 100, InductionTo: 160, AccuracyFrom: 80, AccuracyTo: 140}, 80, 160},
+		{Phase{InductionFrom: 10, InductionTo: 20, AccuracyFrom: 300, AccuracyTo: 400}, 10, 400},
+		{Phase{InductionFrom: 300, InductionTo: 400, AccuracyFrom: 10, AccuracyTo: 20}, 10, 400},
+		{Phase{}, 0, 0},
+	} {
+		if from, to := c.p.Span(); from != c.from || to != c.to {
+			t.Errorf("%+v: Span = %d, %d, want %d, %d", c.p, from, to, c.from, c.to)
+		}
+	}
+}

@@ -603,7 +603,7 @@ type RegimeCell struct {
 	Circuit sweep.Proportion
 	// SingleCost is the median over seeds of the largest single-head
 	// ablation cost; LoadBearing the fraction of seeds with a single head
-	// costing at least sweep.CircuitDrop; Sinks the fraction of seeds with
+	// costing at least analysis.CircuitDrop; Sinks the fraction of seeds with
 	// an attention-sink head.
 	SingleCost, LoadBearing, Sinks float64
 	// Distance from the published model: |circuit - 1/3| + (1 -
@@ -632,7 +632,7 @@ func (in *Input) RegimeCells() []RegimeCell {
 			if r.Circuit {
 				circ++
 			}
-			if m >= sweep.CircuitDrop {
+			if m >= analysis.CircuitDrop {
 				load++
 			}
 			if hasLabel(r, "attention-sink") {
@@ -667,7 +667,7 @@ func (in *Input) regimeSection(b *strings.Builder, t *tally) {
 	cells := in.RegimeCells()
 	fmt.Fprintf(b, "## Which setting gives the published numbers\n\n")
 	fmt.Fprintf(b, "The published default model had load-bearing single heads, a sink and the circuit in about a third of seeds; ours, at the default (the first row), has the circuit in %s of seeds and a load-bearing single head in %s. The grid moves d-model, learning rate, batch and steps one at a time around the default, %d seeds each. Per cell: the circuit fraction, the median over seeds of the largest single-head ablation cost, the fraction of seeds with a load-bearing single head (one costing at least %.0f points) and the fraction with an attention-sink head. Distance from the published model: |circuit - 1/3| + (1 - load-bearing) + (1 - sinks).\n\n",
-		pc(cells[0].Circuit.Fraction), pc(cells[0].LoadBearing), len(in.Plan.CircuitSeeds), 100*sweep.CircuitDrop)
+		pc(cells[0].Circuit.Fraction), pc(cells[0].LoadBearing), len(in.Plan.CircuitSeeds), 100*analysis.CircuitDrop)
 	fmt.Fprintln(b, "| d-model | lr | batch | steps | Seeds | Circuit | Largest single-head cost (median, points) | Load-bearing single head | Sink | Distance |")
 	fmt.Fprintln(b, "|---|---|---|---|---|---|---|---|---|---|")
 	closest := -1

@@ -221,7 +221,7 @@ func (in *Input) circuitSection(b *strings.Builder, t *tally) {
 	cp := ind.Circuit
 	ok := circuitAgrees(cp)
 	fmt.Fprintf(b, "%s over %d seeds (%s). A seed forms the circuit when it has a previous-token head in an earlier layer than an induction head and both are load-bearing: switching off all induction heads together costs at least %.0f points of held-out accuracy, and so does switching off all previous-token heads together.\n\n",
-		sweep.ConfigName(p.Induction), ind.Seeds, seedRange(p.CircuitSeeds), 100*sweep.CircuitDrop)
+		sweep.ConfigName(p.Induction), ind.Seeds, seedRange(p.CircuitSeeds), 100*analysis.CircuitDrop)
 	fmt.Fprintf(b, "**%d of %d seeds form the circuit: %s (95%% Wilson interval %s to %s).** Published: roughly a third. Verdict: %s (agreement means a third lies inside the interval).\n\n",
 		cp.Count, cp.Of, pc(cp.Fraction), pc(cp.Low), pc(cp.High), verdict(ok))
 	t.add(fmt.Sprintf("seeds forming the circuit (of %d)", cp.Of), "roughly a third",
@@ -246,15 +246,15 @@ func (in *Input) circuitSection(b *strings.Builder, t *tally) {
 		}
 	}
 	fmt.Fprintf(b, "\nOf the %d circuit seeds, %d would be missed by single-head ablations alone (no single head of one half costs %.0f points: its heads duplicate each other).\n\n",
-		cp.Count, hidden, 100*sweep.CircuitDrop)
+		cp.Count, hidden, 100*analysis.CircuitDrop)
 }
 
 // missedBySingle says whether a circuit seed has a half whose most
-// harmful single head costs less than sweep.CircuitDrop, so that
+// harmful single head costs less than analysis.CircuitDrop, so that
 // single-head ablations alone would not find its circuit.
 func missedBySingle(s sweep.SeedAblation) bool {
-	return s.Circuit && (s.InductionSingle != nil && s.Accuracy-*s.InductionSingle < sweep.CircuitDrop ||
-		s.PrevSingle != nil && s.Accuracy-*s.PrevSingle < sweep.CircuitDrop)
+	return s.Circuit && (s.InductionSingle != nil && s.Accuracy-*s.InductionSingle < analysis.CircuitDrop ||
+		s.PrevSingle != nil && s.Accuracy-*s.PrevSingle < analysis.CircuitDrop)
 }
 
 // layersSection writes section 4: one-layer against two-layer induction

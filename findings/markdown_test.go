@@ -39,7 +39,7 @@ func records(p Plan, acc func(c train.Config) float64) map[sweep.RunID]*sweep.Re
 			low := 0.2
 			r.Ablation = sweep.Ablation{Intact: r.Accuracy, Induction: sweep.Joint{Heads: []string{"L1H0"}, Accuracy: &low},
 				PreviousToken: sweep.Joint{Heads: []string{"L0H0"}, Accuracy: &low}}
-			r.Circuit = sweep.FormsCircuit(r.Heads, r.Ablation)
+			r.Circuit = r.FormsCircuit()
 		}
 		out[r.ID()] = r
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"headlab/analysis"
 	"headlab/kernels"
@@ -85,6 +86,16 @@ func firstExamples(b *tasks.Batch, n int) *tasks.Batch {
 	return &tasks.Batch{N: n, T: b.T, Tokens: b.Tokens[:n*b.T], Targets: b.Targets[:n*b.T]}
 }
 
+// File is h as the checkpoint file that LoadHistory reads (HistoryFile),
+// to save beside a model with train.Save.
+func (h History) File() (train.File, error) {
+	data, err := json.MarshalIndent(h, "", " ")
+	if err != nil {
+		return train.File{}, err
+	}
+	return train.File{Name: HistoryFile, Data: data}, nil
+}
+
 // LoadHistory reads the history saved in checkpoint dir.
 func LoadHistory(dir string) (History, error) {
 	data, err := os.ReadFile(filepath.Join(dir, HistoryFile))
@@ -119,6 +130,84 @@ func (h History) Phase() analysis.Phase {
 		}
 	}
 	return analysis.PhaseChange(steps, ind, acc)
+}
+
+// Series is one quantity of a history against step.
+type Series struct {
+	Name   string
+	Steps  []int
+	Values []float64
+}
+
+// Loss is the training loss ("loss") at every record that has one.
+func (h History) Loss() Series {
+	s := Series{Name: "loss"}
+	for _, r := range h {
+		if r.Loss != nil {
+			s.Steps, s.Values = append(s.Steps, r.Step), append(s.Values, *r.Loss)
+		}
+	}
+	return s
+}
+
+// Accuracy is held-out accuracy ("accuracy") at every record.
+func (h History) Accuracy() Series {
+	s := Series{Name: "accuracy"}
+	for _, r := range h {
+		s.Steps, s.Values = append(s.Steps, r.Step), append(s.Values, r.Accuracy)
+	}
+	return s
+}
+
+// HeadScores is every head's winning score at each record that scored it:
+// one Series per head, named by the head, in the order heads first appear.
+func (h History) HeadScores() []Series {
+	var out []Series
+	index := map[string]int{}
+	for _, r := range h {
+		for _, hs := range r.Heads {
+			k, ok := index[hs.Name]
+			if !ok {
+				k = len(out)
+				index[hs.Name] = k
+				out = append(out, Series{Name: hs.Name})
+			}
+			out[k].Steps, out[k].Values = append(out[k].Steps, r.Step), append(out[k].Values, hs.Score)
+		}
+	}
+	return out
+}
+
+// LabelChange is a record at which some heads' labels differ from their
+// labels at the previous record.
+type LabelChange struct {
+	Step int
+	// Heads are the heads that changed, each as its name and new label
+	// ("L1H0 induction"), in the record's order.
+	Heads []string
+}
+
+// Text is the change on one line: "L0H1 previous-token, L1H0 induction".
+func (c LabelChange) Text() string { return strings.Join(c.Heads, ", ") }
+
+// LabelChanges lists every record where some head's label differs from
+// its label at the previous record (the first record changes nothing).
+func (h History) LabelChanges() []LabelChange {
+	var out []LabelChange
+	last := map[string]string{}
+	for k, r := range h {
+		var changed []string
+		for _, hs := range r.Heads {
+			if k > 0 && last[hs.Name] != hs.Label {
+				changed = append(changed, hs.Name+" "+hs.Label)
+			}
+			last[hs.Name] = hs.Label
+		}
+		if len(changed) > 0 {
+			out = append(out, LabelChange{Step: r.Step, Heads: changed})
+		}
+	}
+	return out
 }
 
 // UnseenScores scores m's heads on sequences made only of the tokens its

@@ -3,6 +3,8 @@ package interop
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"path/filepath"
 	"strings"
 
 	"headlab/graph"
@@ -75,6 +77,23 @@ func TransformerLensConfig(c graph.Config) TLConfig {
 	return TLConfig{DModel: c.DModel, DHead: c.HeadDim(), NHeads: c.Heads, DMLP: c.DFF, NLayers: c.Layers,
 		NCtx: c.SeqLen, DVocab: c.Vocab, ActFn: "gelu", NormalizationType: "LN", Eps: 1e-5,
 		PositionalEmbeddingType: "standard", AttentionDir: dir}
+}
+
+// TLConfigPath is where the HookedTransformerConfig of weights written to
+// out goes: beside them, out with its extension replaced by ".json".
+func TLConfigPath(out string) string {
+	return strings.TrimSuffix(out, filepath.Ext(out)) + ".json"
+}
+
+// WriteTLConfig writes TransformerLensConfig(c) as indented JSON, the file
+// that HookedTransformerConfig(**json.load(f)) reads.
+func WriteTLConfig(w io.Writer, c graph.Config) error {
+	data, err := json.MarshalIndent(TransformerLensConfig(c), "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
 }
 
 // ExportFormat is a layout of a model's weights.

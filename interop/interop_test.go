@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -111,5 +112,33 @@ func TestLayouts(t *testing.T) {
 				t.Fatalf("fc1 (%d,%d) not transposed", i, j)
 			}
 		}
+	}
+}
+
+// TestTLConfigFile: the config goes beside the weights under .json, and
+// reads back as TransformerLensConfig, one key per line, ending in a
+// newline.
+func TestTLConfigFile(t *testing.T) {
+	for out, want := range map[string]string{
+		"tl.safetensors": "tl.json", "dir/tl.npz": "dir/tl.json", "a.b/model": "a.b/model.json", "x.y.safetensors": "x.y.json",
+	} {
+		if got := TLConfigPath(out); got != want {
+			t.Errorf("TLConfigPath(%q) = %q, want %q", out, got, want)
+		}
+	}
+	c := graph.Config{Vocab: 5, SeqLen: 4, Arch: graph.Arch{Layers: 1, Heads: 2, DModel: 6, DFF: 8, Positions: false, Causal: false}}
+	var b bytes.Buffer
+	if err := WriteTLConfig(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	var got TLConfig
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := TransformerLensConfig(c); got != want {
+		t.Errorf("read back %+v, want %+v", got, want)
+	}
+	if s := b.String(); !strings.HasSuffix(s, "}\n") || !strings.Contains(s, "\n  \"attention_dir\": \"bidirectional\"") {
+		t.Errorf("not indented JSON ending in a newline:\n%s", s)
 	}
 }

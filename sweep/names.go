@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"headlab/train"
 )
@@ -25,4 +26,10 @@ func OnOff(b bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// HistogramFile is where a configuration's accuracy histogram goes in dir,
+// as ext (".png", ".svg" or ".pdf").
+func HistogramFile(dir, ext string, cr *ConfigReport) string {
+	return filepath.Join(dir, "hist-"+Slug(cr.Key)+ext)
 }

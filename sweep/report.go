@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"headlab/analysis"
 	"headlab/train"
 )
 
@@ -83,7 +84,7 @@ type SeedAblation struct {
 // Summarize groups records by configuration, in the order of the records
 // (Store.Records orders them by key and seed), and computes each group's
 // statistics. The circuit verdict is recomputed from the stored heads and
-// ablations with FormsCircuit.
+// ablations with Record.FormsCircuit.
 func Summarize(recs []Record) []ConfigReport {
 	var out []ConfigReport
 	index := map[string]int{}
@@ -131,7 +132,7 @@ func seedAblation(r *Record) SeedAblation {
 	a := SeedAblation{Seed: r.Config.Seed, Accuracy: r.Accuracy, Labels: []string{},
 		InductionHeads: r.Ablation.Induction.Heads, InductionJoint: r.Ablation.Induction.Accuracy,
 		PrevHeads: r.Ablation.PreviousToken.Heads, PrevJoint: r.Ablation.PreviousToken.Accuracy,
-		Circuit: FormsCircuit(r.Heads, r.Ablation)}
+		Circuit: r.FormsCircuit()}
 	lowest := func(p **float64, acc float64) {
 		if *p == nil || acc < **p {
 			v := acc
@@ -141,9 +142,9 @@ func seedAblation(r *Record) SeedAblation {
 	for _, h := range r.Heads {
 		a.Labels = append(a.Labels, h.Name+" "+h.Label)
 		switch h.Label {
-		case LabelInduction:
+		case analysis.LabelInduction:
 			lowest(&a.InductionSingle, h.AblatedAccuracy)
-		case LabelPreviousToken:
+		case analysis.LabelPreviousToken:
 			lowest(&a.PrevSingle, h.AblatedAccuracy)
 		}
 	}

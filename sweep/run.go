@@ -15,40 +15,14 @@ import (
 	"headlab/train"
 )
 
-// Labels of the two halves of the induction circuit (analysis.Patterns).
-const (
-	LabelInduction     = "induction"
-	LabelPreviousToken = "previous-token"
-)
-
-// CircuitDrop is how much held-out accuracy (a fraction: 0.20 is 20
-// points) switching off all heads of one half of the circuit must cost for
-// that half to count as load-bearing.
-const CircuitDrop = 0.20
-
-// FormsCircuit reports whether a run formed the induction circuit: a
-// previous-token head in an earlier layer than an induction head, and
-// both groups load-bearing: switching off all induction heads together
-// costs at least CircuitDrop of accuracy, and so does switching off all
-// previous-token heads together.
-func FormsCircuit(heads []inspect.Head, a Ablation) bool {
-	firstPrev, lastInd := -1, -1
-	for _, h := range heads {
-		switch h.Label {
-		case LabelPreviousToken:
-			if firstPrev < 0 || h.Layer < firstPrev {
-				firstPrev = h.Layer
-			}
-		case LabelInduction:
-			lastInd = max(lastInd, h.Layer)
-		}
+// FormsCircuit reports whether the run formed the induction circuit, by
+// analysis.FormsCircuit on its heads and joint ablations.
+func (r *Record) FormsCircuit() bool {
+	heads := make([]analysis.HeadScore, len(r.Heads))
+	for i, h := range r.Heads {
+		heads[i] = h.HeadScore
 	}
-	if firstPrev < 0 || lastInd <= firstPrev {
-		return false
-	}
-	// Inclusive, whatever the rounding: 1.0-0.8 is 0.19999999999999996.
-	costs := func(j Joint) bool { return j.Accuracy != nil && a.Intact-*j.Accuracy >= CircuitDrop-1e-9 }
-	return costs(a.Induction) && costs(a.PreviousToken)
+	return analysis.FormsCircuit(heads, r.Ablation.Intact, r.Ablation.Induction.Accuracy, r.Ablation.PreviousToken.Accuracy)
 }
 
 // ErrAborted is returned by RunGroup when abort closed mid-run.
@@ -215,11 +189,11 @@ func RunGroup(ps []Pair, pl Platform, h GroupHooks) ([]*Outcome, error) {
 		}
 		return js, nil
 	}
-	ind, err := joint(LabelInduction)
+	ind, err := joint(analysis.LabelInduction)
 	if err != nil {
 		return failAll(err)
 	}
-	prev, err := joint(LabelPreviousToken)
+	prev, err := joint(analysis.LabelPreviousToken)
 	if err != nil {
 		return failAll(err)
 	}
@@ -238,7 +212,7 @@ func RunGroup(ps []Pair, pl Platform, h GroupHooks) ([]*Outcome, error) {
 			r.Ablation.Single = append(r.Ablation.Single, Single{Head: h.Name, Label: h.Label, Accuracy: h.AblatedAccuracy})
 		}
 		r.Ablation.Induction, r.Ablation.PreviousToken = ind[s], prev[s]
-		r.Circuit = FormsCircuit(r.Heads, r.Ablation)
+		r.Circuit = r.FormsCircuit()
 	}
 	return finish(), nil
 }
@@ -539,6 +513,27 @@ func (f *feeder) next(ctx context.Context) ([]Pair, error) {
 		}
 	}
 	return nil, nil
+}
+
+// GroupLimit is the largest group that fits dev for every shape among
+// pairs: the smallest train.GroupLimit over them, and why names what
+// bounds it (train.MaxGroup where nothing smaller does). Split reports
+// whether some shape has more pairs than that, so that its seeds train in
+// several groups.
+func GroupLimit(dev kernels.Device, pairs []Pair) (limit int, why string, split bool, err error) {
+	limit, why = train.MaxGroup, fmt.Sprintf("headlab's cap is %d", train.MaxGroup)
+	most := 0
+	for _, g := range Groups(pairs, len(pairs)+1) {
+		n, w, err := train.GroupLimit(dev, g[0].Config)
+		if err != nil {
+			return 0, "", false, err
+		}
+		if n < limit {
+			limit, why = n, w
+		}
+		most = max(most, len(g))
+	}
+	return limit, why, most > limit, nil
 }
 
 // Groups splits pairs into groups of at most size that can train

@@ -42,7 +42,7 @@ type Record struct {
 	Heads    []inspect.Head `json:"heads"`
 	Ablation Ablation       `json:"ablation"`
 	// Circuit reports whether the run formed the induction circuit
-	// (see FormsCircuit).
+	// (see Record.FormsCircuit, analysis.FormsCircuit).
 	Circuit bool `json:"circuit"`
 
 	// Timing: wall seconds of the whole run (training, evaluation,

@@ -183,15 +183,15 @@ func fakeRecord(key string, seed uint64, acc float64, labels []string, indOff, p
 		r.Heads = append(r.Heads, h)
 		r.Ablation.Single = append(r.Ablation.Single, Single{h.Name, l, h.AblatedAccuracy})
 		switch l {
-		case LabelInduction:
+		case analysis.LabelInduction:
 			r.Ablation.Induction.Heads = append(r.Ablation.Induction.Heads, h.Name)
 			r.Ablation.Induction.Accuracy = &indOff
-		case LabelPreviousToken:
+		case analysis.LabelPreviousToken:
 			r.Ablation.PreviousToken.Heads = append(r.Ablation.PreviousToken.Heads, h.Name)
 			r.Ablation.PreviousToken.Accuracy = &prevOff
 		}
 	}
-	r.Circuit = FormsCircuit(r.Heads, r.Ablation)
+	r.Circuit = r.FormsCircuit()
 	return r
 }
 

@@ -364,6 +364,22 @@ func (l Lines) Figure() (*Figure, error) {
 	return stack("line", l.Title, "", []panel{{p: p, legend: legend}}, nil)
 }
 
+// AccuracyHistogram is the histogram of per-seed held-out accuracies of
+// a sweep's configuration: bins as fractions of 1 (0.05 is 5%), drawn in
+// percent and counted in seeds, and a dashed line at chance (a fraction;
+// none when 0). Bins fixed over 0-1, as sweep.Histogram's are, make
+// figures compare at a glance.
+func AccuracyHistogram(title string, bins []Bin, chance float64) Histogram {
+	h := Histogram{Title: title, XLabel: "held-out accuracy (%)", YLabel: "seeds"}
+	for _, b := range bins {
+		h.Bins = append(h.Bins, Bin{Lo: 100 * b.Lo, Hi: 100 * b.Hi, Count: b.Count})
+	}
+	if chance > 0 {
+		h.Line, h.LineLabel = 100*chance, fmt.Sprintf("chance %.1f%%", 100*chance)
+	}
+	return h
+}
+
 // Figure draws h: the bars, the dashed line, and its legend above the
 // bars, never on them.
 func (h Histogram) Figure() (*Figure, error) {

@@ -44,13 +44,14 @@ func goldenFigures() map[string]func() (*Figure, error) {
 	})
 	long.Title = "T=64 · previous-token, sink, induction, uniform"
 	return map[string]func() (*Figure, error){
-		"heatmaps":   func() (*Figure, error) { return Heatmaps(demoGrid()) },
-		"heatmaps64": func() (*Figure, error) { return Heatmaps(long) },
-		"arcs":       func() (*Figure, error) { return Arcs(demoGrid()) },
-		"arcs64":     func() (*Figure, error) { return Arcs(long) },
-		"curves":     demoCurves().Figure,
-		"lines":      demoLines().Figure,
-		"histogram":  demoHistogram().Figure,
+		"heatmaps":           func() (*Figure, error) { return Heatmaps(demoGrid()) },
+		"heatmaps64":         func() (*Figure, error) { return Heatmaps(long) },
+		"arcs":               func() (*Figure, error) { return Arcs(demoGrid()) },
+		"arcs64":             func() (*Figure, error) { return Arcs(long) },
+		"curves":             demoCurves().Figure,
+		"lines":              demoLines().Figure,
+		"histogram":          demoHistogram().Figure,
+		"accuracy-histogram": demoAccuracyHistogram().Figure,
 	}
 }
 

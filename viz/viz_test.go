@@ -134,6 +134,45 @@ func demoLines() Lines {
 	return l
 }
 
+// demoAccuracyHistogram is a sweep's histogram of 12 seeds' accuracies
+// with chance at 12.5%: the numbers of demoHistogram, as fractions.
+func demoAccuracyHistogram() Histogram {
+	bins := make([]Bin, 20)
+	for k := range bins {
+		bins[k] = Bin{Lo: float64(k) / 20, Hi: float64(k+1) / 20}
+	}
+	bins[0].Count, bins[2].Count, bins[19].Count = 6, 1, 5
+	return AccuracyHistogram("demo (12 seeds)", bins, 0.125)
+}
+
+// TestAccuracyHistogram: fractions become percent, the axes are named,
+// and the chance line is labelled to one decimal, or absent at 0.
+func TestAccuracyHistogram(t *testing.T) {
+	h := demoAccuracyHistogram()
+	if h.XLabel != "held-out accuracy (%)" || h.YLabel != "seeds" || h.Title != "demo (12 seeds)" {
+		t.Errorf("labels %q, %q, title %q", h.XLabel, h.YLabel, h.Title)
+	}
+	if h.Line != 12.5 || h.LineLabel != "chance 12.5%" {
+		t.Errorf("line at %v labelled %q, want 12.5 labelled \"chance 12.5%%\"", h.Line, h.LineLabel)
+	}
+	want := demoHistogram()
+	if len(h.Bins) != len(want.Bins) {
+		t.Fatalf("%d bins, want %d", len(h.Bins), len(want.Bins))
+	}
+	for k, b := range h.Bins {
+		w := want.Bins[k]
+		if math.Abs(b.Lo-w.Lo) > 1e-12 || math.Abs(b.Hi-w.Hi) > 1e-12 || b.Count != w.Count {
+			t.Errorf("bin %d = %+v, want %+v", k, b, w)
+		}
+	}
+	if h := AccuracyHistogram("t", want.Bins, 1.0/7); h.LineLabel != "chance 14.3%" {
+		t.Errorf("chance 1/7 labelled %q, want \"chance 14.3%%\"", h.LineLabel)
+	}
+	if h := AccuracyHistogram("t", want.Bins, 0); h.LineLabel != "" || h.Line != 0 {
+		t.Errorf("chance 0 drew a line at %v labelled %q", h.Line, h.LineLabel)
+	}
+}
+
 // demoHistogram has its tallest bar in the first bin, right where a
 // legend in the plot's corner would cover it.
 func demoHistogram() Histogram {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -62,8 +61,8 @@ which the induction score and the accuracy make most of their rise (20% to
 				}{phase, len(h)})
 			}
 			printPhase(e.stdout, phase)
-			for _, c := range labelChanges(h) {
-				fmt.Fprintf(e.stdout, "step %5d  %s\n", int(c.Step), c.Text)
+			for _, c := range h.LabelChanges() {
+				fmt.Fprintf(e.stdout, "step %5d  %s\n", c.Step, c.Text())
 			}
 			return nil
 		},
@@ -74,50 +73,26 @@ which the induction score and the accuracy make most of their rise (20% to
 	return cmd
 }
 
-// labelChanges marks every step where some head's label differs from its
-// label at the previous record, one marker per step.
-func labelChanges(h inspect.History) []viz.Marker {
-	var out []viz.Marker
-	last := map[string]string{}
-	for k, s := range h {
-		var changed []string
-		for _, hs := range s.Heads {
-			if k > 0 && last[hs.Name] != hs.Label {
-				changed = append(changed, hs.Name+" "+hs.Label)
-			}
-			last[hs.Name] = hs.Label
-		}
-		if len(changed) > 0 {
-			out = append(out, viz.Marker{Step: float64(s.Step), Text: strings.Join(changed, ", ")})
-		}
+// curves is the figure of history h: its series and label changes from
+// inspect, the phase change's span shaded.
+func curves(title string, h inspect.History) viz.Curves {
+	c := viz.Curves{Title: title, Loss: vizCurve(h.Loss()), Accuracy: vizCurve(h.Accuracy())}
+	for _, s := range h.HeadScores() {
+		c.Heads = append(c.Heads, vizCurve(s))
 	}
-	return out
+	for _, ch := range h.LabelChanges() {
+		c.Markers = append(c.Markers, viz.Marker{Step: float64(ch.Step), Text: ch.Text()})
+	}
+	from, to := h.Phase().Span()
+	c.PhaseFrom, c.PhaseTo = float64(from), float64(to)
+	return c
 }
 
-func curves(title string, h inspect.History) viz.Curves {
-	c := viz.Curves{Title: title, Loss: viz.Curve{Name: "loss"}, Accuracy: viz.Curve{Name: "accuracy"}}
-	heads := map[string]int{}
-	for _, s := range h {
-		step := float64(s.Step)
-		if s.Loss != nil {
-			c.Loss.Steps = append(c.Loss.Steps, step)
-			c.Loss.Values = append(c.Loss.Values, *s.Loss)
-		}
-		c.Accuracy.Steps = append(c.Accuracy.Steps, step)
-		c.Accuracy.Values = append(c.Accuracy.Values, s.Accuracy)
-		for _, hs := range s.Heads {
-			k, ok := heads[hs.Name]
-			if !ok {
-				k = len(c.Heads)
-				heads[hs.Name] = k
-				c.Heads = append(c.Heads, viz.Curve{Name: hs.Name})
-			}
-			c.Heads[k].Steps = append(c.Heads[k].Steps, step)
-			c.Heads[k].Values = append(c.Heads[k].Values, hs.Score)
-		}
+// vizCurve is a series as viz draws it.
+func vizCurve(s inspect.Series) viz.Curve {
+	c := viz.Curve{Name: s.Name, Values: s.Values}
+	for _, step := range s.Steps {
+		c.Steps = append(c.Steps, float64(step))
 	}
-	c.Markers = labelChanges(h)
-	p := h.Phase()
-	c.PhaseFrom, c.PhaseTo = float64(min(p.InductionFrom, p.AccuracyFrom)), float64(max(p.InductionTo, p.AccuracyTo))
 	return c
 }

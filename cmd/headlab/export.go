@@ -1,10 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -56,10 +53,7 @@ file carries headlab's config, the task's vocabulary and the revision.`,
 			if f != interop.TransformerLens || out == atomicfile.Stdio {
 				return nil
 			}
-			// The config beside the weights, for HookedTransformerConfig(**json.load(f)).
-			cfg, _ := json.MarshalIndent(interop.TransformerLensConfig(m.Shape), "", "  ")
-			side := strings.TrimSuffix(out, filepath.Ext(out)) + ".json"
-			return atomicfile.Write(side, func(w io.Writer) error { _, err := w.Write(append(cfg, '\n')); return err })
+			return atomicfile.Write(interop.TLConfigPath(out), func(w io.Writer) error { return interop.WriteTLConfig(w, m.Shape) })
 		},
 	}
 	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")

@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"headlab/sweep"
 	"headlab/train"
 	"headlab/viz"
 )
@@ -63,4 +65,34 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// writeHistograms draws every configuration's accuracy histogram
+// (viz.AccuracyHistogram) into dir, as ext, named by sweep.HistogramFile.
+func writeHistograms(dir, ext string, reports []sweep.ConfigReport) error {
+	if err := viz.CheckPath("hist" + ext); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i := range reports {
+		cr := &reports[i]
+		if cr.Seeds == 0 {
+			continue
+		}
+		bins := make([]viz.Bin, len(cr.Histogram))
+		for k, b := range cr.Histogram {
+			bins[k] = viz.Bin(b)
+		}
+		title := fmt.Sprintf("%s (%d seeds)", sweep.ConfigName(cr.Config), cr.Seeds)
+		fig, err := viz.AccuracyHistogram(title, bins, cr.Chance).Figure()
+		if err != nil {
+			return err
+		}
+		if err := viz.Write(sweep.HistogramFile(dir, ext, cr), fig); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -75,7 +75,7 @@ the other's Wilson interval; it exits 1 when a configuration differs.`,
 			}
 			reports := sweep.Summarize(recs)
 			if pngDir != "" {
-				if err := sweep.WriteHistograms(pngDir, ext, reports); err != nil {
+				if err := writeHistograms(pngDir, ext, reports); err != nil {
 					return err
 				}
 				fmt.Fprintf(e.stderr, "report: histograms in %s\n", pngDir)

@@ -250,7 +250,7 @@ func reproduce(e *env, o reproduceOpts) error {
 		}
 	}
 	reports := sweep.Summarize(recs)
-	if err := sweep.WriteHistograms(pics, ".png", reports); err != nil {
+	if err := writeHistograms(pics, ".png", reports); err != nil {
 		return err
 	}
 	var md strings.Builder

@@ -16,7 +16,6 @@ import (
 	"headlab/internal/progress"
 	"headlab/kernels"
 	"headlab/sweep"
-	"headlab/train"
 )
 
 func init() { commands = append(commands, sweepCmd) }
@@ -199,17 +198,9 @@ func (f *sweepFlags) plan(stderr io.Writer, dev kernels.Device, pairs []sweep.Pa
 		run.group = 1
 		return run, nil
 	}
-	// The limit is the smallest over the pairs' shapes (one group each).
-	limit, why, most := train.MaxGroup, fmt.Sprintf("headlab's cap is %d", train.MaxGroup), 0
-	for _, g := range sweep.Groups(pairs, len(pairs)+1) {
-		n, w, err := train.GroupLimit(dev, g[0].Config)
-		if err != nil {
-			return run, usageError{err}
-		}
-		if n < limit {
-			limit, why = n, w
-		}
-		most = max(most, len(g))
+	limit, why, split, err := sweep.GroupLimit(dev, pairs)
+	if err != nil {
+		return run, usageError{err}
 	}
 	if f.groupGiven {
 		if f.group > limit {
@@ -218,7 +209,7 @@ func (f *sweepFlags) plan(stderr io.Writer, dev kernels.Device, pairs []sweep.Pa
 		return run, checkDeviceMemory(stderr, dev, configsOf(pairs), f.group)
 	}
 	run.group = limit
-	if most > limit {
+	if split {
 		fmt.Fprintf(stderr, "sweep: training in groups of %d models: %s\n", limit, why)
 	}
 	return run, checkDeviceMemory(stderr, dev, configsOf(pairs), run.group)

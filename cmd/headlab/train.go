@@ -140,11 +140,11 @@ func trainCmd(e *env) *cobra.Command {
 			}
 			var extra []train.File
 			if rec.History != nil {
-				data, err := json.MarshalIndent(rec.History, "", " ")
+				f, err := rec.History.File()
 				if err != nil {
 					return err
 				}
-				extra = append(extra, train.File{Name: inspect.HistoryFile, Data: data})
+				extra = append(extra, f)
 			}
 			if save != "" {
 				if err := train.Save(save, m, &res, extra...); err != nil {
