@@ -6,40 +6,28 @@ import (
 	"testing"
 
 	"headlab/backend/cpu"
-	"headlab/kernels"
+	"headlab/internal/faultdev"
 	"headlab/train"
 )
-
-// passes counts the evaluation graph's runs: an evaluation Net counts its
-// hits once per Run.
-type passes struct {
-	kernels.Device
-	n int
-}
-
-func (p *passes) CountCorrect(S, rows, v int, logits, targets, out kernels.Tensor) error {
-	p.n++
-	return p.Device.CountCorrect(S, rows, v, logits, targets, out)
-}
 
 // TestRecorderOnePass: a history entry is one pass over the held-out set
 // (the accuracy on all of it, the heads scored on its first
 // ScoredExamples), and says what Analyze says of the same model.
 func TestRecorderOnePass(t *testing.T) {
 	m := trained(t, 60)
-	dev := &passes{Device: cpu.New()}
+	dev := &faultdev.Passes{Device: cpu.New()}
 	r := NewRecorder(dev)
 	defer r.Close()
 	if err := r.record(60, m, 0.5); err != nil {
 		t.Fatal(err)
 	}
-	first := dev.n
+	first := dev.N
 	if err := r.record(60, m, math.NaN()); err != nil {
 		t.Fatal(err)
 	}
 	want := (train.HeldOutExamples + train.EvalChunk - 1) / train.EvalChunk
-	if first != want || dev.n != 2*want {
-		t.Errorf("recording took %d passes, then %d, want %d each", first, dev.n-first, want)
+	if first != want || dev.N != 2*want {
+		t.Errorf("recording took %d passes, then %d, want %d each", first, dev.N-first, want)
 	}
 	rep, _, err := Analyze(m, cpu.New(), nil)
 	if err != nil {
@@ -62,12 +50,12 @@ func TestRecorderOnePass(t *testing.T) {
 // then one pass per head switched off.
 func TestAnalyzePasses(t *testing.T) {
 	m := trained(t, 20)
-	dev := &passes{Device: cpu.New()}
+	dev := &faultdev.Passes{Device: cpu.New()}
 	if _, _, err := Analyze(m, dev, nil); err != nil {
 		t.Fatal(err)
 	}
 	per := (train.HeldOutExamples + train.EvalChunk - 1) / train.EvalChunk
-	if want := per * (1 + m.Shape.Layers*m.Shape.Heads); dev.n != want {
-		t.Errorf("Analyze took %d passes, want %d", dev.n, want)
+	if want := per * (1 + m.Shape.Layers*m.Shape.Heads); dev.N != want {
+		t.Errorf("Analyze took %d passes, want %d", dev.N, want)
 	}
 }

@@ -7,21 +7,10 @@ import (
 
 	"headlab/backend/cpu"
 	"headlab/graph"
+	"headlab/internal/faultdev"
 	"headlab/kernels"
 	"headlab/tasks"
 )
-
-// passes counts the evaluation graph's runs: an evaluation Net counts its
-// hits once per Run.
-type passes struct {
-	kernels.Device
-	n int
-}
-
-func (p *passes) CountCorrect(S, rows, v int, logits, targets, out kernels.Tensor) error {
-	p.n++
-	return p.Device.CountCorrect(S, rows, v, logits, targets, out)
-}
 
 // trained is a group of the given induction seeds after a few steps, on dev.
 func trained(t *testing.T, dev kernels.Device, steps int, seeds ...uint64) *Group {
@@ -160,14 +149,14 @@ func TestSnapshotAgreesWithTwoPasses(t *testing.T) {
 // graph once per EvalChunk examples, and calls OnDevice once per layer of
 // every pass, before it returns.
 func TestSnapshotOnePass(t *testing.T) {
-	dev := &passes{Device: cpu.New()}
+	dev := &faultdev.Passes{Device: cpu.New()}
 	g := trained(t, dev, 2, 1, 2)
 	e := evaluator(t, g)
 	held := e.HeldOutAll()
 	L := g.Models[0].Shape.Layers
 	var firsts []int
 	calls := 0
-	dev.n = 0
+	dev.N = 0
 	_, err := e.Snapshot(held, SnapshotOptions{Attention: 300, Logits: true, Off: [][][]bool{{{true}}},
 		OnDevice: func(first, l int, probs kernels.Tensor) error {
 			if probs.Len == 0 {
@@ -183,18 +172,18 @@ func TestSnapshotOnePass(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := (HeldOutExamples + EvalChunk - 1) / EvalChunk
-	if dev.n != want {
-		t.Errorf("%d passes over %d examples, want %d", dev.n, HeldOutExamples, want)
+	if dev.N != want {
+		t.Errorf("%d passes over %d examples, want %d", dev.N, HeldOutExamples, want)
 	}
 	if !slices.Equal(firsts, []int{0, 250, 500, 750}) || calls != want*L {
 		t.Errorf("OnDevice: %d calls, passes at %v; want %d layers of 4 passes", calls, firsts, L)
 	}
-	dev.n = 0
+	dev.N = 0
 	if _, err := e.Snapshot([]*tasks.Batch{QuickHeldOut(g.Models[0]), QuickHeldOut(g.Models[1])}, SnapshotOptions{Attention: 64}); err != nil {
 		t.Fatal(err)
 	}
-	if dev.n != 1 {
-		t.Errorf("QuickHeldOut took %d passes, want 1", dev.n)
+	if dev.N != 1 {
+		t.Errorf("QuickHeldOut took %d passes, want 1", dev.N)
 	}
 }
 

@@ -48,6 +48,16 @@ GLOBL rowscon<>(SB), RODATA|NOPTR, $72
 	TESTQ R10, R10; \
 	CMOVQNE AX, R12
 
+// CHUNKMASKS sets K2 to the lanes of the chunk at R13 inside the row
+// (before t, R9) and K1 to those visible (before R12).
+#define CHUNKMASKS \
+	MOVQ R9, CX; \
+	SUBQ R13, CX; \
+	MASK(BX, K2); \
+	MOVQ R12, CX; \
+	SUBQ R13, CX; \
+	MASK(BX, K1)
+
 // NEXTROW moves R11 (the query) on, back to 0 after t-1, and counts R8
 // (rows left) down; flags from DECQ R8.
 #define NEXTROW \
@@ -136,12 +146,7 @@ div_row:
 	XORQ R13, R13
 	MOVQ SI, DI
 div_chunk:
-	MOVQ R9, CX
-	SUBQ R13, CX
-	MASK(BX, K2)
-	MOVQ R12, CX
-	SUBQ R13, CX
-	MASK(BX, K1)
+	CHUNKMASKS
 	VMOVUPS.Z (DI), K1, Z1
 	VDIVPS Z0, Z1, Z1
 	VMOVAPS.Z Z1, K1, Z1
@@ -173,12 +178,7 @@ sg_row:
 	VBROADCASTSS (DX), Z0
 	XORQ R13, R13
 sg_chunk:
-	MOVQ R9, CX
-	SUBQ R13, CX
-	MASK(BX, K2)
-	MOVQ R12, CX
-	SUBQ R13, CX
-	MASK(BX, K1)
+	CHUNKMASKS
 	VMOVUPS.Z (SI)(R13*4), K1, Z1
 	VMOVUPS.Z (R14)(R13*4), K1, Z2
 	VSUBPS Z0, Z2, Z2
