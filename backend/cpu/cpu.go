@@ -194,34 +194,33 @@ func scoreGrads(s kernels.Shape, p, dP []float32, poff int, scale float32, ds, r
 
 // ProbsGradQ computes kernels.Device.ProbsGradQ on slices: dQ = scale * dS K.
 func (attn) ProbsGradQ(s kernels.Shape, p, dP, k, dQ []float32) error {
-	if err := check(s, [2]int{len(p), s.ProbsLen()}, [2]int{len(dP), s.ProbsLen()}, [2]int{len(k), s.QKVLen()}, [2]int{len(dQ), s.QKVLen()}); err != nil {
-		return err
-	}
-	scale := float32(1 / math.Sqrt(float64(s.Dh)))
-	ld, T := s.H*s.Dh, s.T
-	sp, ds := getScratch(T*T + T)
-	defer scratch.Put(sp)
-	ds, rs := ds[:T*T], ds[T*T:]
-	heads(s, func(off, poff int) {
-		scoreGrads(s, p, dP, poff, scale, ds, rs)
-		simd.Gemm(T, s.Dh, T, ds, T, 1, k[off:], ld, dQ[off:], ld, nil)
-	})
-	return nil
+	return probsGrad(s, p, dP, k, dQ, false)
 }
 
 // ProbsGradK computes kernels.Device.ProbsGradK on slices: dK = scale * dS^T Q.
 func (attn) ProbsGradK(s kernels.Shape, p, dP, q, dK []float32) error {
-	if err := check(s, [2]int{len(p), s.ProbsLen()}, [2]int{len(dP), s.ProbsLen()}, [2]int{len(q), s.QKVLen()}, [2]int{len(dK), s.QKVLen()}); err != nil {
+	return probsGrad(s, p, dP, q, dK, true)
+}
+
+// probsGrad is out = scale * dS x (dQ from K) or, with transposed,
+// scale * dS^T x (dK from Q): the same score gradient, read by rows or
+// by columns.
+func probsGrad(s kernels.Shape, p, dP, x, out []float32, transposed bool) error {
+	if err := check(s, [2]int{len(p), s.ProbsLen()}, [2]int{len(dP), s.ProbsLen()}, [2]int{len(x), s.QKVLen()}, [2]int{len(out), s.QKVLen()}); err != nil {
 		return err
 	}
 	scale := float32(1 / math.Sqrt(float64(s.Dh)))
 	ld, T := s.H*s.Dh, s.T
+	ai, ap := T, 1 // element (i, j) of dS, or of dS^T
+	if transposed {
+		ai, ap = 1, T
+	}
 	sp, ds := getScratch(T*T + T)
 	defer scratch.Put(sp)
 	ds, rs := ds[:T*T], ds[T*T:]
 	heads(s, func(off, poff int) {
 		scoreGrads(s, p, dP, poff, scale, ds, rs)
-		simd.Gemm(T, s.Dh, T, ds, 1, T, q[off:], ld, dK[off:], ld, nil)
+		simd.Gemm(T, s.Dh, T, ds, ai, ap, x[off:], ld, out[off:], ld, nil)
 	})
 	return nil
 }
