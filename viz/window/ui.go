@@ -11,7 +11,6 @@ import (
 
 	"headlab/analysis"
 	"headlab/tasks"
-	"headlab/train"
 	"headlab/viz"
 )
 
@@ -22,16 +21,6 @@ type composed struct {
 	under, over batch
 	heat        []instance
 	snap        *snapshot
-}
-
-// widget is a clickable button. act runs with Viewer.mu held.
-type widget struct {
-	r        image.Rectangle
-	label    string
-	on       bool // a toggle that is on, or a head switched off
-	disabled bool
-	off      bool // a panel's ⊘ button
-	act      func()
 }
 
 // Sidebar geometry.
@@ -63,185 +52,33 @@ const (
 	yNote    = yKeys + 40
 )
 
-func (v *Viewer) layoutLocked() Layout {
-	st := &v.st
-	chars := 1
-	if t, err := tasks.New(st.cfg.Task); err == nil {
-		chars = tokenChars(t)
-	}
-	return NewLayout(st.shape.Layers, st.shape.Heads, st.shape.SeqLen, chars, st.m.size())
-}
+func (v *Viewer) layoutLocked() Layout { return v.st.layout() }
 
-// changedLocked tells the worker (and WaitIdle) that there is work.
-func (v *Viewer) changedLocked() {
-	v.st.changes++
-	v.st.idle = false
-	v.st.dirty = true
-	v.poke()
-}
-
-func (v *Viewer) togglePauseLocked() {
-	st := &v.st
-	if !st.training || st.err != nil {
-		return
-	}
-	st.running = !st.running
-	if st.running && st.stop >= 0 && st.step >= st.stop {
-		st.stop = -1 // past the stop: train on until paused
-	}
-	v.changedLocked()
-}
-
-// resetLocked restarts training from scratch with configuration c.
-func (v *Viewer) resetLocked(c train.Config) {
-	st := &v.st
-	if !st.training {
-		return
-	}
-	st.dirty = true
-	if err := c.Validate(); err != nil {
-		st.note = err.Error()
-		return
-	}
-	st.note = ""
-	st.resetTo = &c
-	st.running, st.stop, st.example = true, max(v.opts.Steps, -1), 0
-	v.changedLocked()
-}
-
-func (v *Viewer) nextExampleLocked(d int) {
-	st := &v.st
-	n := capturedN
-	if st.snap != nil {
-		n = st.snap.n
-	}
-	st.example = ((st.example+d)%n + n) % n
-	st.dirty = true
-}
-
-func (v *Viewer) toggleHeadLocked(l, h int) {
-	st := &v.st
-	if l >= len(st.off) || h >= len(st.off[l]) {
-		return
-	}
-	st.off[l][h] = !st.off[l][h]
-	st.offVer++
-	v.changedLocked()
-}
-
-// keyLocked handles a key press: space pauses, r resets, n and p step
-// through the examples, Esc quits.
+// keyLocked handles a key press (see model.key).
 func (v *Viewer) keyLocked(key glfw.Key, _ glfw.ModifierKey, repeat bool) {
-	v.st.urgent = true
-	switch {
-	case key == glfw.KeyEscape:
-		v.st.quit = true
-		v.changedLocked()
-	case key == glfw.KeySpace && !repeat:
-		v.togglePauseLocked()
-	case key == glfw.KeyR && !repeat:
-		v.resetLocked(v.st.cfg)
-	case key == glfw.KeyN:
-		v.nextExampleLocked(1)
-	case key == glfw.KeyP:
-		v.nextExampleLocked(-1)
-	}
+	v.st.key(keyOf(key), repeat)
 }
 
-// clickLocked presses the widget under p (logical pixels), if any.
-func (v *Viewer) clickLocked(p image.Point) {
-	v.st.urgent = true
-	for _, w := range v.widgetsLocked(v.layoutLocked()) {
-		if p.In(w.r) && !w.disabled {
-			w.act()
-			return
-		}
+// keyOf is the model's key for a GLFW key; keyNone for keys it ignores.
+func keyOf(k glfw.Key) key {
+	switch k {
+	case glfw.KeyEscape:
+		return keyQuit
+	case glfw.KeySpace:
+		return keyPause
+	case glfw.KeyR:
+		return keyReset
+	case glfw.KeyN:
+		return keyNext
+	case glfw.KeyP:
+		return keyPrev
 	}
+	return keyNone
 }
 
-// headDivisors are the head counts a picker offers: divisors of d-model.
-func headDivisors(d int) []int {
-	var out []int
-	for h := 1; h <= min(d, 16); h++ {
-		if d%h == 0 {
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
-// widgetsLocked lists every button for the current state and layout; the
-// same list is drawn and hit-tested, so a click always lands on what is
-// on screen.
-func (v *Viewer) widgetsLocked(lay Layout) []widget {
-	st := &v.st
-	fixed := !st.training
-	bw := (sbW - 12) / 3
-	row := func(k int) int { return yPickers + k*rowPitch }
-	pause := "pause"
-	if !st.running {
-		pause = "run"
-	}
-	c := st.cfg
-	ws := []widget{
-		{r: image.Rect(sbX, yButtons, sbX+bw, yButtons+buttonH), label: pause, disabled: fixed || st.err != nil,
-			on: st.running, act: v.togglePauseLocked},
-		{r: image.Rect(sbX+bw+6, yButtons, sbX+2*bw+6, yButtons+buttonH), label: "reset", disabled: fixed,
-			act: func() { v.resetLocked(st.cfg) }},
-		{r: image.Rect(sbX+2*bw+12, yButtons, sbX+3*bw+12, yButtons+buttonH), label: "next ex",
-			act: func() { v.nextExampleLocked(1) }},
-	}
-	stepper := func(k int, prev, next func(*train.Config)) {
-		y := row(k)
-		for i, f := range []func(*train.Config){prev, next} {
-			x := pickerX
-			label := "<"
-			if i == 1 {
-				x, label = sbX+sbW-pickerW, ">"
-			}
-			ws = append(ws, widget{r: image.Rect(x, y, x+pickerW, y+buttonH), label: label, disabled: fixed,
-				act: func() { n := st.cfg; f(&n); v.resetLocked(n) }})
-		}
-	}
-	names := tasks.Names()
-	ti := 0
-	for i, n := range names {
-		if n == c.Task {
-			ti = i
-		}
-	}
-	stepper(0, func(n *train.Config) { n.Task = names[(ti+len(names)-1)%len(names)] },
-		func(n *train.Config) { n.Task = names[(ti+1)%len(names)] })
-	stepper(1, func(n *train.Config) { n.Layers = max(1, n.Layers-1) }, func(n *train.Config) { n.Layers = min(6, n.Layers+1) })
-	divs := headDivisors(c.DModel)
-	hi := 0
-	for i, d := range divs {
-		if d == c.Heads {
-			hi = i
-		}
-	}
-	stepper(2, func(n *train.Config) { n.Heads = divs[max(0, hi-1)] }, func(n *train.Config) { n.Heads = divs[min(len(divs)-1, hi+1)] })
-	toggle := func(k int, on bool, f func(*train.Config)) {
-		y := row(k)
-		label := "off"
-		if on {
-			label = "on"
-		}
-		ws = append(ws, widget{r: image.Rect(pickerX, y, sbX+sbW, y+buttonH), label: label, on: on, disabled: fixed,
-			act: func() { n := st.cfg; f(&n); v.resetLocked(n) }})
-	}
-	toggle(3, c.Positions, func(n *train.Config) { n.Positions = !n.Positions })
-	toggle(4, c.Causal, func(n *train.Config) { n.Causal = !n.Causal })
-
-	for l := 0; l < lay.L; l++ {
-		for h := 0; h < lay.H; h++ {
-			on := l < len(st.off) && h < len(st.off[l]) && st.off[l][h]
-			ws = append(ws, widget{r: lay.OffButton(l, h), off: true, on: on,
-				act: func() { v.toggleHeadLocked(l, h) }})
-		}
-	}
-	return ws
-}
+func (v *Viewer) clickLocked(p image.Point)         { v.st.click(p) }
+func (v *Viewer) togglePauseLocked()                { v.st.togglePause() }
+func (v *Viewer) widgetsLocked(lay Layout) []widget { return v.st.widgets(lay) }
 
 // composeLocked builds the frame for the current state.
 func (v *Viewer) composeLocked() *composed {
