@@ -298,7 +298,7 @@ func drawCurve(b *batch, r image.Rectangle, pts []point, maxStep int, lo, hi flo
 // drawHeader draws the example's tokens and how to read the panels.
 func (v *Viewer) drawHeader(b *batch, lay Layout, sn *snapshot) {
 	st := &v.st
-	x := lay.origin.X
+	x := lay.origin().X
 	w := lay.Size.X - x - margin
 	line := "waiting for the first evaluation..."
 	if sn != nil {
