@@ -46,7 +46,7 @@ func HeadGrid(title string, att *analysis.Attention, heads []analysis.HeadScore,
 	for _, h := range heads {
 		off := ((n*att.L+h.Layer)*att.H + h.Head) * size
 		g.Panels = append(g.Panels, Head{
-			Title: fmt.Sprintf("%s · %s", h.Name, h.Title()),
+			Title: HeadTitle(h.Name, h.Title()),
 			Probs: att.Probs[off : off+size],
 		})
 	}

@@ -8,6 +8,8 @@ import (
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
+
+	"headlab/viz"
 )
 
 // The glyph atlas: one R8 texture holding the printable ASCII glyphs of
@@ -16,20 +18,18 @@ import (
 // element is a textured quad over this one texture, so a frame is one
 // draw call for the UI.
 const (
-	atlasW       = 1024
-	atlasH       = 16
-	asciiFirst   = 0x20
-	asciiLast    = 0x7e
-	specialX     = (asciiLast - asciiFirst + 1) * glyphW // first hand-drawn glyph
-	middleDotX   = specialX
-	ellipsisX    = specialX + glyphW
-	solidX       = specialX + 2*glyphW // 4x4 block of full coverage
-	offSpriteX   = solidX + 8
-	offSpriteW   = 13
-	ascent       = 11
-	runeMidDot   = '\u00b7'
-	runeEllipsis = '\u2026'
-	runeOff      = '\u2298' // ⊘, drawn as the sprite
+	atlasW     = 1024
+	atlasH     = 16
+	asciiFirst = 0x20
+	asciiLast  = 0x7e
+	specialX   = (asciiLast - asciiFirst + 1) * glyphW // first hand-drawn glyph
+	middleDotX = specialX
+	ellipsisX  = specialX + glyphW
+	solidX     = specialX + 2*glyphW // 4x4 block of full coverage
+	offSpriteX = solidX + 8
+	offSpriteW = 13
+	ascent     = 11
+	runeOff    = '\u2298' // ⊘, drawn as the sprite
 )
 
 // buildAtlas rasterises the atlas as 8-bit coverage.
@@ -88,9 +88,9 @@ func glyphX(r rune) int {
 	switch {
 	case r >= asciiFirst && r <= asciiLast:
 		return int(r-asciiFirst) * glyphW
-	case r == runeMidDot:
+	case r == viz.MidDot:
 		return middleDotX
-	case r == runeEllipsis:
+	case r == viz.Ellipsis:
 		return ellipsisX
 	}
 	return int('?'-asciiFirst) * glyphW
@@ -106,14 +106,4 @@ func textW(s string) int {
 }
 
 // fit cuts s to at most w pixels, ending in an ellipsis when cut.
-func fit(s string, w int) string {
-	rs := []rune(s)
-	n := w / glyphW
-	if len(rs) <= n {
-		return s
-	}
-	if n <= 0 {
-		return ""
-	}
-	return string(rs[:n-1]) + string(runeEllipsis)
-}
+func fit(s string, w int) string { return viz.Fit(s, w, textW) }

@@ -131,7 +131,7 @@ func (v *Viewer) drawSidebar(b *batch) {
 	if st.fps > 0 {
 		b.textRight(sbX+sbW, yTitle, fmt.Sprintf("%.0f fps", st.fps), colFaint)
 	}
-	b.text(sbX, yConfig, fit(fmt.Sprintf("%s %c %dL x %dH %c seed %d", c.Task, runeMidDot, st.shape.Layers, st.shape.Heads, runeMidDot, c.Seed), sbW), colMuted)
+	b.text(sbX, yConfig, fit(fmt.Sprintf("%s %c %dL x %dH %c seed %d", c.Task, viz.MidDot, st.shape.Layers, st.shape.Heads, viz.MidDot, c.Seed), sbW), colMuted)
 
 	chance := 0.0
 	if t, err := tasks.New(c.Task); err == nil {
@@ -212,8 +212,8 @@ func (v *Viewer) drawSidebar(b *batch) {
 		}
 	}
 
-	b.text(sbX, yKeys, fmt.Sprintf("space run/pause %c r reset", runeMidDot), colFaint)
-	b.text(sbX, yKeys+16, fmt.Sprintf("n/p next/prev example %c esc quit", runeMidDot), colFaint)
+	b.text(sbX, yKeys, fmt.Sprintf("space run/pause %c r reset", viz.MidDot), colFaint)
+	b.text(sbX, yKeys+16, fmt.Sprintf("n/p next/prev example %c esc quit", viz.MidDot), colFaint)
 	note, noteCol := st.note, colMuted
 	if st.err != nil {
 		note, noteCol = "error: "+st.err.Error(), colError
@@ -350,7 +350,7 @@ func (v *Viewer) drawPanels(f *composed, lay Layout) {
 				b.text(tr.Min.X, ty, fit(name, tw), col)
 				b.text(tr.Min.X, ty+14, fit(label, tr.Dx()), col)
 			default:
-				b.text(tr.Min.X, ty, fit(fmt.Sprintf("%s %c %s", name, runeMidDot, label), tw), col)
+				b.text(tr.Min.X, ty, fit(viz.HeadTitle(name, label), tw), col)
 			}
 			if sn == nil {
 				b.fill(p, colCurveBg)

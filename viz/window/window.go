@@ -35,6 +35,7 @@ import (
 	"headlab/kernels"
 	"headlab/tasks"
 	"headlab/train"
+	"headlab/viz"
 )
 
 // Options says what to show and where.
@@ -378,5 +379,5 @@ func (v *Viewer) Layout() (Layout, int) {
 
 // panelTitle is a head's title: "L1H0 · induction 0.81".
 func panelTitle(s analysis.HeadScore) string {
-	return fmt.Sprintf("%s %c %s", analysis.HeadName(s.Layer, s.Head), runeMidDot, s.Title())
+	return viz.HeadTitle(analysis.HeadName(s.Layer, s.Head), s.Title())
 }
