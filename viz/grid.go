@@ -73,6 +73,10 @@ func (g Grid) validate() error {
 	return nil
 }
 
+// TokenLabel is how the figures and the viewer window label token id of
+// headlab's tasks: as tasks.TokenLabel spells it, through tokenText.
+func TokenLabel(id int) string { return tokenText(tasks.TokenLabel(id)) }
+
 // tokenText is how a token is labelled: control characters as escapes,
 // and a token of spaces as underscores so that it shows.
 func tokenText(s string) string {

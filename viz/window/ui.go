@@ -305,7 +305,7 @@ func (v *Viewer) drawHeader(b *batch, lay Layout, sn *snapshot) {
 		e := st.example % sn.n
 		toks := make([]string, sn.t)
 		for i := range toks {
-			toks[i] = tasks.TokenLabel(sn.tokens[e*sn.t+i])
+			toks[i] = viz.TokenLabel(sn.tokens[e*sn.t+i])
 		}
 		line = fmt.Sprintf("held-out example %d of %d:  %s", e+1, sn.n, strings.Join(toks, " "))
 	}
@@ -373,7 +373,7 @@ func (v *Viewer) drawPanels(f *composed, lay Layout) {
 				if here && i == hi {
 					c = colText
 				}
-				b.textRight(p.Min.X-4, p.Min.Y+i*lay.Cell+(lay.Cell-lineH)/2, tasks.TokenLabel(toks[i]), c)
+				b.textRight(p.Min.X-4, p.Min.Y+i*lay.Cell+(lay.Cell-lineH)/2, viz.TokenLabel(toks[i]), c)
 			}
 			colStep := lay.stepLabels(lay.labelW - 4)
 			for j := 0; j < lay.T; j += colStep {
@@ -381,7 +381,7 @@ func (v *Viewer) drawPanels(f *composed, lay Layout) {
 				if here && j == hj {
 					c = colText
 				}
-				t := tasks.TokenLabel(toks[j])
+				t := viz.TokenLabel(toks[j])
 				b.text(p.Min.X+j*lay.Cell+(lay.Cell-textW(t))/2, p.Max.Y+3, t, c)
 			}
 		}
@@ -426,8 +426,8 @@ func (v *Viewer) drawHover(f *composed, lay Layout) {
 	if masked {
 		weight = "masked"
 	}
-	q := fmt.Sprintf("query %d %s", i, tasks.TokenLabel(toks[i]))
-	k := fmt.Sprintf("key %d %s", j, tasks.TokenLabel(toks[j]))
+	q := fmt.Sprintf("query %d %s", i, viz.TokenLabel(toks[i]))
+	k := fmt.Sprintf("key %d %s", j, viz.TokenLabel(toks[j]))
 	b.text(sbX, yHover, analysis.HeadName(l, h)+"  "+q, colText)
 	b.text(sbX, yHover+16, fmt.Sprintf("%s  weight %s", k, weight), colText)
 

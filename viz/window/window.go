@@ -159,7 +159,7 @@ func Open(opts Options) (*Viewer, error) {
 func tokenChars(t tasks.Task) int {
 	n := 1
 	for id := 0; id < t.Vocab(); id++ {
-		n = max(n, len(tasks.TokenLabel(id)))
+		n = max(n, len(viz.TokenLabel(id)))
 	}
 	return n
 }
