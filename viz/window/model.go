@@ -21,6 +21,140 @@ type widget struct {
 	act      func()
 }
 
+// job is what the worker reads from the model between two steps.
+type job struct {
+	quit    bool
+	seen    int // the model's changes when read
+	reset   *train.Config
+	off     [][]bool // a copy
+	offVer  int
+	running bool // training runs (not paused, no error)
+	failed  bool
+	stop    int
+}
+
+// take hands the worker the UI's changes; a reset is handed over once.
+func (st *model) take() job {
+	j := job{quit: st.quit, seen: st.changes, reset: st.resetTo, off: cloneOff(st.off), offVer: st.offVer,
+		running: st.running && st.err == nil, failed: st.err != nil, stop: st.stop}
+	st.resetTo = nil
+	return j
+}
+
+// trains says whether the worker takes a training step now, at step,
+// when it has a trainer: while training runs, up to the stop.
+func (j job) trains(hasTrainer bool, step int) bool {
+	return hasTrainer && j.running && (j.stop < 0 || step < j.stop)
+}
+
+// refreshClock is when the last refresh was: its step, the heads switched
+// off then, when it ended and what it cost.
+type refreshClock struct {
+	step, offVer int
+	at           time.Time
+	cost         time.Duration
+}
+
+// due says whether to refresh now, at step with the heads of offVer off:
+// at once for another choice of heads; for a new step, while training
+// every refreshEvery (but spending at most a tenth of the time on it when
+// a refresh is slow), and at once when training has stopped.
+func (c refreshClock) due(offVer, step int, training bool, now time.Time) bool {
+	every := max(refreshEvery, 9*c.cost)
+	return offVer != c.offVer || step != c.step && (!training || now.Sub(c.at) >= every)
+}
+
+// rebuilt starts the model over for the net of m (a trainer's when
+// training): step 0 (a checkpoint's own step), no curves, no snapshot,
+// every head on.
+func (st *model) rebuilt(m *train.Model, training bool, now time.Time) {
+	s := m.Shape
+	st.cfg, st.shape, st.training = m.Train, s, training
+	st.step, st.loss, st.lossHist, st.accHist, st.stepsPerSec = 0, 0, nil, nil, 0
+	st.rateStep, st.rateAt = 0, now
+	if !training {
+		st.step = m.Train.Steps
+	}
+	st.snap, st.err = nil, nil
+	// The ablation mask follows the new shape, all heads on.
+	st.off = make([][]bool, s.Layers)
+	for l := range st.off {
+		st.off[l] = make([]bool, s.Heads)
+	}
+	st.offVer++
+	st.dirty = true
+}
+
+// stepped records training step step's loss, at now.
+func (st *model) stepped(step int, loss float64, now time.Time) {
+	st.step, st.loss = step, loss
+	st.stepsTaken++
+	st.lossHist = appendThinned(st.lossHist, point{step, loss})
+	if dt := now.Sub(st.rateAt); dt >= time.Second {
+		st.stepsPerSec = float64(step-st.rateStep) / dt.Seconds()
+		st.rateStep, st.rateAt = step, now
+	}
+	st.dirty = true
+}
+
+// published shows refresh sn, which took cost.
+func (st *model) published(sn *snapshot, cost time.Duration) {
+	st.snap = sn
+	if st.training {
+		if k := len(st.accHist); k > 0 && st.accHist[k-1].step == sn.step {
+			st.accHist[k-1].v = sn.acc // a click re-evaluated the same step
+		} else {
+			st.accHist = appendThinned(st.accHist, point{sn.step, sn.acc})
+		}
+	}
+	st.refreshes++
+	st.refreshTime += cost
+	st.dirty = true
+}
+
+// fail records err for the UI and pauses training.
+func (st *model) fail(err error) {
+	st.err = err
+	st.running = false
+	st.dirty = true
+}
+
+// settle is the model's side of the worker going idle: false when the UI
+// changed something since the worker read it (seen), else training that
+// reached its stop shows as paused and the worker as idle.
+func (st *model) settle(seen int) bool {
+	if st.changes != seen {
+		return false
+	}
+	if st.training && st.running && st.stop >= 0 && st.step >= st.stop {
+		st.running = false // reached the stop: show it as paused
+		st.dirty = true
+	}
+	st.idle = true
+	return true
+}
+
+// appendThinned appends p, halving the samples when there are too many.
+func appendThinned(h []point, p point) []point {
+	if len(h) >= maxHistory {
+		k := 0
+		for i := 0; i < len(h); i += 2 {
+			h[k] = h[i]
+			k++
+		}
+		h = h[:k]
+	}
+	return append(h, p)
+}
+
+func cloneOff(off [][]bool) [][]bool {
+	out := make([][]bool, len(off))
+	for l := range off {
+		out[l] = append([]bool(nil), off[l]...)
+	}
+	return out
+}
+
 // layout is the layout of the current model in the current window.
 func (st *model) layout() Layout {
 	chars := 1
@@ -292,6 +426,8 @@ type model struct {
 	lossHist    []point
 	accHist     []point
 	stepsPerSec float64
+	rateStep    int // steps/s: the step and time of the last measurement
+	rateAt      time.Time
 	snap        *snapshot
 	idle        bool
 	err         error

@@ -1,10 +1,13 @@
 package window
 
 import (
+	"errors"
 	"image"
 	"testing"
+	"time"
 
 	"headlab/tasks"
+	"headlab/train"
 )
 
 // newModel is a model training tiny(steps), its window at the preferred
@@ -127,3 +130,83 @@ func TestModelViewOnly(t *testing.T) {
 		t.Errorf("headDivisors(12) = %v", got)
 	}
 }
+
+func TestModelTrainingPolicy(t *testing.T) {
+	st := newModel(t, 100)
+	st.off[0][1] = true
+	j := st.take()
+	j.off[0][1] = false
+	if !st.off[0][1] {
+		t.Fatal("take's off is not a copy")
+	}
+	if !j.trains(true, 99) || j.trains(true, 100) || j.trains(false, 0) {
+		t.Error("trains: want a step below the stop only, with a trainer")
+	}
+	st.reset(st.cfg)
+	if j := st.take(); j.reset == nil || st.take().reset != nil {
+		t.Error("a reset is not handed over exactly once")
+	}
+
+	t0 := time.Unix(1000, 0)
+	c := refreshClock{step: 10, offVer: 1, at: t0, cost: 10 * time.Millisecond}
+	for _, k := range []struct {
+		offVer, step int
+		training     bool
+		after        time.Duration
+		want         bool
+	}{
+		{1, 10, true, time.Hour, false}, // nothing new
+		{2, 10, true, 0, true},          // another head switched off: at once
+		{1, 11, true, refreshEvery - 1, false},
+		{1, 11, true, refreshEvery, true},
+		{1, 11, false, 0, true}, // stopped at a new step: at once
+	} {
+		if got := c.due(k.offVer, k.step, k.training, t0.Add(k.after)); got != k.want {
+			t.Errorf("due(%+v) = %v", k, got)
+		}
+	}
+	slow := refreshClock{step: 10, at: t0, cost: time.Second}
+	if slow.due(0, 11, true, t0.Add(8*time.Second)) || !slow.due(0, 11, true, t0.Add(9*time.Second)) {
+		t.Error("a slow refresh is not spread to a tenth of the time")
+	}
+
+	st = newModel(t, 100)
+	st.rebuilt(&train.Model{Train: st.cfg, Shape: st.shape}, true, t0)
+	if st.offVer != 1 || len(st.off) != st.shape.Layers || st.snap != nil || st.step != 0 {
+		t.Fatalf("rebuilt: offVer %d, off %v, step %d", st.offVer, st.off, st.step)
+	}
+	st.stepped(1, 2.5, t0.Add(time.Second/2))
+	st.stepped(50, 1.5, t0.Add(time.Second))
+	if st.stepsTaken != 2 || st.loss != 1.5 || len(st.lossHist) != 2 || st.stepsPerSec != 50 {
+		t.Errorf("stepped: taken %d, loss %v, hist %d, %v steps/s", st.stepsTaken, st.loss, len(st.lossHist), st.stepsPerSec)
+	}
+	st.published(&snapshot{step: 50, acc: 0.5}, time.Millisecond)
+	st.published(&snapshot{step: 50, acc: 0.25}, time.Millisecond) // a click at the same step
+	if len(st.accHist) != 1 || st.accHist[0].v != 0.25 || st.refreshes != 2 {
+		t.Errorf("published: accHist %v, refreshes %d", st.accHist, st.refreshes)
+	}
+
+	st.running, st.stop, st.step = true, 50, 50
+	seen := st.changes
+	st.changed()
+	if st.settle(seen) {
+		t.Error("settled though the UI changed something since")
+	}
+	if !st.settle(st.changes) || st.running || !st.idle {
+		t.Errorf("settle at the stop: running %v, idle %v; want paused and idle", st.running, st.idle)
+	}
+	st.fail(errTest)
+	if st.err != errTest || st.running || !st.take().failed {
+		t.Error("fail did not pause with the error")
+	}
+
+	var h []point
+	for k := range maxHistory + 1 {
+		h = appendThinned(h, point{k, 0})
+	}
+	if len(h) != maxHistory/2+1 || h[1].step != 2 {
+		t.Errorf("appendThinned: %d samples, second at step %d", len(h), h[1].step)
+	}
+}
+
+var errTest = errors.New("test")
