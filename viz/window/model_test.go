@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"headlab/analysis"
 	"headlab/tasks"
 	"headlab/train"
 )
@@ -210,3 +211,36 @@ func TestModelTrainingPolicy(t *testing.T) {
 }
 
 var errTest = errors.New("test")
+
+// TestComposeWithoutGL builds frames from a model alone: one heatmap
+// instance per head, in its panel, and a hover outline over the hovered
+// cell.
+func TestComposeWithoutGL(t *testing.T) {
+	st := newModel(t, 100)
+	f := compose(st, "")
+	if len(f.heat) != 0 || len(f.under.verts) == 0 {
+		t.Fatalf("before the first refresh: %d heatmaps, %d vertices", len(f.heat), len(f.under.verts))
+	}
+	L, H, T := st.shape.Layers, st.shape.Heads, st.shape.SeqLen
+	sn := &snapshot{step: 100, l: L, h: H, t: T, n: 2, causal: true,
+		tokens: make([]int, 2*T), probs: make([]float32, 2*L*H*T*T), off: st.off}
+	for l := range L {
+		for h := range H {
+			sn.scores = append(sn.scores, analysis.HeadScore{Layer: l, Head: h})
+		}
+	}
+	st.published(sn, 0)
+	lay := st.layout()
+	st.cursor, st.cursorIn = lay.CellRect(1, 1, 2, 1).Min, true
+	f = compose(st, "")
+	if len(f.heat) != L*H {
+		t.Fatalf("%d heatmap instances, want %d", len(f.heat), L*H)
+	}
+	p := lay.Panel(1, 0)
+	if k := f.heat[H]; k.x0 != float32(p.Min.X) || k.y1 != float32(p.Max.Y) {
+		t.Errorf("L1H0's heatmap at %v, panel %v", k, p)
+	}
+	if len(f.over.verts) == 0 {
+		t.Error("no hover outline or tooltip")
+	}
+}

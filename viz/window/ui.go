@@ -81,23 +81,26 @@ func (v *Viewer) togglePauseLocked()                { v.st.togglePause() }
 func (v *Viewer) widgetsLocked(lay Layout) []widget { return v.st.widgets(lay) }
 
 // composeLocked builds the frame for the current state.
-func (v *Viewer) composeLocked() *composed {
-	st := &v.st
+func (v *Viewer) composeLocked() *composed { return compose(&v.st, v.opts.Source) }
+
+// compose builds the frame that shows st, with no GL: source names a
+// checkpoint being shown.
+func compose(st *model, source string) *composed {
 	f := &composed{snap: st.snap}
 	s := float32(st.m.ppu)
 	f.under.s, f.over.s = s, s
-	lay := v.layoutLocked()
+	lay := st.layout()
 	if sn := st.snap; sn != nil && (sn.l != lay.L || sn.h != lay.H || sn.t != lay.T) {
 		f.snap = nil // from the previous model; the new one is on its way
 	}
-	v.drawSidebar(&f.under)
-	v.drawHeader(&f.under, lay, f.snap)
-	v.drawPanels(f, lay)
+	drawSidebar(&f.under, st, source)
+	drawHeader(&f.under, st, lay, f.snap)
+	drawPanels(f, st, lay)
 	drawLegend(&f.under, lay.Legend())
-	for _, w := range v.widgetsLocked(lay) {
+	for _, w := range st.widgets(lay) {
 		drawWidget(&f.under, w)
 	}
-	v.drawHover(f, lay)
+	drawHover(f, st, lay)
 	return f
 }
 
@@ -124,8 +127,7 @@ func drawWidget(b *batch, w widget) {
 }
 
 // drawSidebar draws the controls' labels, the numbers and the curves.
-func (v *Viewer) drawSidebar(b *batch) {
-	st := &v.st
+func drawSidebar(b *batch, st *model, source string) {
 	c := st.cfg
 	b.text(sbX, yTitle, "headlab view", colText)
 	if st.fps > 0 {
@@ -149,7 +151,7 @@ func (v *Viewer) drawSidebar(b *batch) {
 			b.textRight(sbX+sbW, yStep, "paused", colMuted)
 		}
 	} else {
-		b.text(sbX, yStep, fit("checkpoint "+v.opts.Source, sbW), colText)
+		b.text(sbX, yStep, fit("checkpoint "+source, sbW), colText)
 	}
 
 	maxStep := max(st.step, st.stop, 1)
@@ -198,7 +200,7 @@ func (v *Viewer) drawSidebar(b *batch) {
 	if names := analysis.HeadNames(st.off); len(names) > 0 {
 		offText, offCol = "switched off: "+strings.Join(names, ","), colOff
 	}
-	v.textWithOff(b, sbX, yOff, fit(offText, sbW), offCol)
+	textWithOff(b, sbX, yOff, fit(offText, sbW), offCol)
 
 	b.text(sbX, yModel, "model (a change restarts training)", colMuted)
 	labels := []string{"task", "layers", "heads", "positions", "causal mask"}
@@ -227,7 +229,7 @@ func (v *Viewer) drawSidebar(b *batch) {
 }
 
 // textWithOff draws s, with the ⊘ rune drawn as the sprite.
-func (v *Viewer) textWithOff(b *batch, x, y int, s string, c color.RGBA) {
+func textWithOff(b *batch, x, y int, s string, c color.RGBA) {
 	for _, r := range s {
 		if r == runeOff {
 			b.offSprite(x-2, y, c)
@@ -296,8 +298,7 @@ func drawCurve(b *batch, r image.Rectangle, pts []point, maxStep int, lo, hi flo
 }
 
 // drawHeader draws the example's tokens and how to read the panels.
-func (v *Viewer) drawHeader(b *batch, lay Layout, sn *snapshot) {
-	st := &v.st
+func drawHeader(b *batch, st *model, lay Layout, sn *snapshot) {
 	x := lay.origin().X
 	w := lay.Size.X - x - margin
 	line := "waiting for the first evaluation..."
@@ -319,8 +320,7 @@ func (v *Viewer) drawHeader(b *batch, lay Layout, sn *snapshot) {
 
 // drawPanels draws every head's frame, title, token labels and heatmap
 // instance.
-func (v *Viewer) drawPanels(f *composed, lay Layout) {
-	st := &v.st
+func drawPanels(f *composed, st *model, lay Layout) {
 	b := &f.under
 	sn := f.snap
 	s := b.s
@@ -409,8 +409,7 @@ func drawLegend(b *batch, r image.Rectangle) {
 
 // drawHover outlines the cell under the cursor and shows its query, key
 // and weight in a tooltip and in the sidebar.
-func (v *Viewer) drawHover(f *composed, lay Layout) {
-	st := &v.st
+func drawHover(f *composed, st *model, lay Layout) {
 	sn := f.snap
 	l, h, i, j, ok := lay.CellAt(st.cursor)
 	b := &f.under
