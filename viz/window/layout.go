@@ -29,6 +29,35 @@ const (
 	minHeight = 640
 )
 
+// Sidebar geometry.
+const (
+	sbX      = margin
+	sbW      = sidebarW - 2*margin
+	buttonH  = 20
+	curveH   = 44
+	pickerW  = 22
+	pickerX  = sbX + 92 // where a picker's [<] starts
+	rowPitch = 24
+)
+
+// sidebar rows, top to bottom.
+const (
+	yTitle   = margin
+	yConfig  = yTitle + 18
+	yButtons = yConfig + 22
+	yStep    = yButtons + buttonH + 12
+	yLoss    = yStep + 20
+	yLossC   = yLoss + 16
+	yAcc     = yLossC + curveH + 10
+	yAccC    = yAcc + 16
+	yOff     = yAccC + curveH + 10
+	yModel   = yOff + 28
+	yPickers = yModel + 20
+	yHover   = yPickers + 5*rowPitch + 10
+	yKeys    = yHover + 48
+	yNote    = yKeys + 40
+)
+
 // Layout places the panels of a model with L layers of H heads on
 // sequences of length T in a window of Size logical pixels. It is a pure
 // function of its inputs, so tests can find a panel, a cell or a button in

@@ -15,6 +15,15 @@
 // renderer under a mutex; the renderer's frames and the kernels interleave
 // on the GL thread, so frames keep coming while the model trains.
 //
+// The files split the model from its drawing. model.go is the model: the
+// state the worker and the renderer share, the training policy (when to
+// step, refresh, pause) and the controls (keys, buttons and what they do),
+// with no window and no GL. worker.go runs the trainer and the evaluator
+// for it; layout.go places the sidebar and the panels (a viz.PanelGrid, as
+// in the heatmap figure); draw.go composes a frame of the model as quads,
+// in viz.ScreenFace's glyphs (atlas.go, batch.go); render.go and window.go
+// hold the GLFW window and the GL that draws those frames.
+//
 // See docs/viewer.md.
 package window
 
@@ -381,3 +390,34 @@ func (v *Viewer) Layout() (Layout, int) {
 func panelTitle(s analysis.HeadScore) string {
 	return viz.HeadTitle(analysis.HeadName(s.Layer, s.Head), s.Title())
 }
+
+// The Viewer's side of the model, with Viewer.mu held: GLFW's input in
+// the model's terms.
+
+func (v *Viewer) layoutLocked() Layout { return v.st.layout() }
+
+// keyLocked handles a key press (see model.key).
+func (v *Viewer) keyLocked(key glfw.Key, _ glfw.ModifierKey, repeat bool) {
+	v.st.key(keyOf(key), repeat)
+}
+
+// keyOf is the model's key for a GLFW key; keyNone for keys it ignores.
+func keyOf(k glfw.Key) key {
+	switch k {
+	case glfw.KeyEscape:
+		return keyQuit
+	case glfw.KeySpace:
+		return keyPause
+	case glfw.KeyR:
+		return keyReset
+	case glfw.KeyN:
+		return keyNext
+	case glfw.KeyP:
+		return keyPrev
+	}
+	return keyNone
+}
+
+func (v *Viewer) clickLocked(p image.Point)         { v.st.click(p) }
+func (v *Viewer) togglePauseLocked()                { v.st.togglePause() }
+func (v *Viewer) widgetsLocked(lay Layout) []widget { return v.st.widgets(lay) }

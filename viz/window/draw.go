@@ -7,8 +7,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/go-gl/glfw/v3.3/glfw"
-
 	"headlab/analysis"
 	"headlab/tasks"
 	"headlab/viz"
@@ -22,63 +20,6 @@ type composed struct {
 	heat        []instance
 	snap        *snapshot
 }
-
-// Sidebar geometry.
-const (
-	sbX      = margin
-	sbW      = sidebarW - 2*margin
-	buttonH  = 20
-	curveH   = 44
-	pickerW  = 22
-	pickerX  = sbX + 92 // where a picker's [<] starts
-	rowPitch = 24
-)
-
-// sidebar rows, top to bottom.
-const (
-	yTitle   = margin
-	yConfig  = yTitle + 18
-	yButtons = yConfig + 22
-	yStep    = yButtons + buttonH + 12
-	yLoss    = yStep + 20
-	yLossC   = yLoss + 16
-	yAcc     = yLossC + curveH + 10
-	yAccC    = yAcc + 16
-	yOff     = yAccC + curveH + 10
-	yModel   = yOff + 28
-	yPickers = yModel + 20
-	yHover   = yPickers + 5*rowPitch + 10
-	yKeys    = yHover + 48
-	yNote    = yKeys + 40
-)
-
-func (v *Viewer) layoutLocked() Layout { return v.st.layout() }
-
-// keyLocked handles a key press (see model.key).
-func (v *Viewer) keyLocked(key glfw.Key, _ glfw.ModifierKey, repeat bool) {
-	v.st.key(keyOf(key), repeat)
-}
-
-// keyOf is the model's key for a GLFW key; keyNone for keys it ignores.
-func keyOf(k glfw.Key) key {
-	switch k {
-	case glfw.KeyEscape:
-		return keyQuit
-	case glfw.KeySpace:
-		return keyPause
-	case glfw.KeyR:
-		return keyReset
-	case glfw.KeyN:
-		return keyNext
-	case glfw.KeyP:
-		return keyPrev
-	}
-	return keyNone
-}
-
-func (v *Viewer) clickLocked(p image.Point)         { v.st.click(p) }
-func (v *Viewer) togglePauseLocked()                { v.st.togglePause() }
-func (v *Viewer) widgetsLocked(lay Layout) []widget { return v.st.widgets(lay) }
 
 // composeLocked builds the frame for the current state.
 func (v *Viewer) composeLocked() *composed { return compose(&v.st, v.opts.Source) }
