@@ -11,6 +11,105 @@ import (
 	"headlab/train"
 )
 
+// metrics relate the window's coordinate systems: window (screen)
+// coordinates, framebuffer pixels, and logical pixels (ppu framebuffer
+// pixels each, an integer so the bitmap font stays crisp on HiDPI
+// screens).
+type metrics struct {
+	win, fb image.Point
+	ppu     int
+}
+
+func (m metrics) fbPerWin() float64 {
+	if m.win.X <= 0 {
+		return 1
+	}
+	return float64(m.fb.X) / float64(m.win.X)
+}
+
+// size is the window in logical pixels.
+func (m metrics) size() image.Point { return m.fb.Div(max(m.ppu, 1)) }
+
+func (m metrics) toLogical(x, y float64) image.Point {
+	k := m.fbPerWin() / float64(max(m.ppu, 1))
+	return image.Pt(int(math.Floor(x*k)), int(math.Floor(y*k)))
+}
+
+func (m metrics) toWindow(x, y float64) (float64, float64) {
+	k := float64(max(m.ppu, 1)) / m.fbPerWin()
+	return x * k, y * k
+}
+
+// point is one sample of a curve.
+type point struct {
+	step int
+	v    float64
+}
+
+// snapshot is one refresh: the attention of the captured held-out
+// examples and the heads' scores, as the worker hands it to the renderer.
+type snapshot struct {
+	gen        int // refresh number; textures alternate on its parity
+	step       int
+	l, h, t, n int // layers, heads, sequence length, examples captured
+	causal     bool
+	tokens     []int     // [n][t]
+	probs      []float32 // [n][l][h][t][t], analysis.Attention's order
+	scores     []analysis.HeadScore
+	acc        float64
+	off        [][]bool
+	offVer     int
+	onGPU      bool // textures were filled on the GPU
+}
+
+// model is the viewer's state: everything the worker and the renderer
+// share, under Viewer.mu, and the policy that changes it (pause, reset,
+// examples, heads switched off, the widgets and what they do). It needs
+// no window and no GL: the renderer draws it, the worker trains for it.
+type model struct {
+	// steps is Options.Steps, where a reset training run pauses.
+	steps int
+	// poke wakes the worker; nil in tests.
+	poke func()
+
+	// Set by the UI, read by the worker.
+	running bool
+	stop    int // where training pauses; -1: nowhere
+	off     [][]bool
+	offVer  int
+	resetTo *train.Config
+	quit    bool
+	changes int // counts the UI's changes, so the worker never sleeps on one
+
+	// Set by the worker.
+	cfg         train.Config
+	shape       graph.Config
+	training    bool // a trainer exists (not viewing a checkpoint)
+	step        int
+	stepsTaken  int
+	refreshes   int
+	refreshTime time.Duration
+	loss        float64
+	lossHist    []point
+	accHist     []point
+	stepsPerSec float64
+	rateStep    int // steps/s: the step and time of the last measurement
+	rateAt      time.Time
+	snap        *snapshot
+	idle        bool
+	err         error
+	note        string // a one-line message, e.g. a refused picker choice
+
+	// The UI's own.
+	example  int
+	cursor   image.Point // logical
+	cursorIn bool
+	m        metrics
+	dirty    bool // numbers changed: redraw within dataFrameEvery
+	urgent   bool // input changed the picture: redraw at the next frame
+	fps      float64
+}
+
 // widget is a clickable button. act runs with Viewer.mu held.
 type widget struct {
 	r        image.Rectangle
@@ -342,103 +441,4 @@ func (st *model) widgets(lay Layout) []widget {
 		}
 	}
 	return ws
-}
-
-// metrics relate the window's coordinate systems: window (screen)
-// coordinates, framebuffer pixels, and logical pixels (ppu framebuffer
-// pixels each, an integer so the bitmap font stays crisp on HiDPI
-// screens).
-type metrics struct {
-	win, fb image.Point
-	ppu     int
-}
-
-func (m metrics) fbPerWin() float64 {
-	if m.win.X <= 0 {
-		return 1
-	}
-	return float64(m.fb.X) / float64(m.win.X)
-}
-
-// size is the window in logical pixels.
-func (m metrics) size() image.Point { return m.fb.Div(max(m.ppu, 1)) }
-
-func (m metrics) toLogical(x, y float64) image.Point {
-	k := m.fbPerWin() / float64(max(m.ppu, 1))
-	return image.Pt(int(math.Floor(x*k)), int(math.Floor(y*k)))
-}
-
-func (m metrics) toWindow(x, y float64) (float64, float64) {
-	k := float64(max(m.ppu, 1)) / m.fbPerWin()
-	return x * k, y * k
-}
-
-// point is one sample of a curve.
-type point struct {
-	step int
-	v    float64
-}
-
-// snapshot is one refresh: the attention of the captured held-out
-// examples and the heads' scores, as the worker hands it to the renderer.
-type snapshot struct {
-	gen        int // refresh number; textures alternate on its parity
-	step       int
-	l, h, t, n int // layers, heads, sequence length, examples captured
-	causal     bool
-	tokens     []int     // [n][t]
-	probs      []float32 // [n][l][h][t][t], analysis.Attention's order
-	scores     []analysis.HeadScore
-	acc        float64
-	off        [][]bool
-	offVer     int
-	onGPU      bool // textures were filled on the GPU
-}
-
-// model is the viewer's state: everything the worker and the renderer
-// share, under Viewer.mu, and the policy that changes it (pause, reset,
-// examples, heads switched off, the widgets and what they do). It needs
-// no window and no GL: the renderer draws it, the worker trains for it.
-type model struct {
-	// steps is Options.Steps, where a reset training run pauses.
-	steps int
-	// poke wakes the worker; nil in tests.
-	poke func()
-
-	// Set by the UI, read by the worker.
-	running bool
-	stop    int // where training pauses; -1: nowhere
-	off     [][]bool
-	offVer  int
-	resetTo *train.Config
-	quit    bool
-	changes int // counts the UI's changes, so the worker never sleeps on one
-
-	// Set by the worker.
-	cfg         train.Config
-	shape       graph.Config
-	training    bool // a trainer exists (not viewing a checkpoint)
-	step        int
-	stepsTaken  int
-	refreshes   int
-	refreshTime time.Duration
-	loss        float64
-	lossHist    []point
-	accHist     []point
-	stepsPerSec float64
-	rateStep    int // steps/s: the step and time of the last measurement
-	rateAt      time.Time
-	snap        *snapshot
-	idle        bool
-	err         error
-	note        string // a one-line message, e.g. a refused picker choice
-
-	// The UI's own.
-	example  int
-	cursor   image.Point // logical
-	cursorIn bool
-	m        metrics
-	dirty    bool // numbers changed: redraw within dataFrameEvery
-	urgent   bool // input changed the picture: redraw at the next frame
-	fps      float64
 }
