@@ -145,18 +145,7 @@ func style(face font.Font, size vg.Length, col color.Color) draw.TextStyle {
 }
 
 // fit cuts s to at most w wide in sty, ending in an ellipsis when cut.
-func fit(sty draw.TextStyle, s string, w vg.Length) string {
-	if sty.Width(s) <= w {
-		return s
-	}
-	rs := []rune(s)
-	for n := len(rs) - 1; n > 0; n-- {
-		if t := string(rs[:n]) + "…"; sty.Width(t) <= w {
-			return t
-		}
-	}
-	return ""
-}
+func fit(sty draw.TextStyle, s string, w vg.Length) string { return Fit(s, w, sty.Width) }
 
 // pen draws on a canvas in top-down coordinates (y grows downwards from
 // the figure's top edge), which is how layouts are computed here.

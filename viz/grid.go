@@ -46,7 +46,7 @@ func HeadGrid(title string, att *analysis.Attention, heads []analysis.HeadScore,
 	for _, h := range heads {
 		off := ((n*att.L+h.Layer)*att.H + h.Head) * size
 		g.Panels = append(g.Panels, Head{
-			Title: fmt.Sprintf("%s · %s", h.Name, h.Title()),
+			Title: HeadTitle(h.Name, h.Title()),
 			Probs: att.Probs[off : off+size],
 		})
 	}
@@ -72,6 +72,10 @@ func (g Grid) validate() error {
 	}
 	return nil
 }
+
+// TokenLabel is how the figures and the viewer window label token id of
+// headlab's tasks: as tasks.TokenLabel spells it, through tokenText.
+func TokenLabel(id int) string { return tokenText(tasks.TokenLabel(id)) }
 
 // tokenText is how a token is labelled: control characters as escapes,
 // and a token of spaces as underscores so that it shows.

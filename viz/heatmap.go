@@ -37,64 +37,58 @@ const (
 	tickLen      vg.Length = 3
 )
 
-// heatLayout is the geometry of the heatmap figure.
+// heatLayout is the geometry of the heatmap figure: its panels are a
+// PanelGrid in points, as the viewer window's are in pixels.
 type heatLayout struct {
-	cell, hm     vg.Length // cell side, heatmap side (T*cell)
-	labels       draw.TextStyle
-	tokens       []string // cut to maxLabelW
-	labelW       vg.Length
-	step         int // label every step-th token so labels never overlap
-	slotW, slotH vg.Length
-	titleBand    vg.Length
-	top          vg.Length // y of the first row of panels
-	bar          box
-	w, h         vg.Length
+	grid   PanelGrid[vg.Length]
+	cell   vg.Length // cell side
+	labels draw.TextStyle
+	tokens []string // cut to maxLabelW
+	labelW vg.Length
+	step   int // label every step-th token so labels never overlap
+	slotW  vg.Length
+	bar    box
+	w, h   vg.Length
 }
 
 func (g Grid) heatLayout() heatLayout {
 	var L heatLayout
 	L.cell = min(max(hmTarget/vg.Length(g.T), hmMinCell), hmMaxCell)
-	L.hm = vg.Length(g.T) * L.cell
 	L.labels = style(sans, min(max(L.cell*0.85, minLabelSize), maxLabelSize), mutedText)
 	for _, t := range g.Tokens {
 		s := fit(L.labels, tokenText(t), maxLabelW)
 		L.tokens = append(L.tokens, s)
 		L.labelW = max(L.labelW, L.labels.Width(s))
 	}
-	L.step = max(1, int(math.Ceil(float64(lineH(L.labels.Font.Size)/L.cell))))
-	L.titleBand = lineH(panelTitle) + 2
-	L.slotW = L.labelW + labelGap + L.hm
-	L.slotH = L.titleBand + L.hm + labelGap + L.labelW
-	L.top = margin + headerH() + 4
+	L.grid = PanelGrid[vg.Length]{Layers: g.Layers, Heads: g.Heads, T: g.T,
+		X0: margin, Y0: margin + headerH() + 4, Cell: L.cell, TitleH: lineH(panelTitle) + 2,
+		LabelW: L.labelW, KeyH: L.labelW, LabelGap: labelGap, GapX: hmGapX, GapY: hmGapY}
+	L.step = L.grid.LabelStep(lineH(L.labels.Font.Size))
+	L.slotW = L.grid.SlotW()
 
-	right := margin + vg.Length(g.Heads)*L.slotW + vg.Length(g.Heads-1)*hmGapX
-	barTop := L.top + L.titleBand + lineH(7)/2
-	L.bar = box{right + barGap, barTop, right + barGap + barW, barTop + max(L.hm, barMinH)}
+	right := L.grid.Right()
+	barTop := L.grid.Y0 + L.grid.TitleH + lineH(7)/2
+	L.bar = box{right + barGap, barTop, right + barGap + barW, barTop + max(L.grid.Side(), barMinH)}
 	tick := style(sans, 7, mutedText)
 	barRight := max(L.bar.x1+tickLen+2+tick.Width("0.5"), L.bar.x0+tick.Width("weight"))
-	bottom := L.top + vg.Length(g.Layers)*L.slotH + vg.Length(g.Layers-1)*hmGapY
 	L.w = max(barRight+margin, headerW(g.Title, g.heatmapNote()))
-	L.h = max(bottom, L.bar.y1+lineH(7)/2) + margin
+	L.h = max(L.grid.Bottom(), L.bar.y1+lineH(7)/2) + margin
 	return L
 }
 
 // slot is the top-left corner of panel (l, h)'s slot.
-func (L heatLayout) slot(l, h int) (x, y vg.Length) {
-	return margin + vg.Length(h)*(L.slotW+hmGapX), L.top + vg.Length(l)*(L.slotH+hmGapY)
-}
+func (L heatLayout) slot(l, h int) (x, y vg.Length) { return L.grid.Slot(l, h) }
 
 // panel is the heatmap of head (l, h): exactly its T x T cells.
 func (L heatLayout) panel(l, h int) box {
-	x, y := L.slot(l, h)
-	x0, y0 := x+L.labelW+labelGap, y+L.titleBand
-	return box{x0, y0, x0 + L.hm, y0 + L.hm}
+	x0, y0, x1, y1 := L.grid.Panel(l, h)
+	return box{x0, y0, x1, y1}
 }
 
 // cellBox is cell (query i, key j) of head (l, h).
 func (L heatLayout) cellBox(l, h, i, j int) box {
-	p := L.panel(l, h)
-	x0, y0 := p.x0+vg.Length(j)*L.cell, p.y0+vg.Length(i)*L.cell
-	return box{x0, y0, x0 + L.cell, y0 + L.cell}
+	x0, y0, x1, y1 := L.grid.CellBox(l, h, i, j)
+	return box{x0, y0, x1, y1}
 }
 
 // heatmapNote says how to read the heatmaps.

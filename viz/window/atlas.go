@@ -6,49 +6,44 @@ import (
 	"math"
 
 	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
+
+	"headlab/viz"
 )
 
-// The glyph atlas: one R8 texture holding the printable ASCII glyphs of
-// basicfont's 7x13 face side by side, a few hand-drawn glyphs the face
-// lacks, a solid block (rectangles sample it) and the ⊘ sprite. Every UI
-// element is a textured quad over this one texture, so a frame is one
-// draw call for the UI.
+// The glyph atlas: one R8 texture holding the glyphs of viz.ScreenFace
+// side by side (printable ASCII, then viz.MidDot and viz.Ellipsis), a
+// solid block (rectangles sample it) and the ⊘ sprite. Every UI element
+// is a textured quad over this one texture, so a frame is one draw call
+// for the UI.
 const (
-	atlasW       = 1024
-	atlasH       = 16
-	asciiFirst   = 0x20
-	asciiLast    = 0x7e
-	specialX     = (asciiLast - asciiFirst + 1) * glyphW // first hand-drawn glyph
-	middleDotX   = specialX
-	ellipsisX    = specialX + glyphW
-	solidX       = specialX + 2*glyphW // 4x4 block of full coverage
-	offSpriteX   = solidX + 8
-	offSpriteW   = 13
-	ascent       = 11
-	runeMidDot   = '\u00b7'
-	runeEllipsis = '\u2026'
-	runeOff      = '\u2298' // ⊘, drawn as the sprite
+	atlasW     = 1024
+	atlasH     = 16
+	asciiFirst = 0x20
+	asciiLast  = 0x7e
+	specialX   = (asciiLast - asciiFirst + 1) * glyphW // first glyph beyond ASCII
+	middleDotX = specialX
+	ellipsisX  = specialX + glyphW
+	solidX     = specialX + 2*glyphW // 4x4 block of full coverage
+	offSpriteX = solidX + 8
+	offSpriteW = 13
+	ascent     = 11       // viz.ScreenFace's
+	runeOff    = '\u2298' // ⊘, drawn as the sprite
 )
 
 // buildAtlas rasterises the atlas as 8-bit coverage.
 func buildAtlas() *image.Alpha {
 	m := image.NewAlpha(image.Rect(0, 0, atlasW, atlasH))
-	d := font.Drawer{Dst: m, Src: image.Opaque, Face: basicfont.Face7x13}
+	d := font.Drawer{Dst: m, Src: image.Opaque, Face: viz.ScreenFace}
 	for r := rune(asciiFirst); r <= asciiLast; r++ {
-		d.Dot = fixed.P(int(r-asciiFirst)*glyphW, ascent)
+		d.Dot = fixed.P(glyphX(r), ascent)
+		d.DrawString(string(r))
+	}
+	for _, r := range []rune{viz.MidDot, viz.Ellipsis} {
+		d.Dot = fixed.P(glyphX(r), ascent)
 		d.DrawString(string(r))
 	}
 	on := color.Alpha{255}
-	for dy := range 2 { // middle dot: 2x2 at mid x-height
-		for dx := range 2 {
-			m.SetAlpha(middleDotX+3+dx, 6+dy, on)
-		}
-	}
-	for _, dx := range []int{0, 3, 6} { // ellipsis: three dots on the baseline
-		m.SetAlpha(ellipsisX+dx, ascent-1, on)
-	}
 	for y := range 4 {
 		for x := range 4 {
 			m.SetAlpha(solidX+x, y, on)
@@ -88,32 +83,16 @@ func glyphX(r rune) int {
 	switch {
 	case r >= asciiFirst && r <= asciiLast:
 		return int(r-asciiFirst) * glyphW
-	case r == runeMidDot:
+	case r == viz.MidDot:
 		return middleDotX
-	case r == runeEllipsis:
+	case r == viz.Ellipsis:
 		return ellipsisX
 	}
 	return int('?'-asciiFirst) * glyphW
 }
 
 // textW is the width of s in logical pixels.
-func textW(s string) int {
-	n := 0
-	for range s {
-		n++
-	}
-	return n * glyphW
-}
+func textW(s string) int { return font.MeasureString(viz.ScreenFace, s).Ceil() }
 
 // fit cuts s to at most w pixels, ending in an ellipsis when cut.
-func fit(s string, w int) string {
-	rs := []rune(s)
-	n := w / glyphW
-	if len(rs) <= n {
-		return s
-	}
-	if n <= 0 {
-		return ""
-	}
-	return string(rs[:n-1]) + string(runeEllipsis)
-}
+func fit(s string, w int) string { return viz.Fit(s, w, textW) }

@@ -1,6 +1,10 @@
 package window
 
-import "image"
+import (
+	"image"
+
+	"headlab/viz"
+)
 
 // Sizes of the layout, in logical pixels (one logical pixel is Scale
 // framebuffer pixels; text is the 7x13 bitmap font at that scale).
@@ -25,11 +29,41 @@ const (
 	minHeight = 640
 )
 
+// Sidebar geometry.
+const (
+	sbX      = margin
+	sbW      = sidebarW - 2*margin
+	buttonH  = 20
+	curveH   = 44
+	pickerW  = 22
+	pickerX  = sbX + 92 // where a picker's [<] starts
+	rowPitch = 24
+)
+
+// sidebar rows, top to bottom.
+const (
+	yTitle   = margin
+	yConfig  = yTitle + 18
+	yButtons = yConfig + 22
+	yStep    = yButtons + buttonH + 12
+	yLoss    = yStep + 20
+	yLossC   = yLoss + 16
+	yAcc     = yLossC + curveH + 10
+	yAccC    = yAcc + 16
+	yOff     = yAccC + curveH + 10
+	yModel   = yOff + 28
+	yPickers = yModel + 20
+	yHover   = yPickers + 5*rowPitch + 10
+	yKeys    = yHover + 48
+	yNote    = yKeys + 40
+)
+
 // Layout places the panels of a model with L layers of H heads on
 // sequences of length T in a window of Size logical pixels. It is a pure
 // function of its inputs, so tests can find a panel, a cell or a button in
 // a screenshot without reading pixels. Panels shrink and grow with the
-// window; row i of a panel is query i, column j is key j.
+// window; row i of a panel is query i, column j is key j. The panels are a
+// viz.PanelGrid, as in the heatmap figure.
 type Layout struct {
 	L, H, T int
 	Size    image.Point
@@ -38,8 +72,14 @@ type Layout struct {
 	// TwoLine is set when titles wrap: "L0H1" above "induction 0.81".
 	TwoLine bool
 
-	labelW, titleH, slotW, slotH int
-	origin                       image.Point
+	grid   viz.PanelGrid[int]
+	labelW int // the row labels' column, with its gap to the panel
+}
+
+// panelGrid is the grid of panels right of the sidebar, below the header.
+func panelGrid(L, H, T, labelW, cell, titleH int) viz.PanelGrid[int] {
+	return viz.PanelGrid[int]{Layers: L, Heads: H, T: T, X0: sidebarW + margin, Y0: margin + headerH,
+		Cell: cell, TitleH: titleH, LabelW: labelW, KeyH: keyH, GapX: gapX, GapY: gapY}
 }
 
 // NewLayout computes the layout for a window of size logical pixels and
@@ -47,20 +87,21 @@ type Layout struct {
 func NewLayout(L, H, T, tokenChars int, size image.Point) Layout {
 	g := Layout{L: max(L, 1), H: max(H, 1), T: max(T, 1), Size: size}
 	g.labelW = max(tokenChars, 1)*glyphW + 6
-	g.origin = image.Pt(sidebarW+margin, margin+headerH)
-	availW := size.X - g.origin.X - legendW - margin
-	availH := size.Y - g.origin.Y - margin
+	x0, y0 := sidebarW+margin, margin+headerH
+	availW := size.X - x0 - legendW - margin
+	availH := size.Y - y0 - margin
 	fit := func(titleH int) int {
 		byW := ((availW-(g.H-1)*gapX)/g.H - g.labelW) / g.T
 		byH := ((availH-(g.L-1)*gapY)/g.L - titleH - keyH) / g.T
 		return min(max(min(byW, byH), minCell), maxCell)
 	}
-	g.titleH, g.Cell = titleH1, fit(titleH1)
+	titleH := titleH1
+	g.Cell = fit(titleH)
 	if g.labelW+g.T*g.Cell < oneLineW {
-		g.TwoLine, g.titleH, g.Cell = true, titleH2, fit(titleH2)
+		g.TwoLine, titleH = true, titleH2
+		g.Cell = fit(titleH)
 	}
-	g.slotW = g.labelW + g.T*g.Cell
-	g.slotH = g.titleH + g.T*g.Cell + keyH
+	g.grid = panelGrid(g.L, g.H, g.T, g.labelW, g.Cell, titleH)
 	return g
 }
 
@@ -72,13 +113,12 @@ func PreferredSize(L, H, T, tokenChars int, within image.Point) image.Point {
 	lw := max(tokenChars, 1)*glyphW + 6
 	var size image.Point
 	for cell := min(max(352/T, 6), 26); cell >= minCell; cell-- {
-		slotW, titleH := lw+T*cell, titleH1
-		if slotW < oneLineW {
+		titleH := titleH1
+		if lw+T*cell < oneLineW {
 			titleH = titleH2
 		}
-		w := sidebarW + margin + H*slotW + (H-1)*gapX + legendW + margin
-		h := margin + headerH + L*(titleH+T*cell+keyH) + (L-1)*gapY + margin
-		size = image.Pt(max(w, minWidth), max(h, minHeight))
+		g := panelGrid(L, H, T, lw, cell, titleH)
+		size = image.Pt(max(g.Right()+legendW+margin, minWidth), max(g.Bottom()+margin, minHeight))
 		if within == (image.Point{}) || size.In(image.Rectangle{Max: within.Add(image.Pt(1, 1))}) {
 			break
 		}
@@ -89,31 +129,25 @@ func PreferredSize(L, H, T, tokenChars int, within image.Point) image.Point {
 	return size
 }
 
-func (g Layout) inGrid(l, h int) bool { return l >= 0 && l < g.L && h >= 0 && h < g.H }
-
-// slot is the top-left corner of head (l, h)'s title band.
-func (g Layout) slot(l, h int) image.Point {
-	return g.origin.Add(image.Pt(h*(g.slotW+gapX), l*(g.slotH+gapY)))
-}
+// origin is the top-left corner of the grid of panels.
+func (g Layout) origin() image.Point { return image.Pt(g.grid.X0, g.grid.Y0) }
 
 // Panel is the T x T cells of head (l, h), empty outside the grid.
 func (g Layout) Panel(l, h int) image.Rectangle {
-	if !g.inGrid(l, h) {
+	if !g.grid.InGrid(l, h) {
 		return image.Rectangle{}
 	}
-	s := g.slot(l, h)
-	x0, y0 := s.X+g.labelW, s.Y+g.titleH
-	return image.Rect(x0, y0, x0+g.T*g.Cell, y0+g.T*g.Cell)
+	return image.Rect(g.grid.Panel(l, h))
 }
 
 // Title is the band above Panel(l, h) holding the head's title and its ⊘
 // button.
 func (g Layout) Title(l, h int) image.Rectangle {
-	if !g.inGrid(l, h) {
+	if !g.grid.InGrid(l, h) {
 		return image.Rectangle{}
 	}
-	s := g.slot(l, h)
-	return image.Rect(s.X+g.labelW, s.Y, s.X+g.slotW, s.Y+g.titleH-2)
+	p := g.Panel(l, h)
+	return image.Rect(p.Min.X, p.Min.Y-g.grid.TitleH, p.Max.X, p.Min.Y-2)
 }
 
 // OffButton is head (l, h)'s ⊘ button, at the right end of its title band.
@@ -128,38 +162,25 @@ func (g Layout) OffButton(l, h int) image.Rectangle {
 // CellRect is cell (query i, key j) of head (l, h); empty when out of
 // range.
 func (g Layout) CellRect(l, h, i, j int) image.Rectangle {
-	if !g.inGrid(l, h) || i < 0 || i >= g.T || j < 0 || j >= g.T {
+	if !g.grid.InGrid(l, h) || i < 0 || i >= g.T || j < 0 || j >= g.T {
 		return image.Rectangle{}
 	}
-	p := g.Panel(l, h)
-	x0, y0 := p.Min.X+j*g.Cell, p.Min.Y+i*g.Cell
-	return image.Rect(x0, y0, x0+g.Cell, y0+g.Cell)
+	return image.Rect(g.grid.CellBox(l, h, i, j))
 }
 
 // CellAt is the inverse of CellRect: the head and cell under p, or ok
 // false.
 func (g Layout) CellAt(p image.Point) (l, h, i, j int, ok bool) {
-	q := p.Sub(g.origin)
-	if q.X < 0 || q.Y < 0 {
-		return 0, 0, 0, 0, false
-	}
-	h, l = q.X/(g.slotW+gapX), q.Y/(g.slotH+gapY)
-	r := g.Panel(l, h)
-	if !p.In(r) {
-		return 0, 0, 0, 0, false
-	}
-	return l, h, (p.Y - r.Min.Y) / g.Cell, (p.X - r.Min.X) / g.Cell, true
+	return g.grid.CellAt(p.X, p.Y)
 }
 
 // Legend is the colour bar: weight 1 at the top row, 0 at the bottom.
 func (g Layout) Legend() image.Rectangle {
-	x := g.origin.X + g.H*g.slotW + (g.H-1)*gapX + 26
-	y := g.origin.Y + g.titleH
+	x := g.grid.Right() + 26
+	y := g.grid.Y0 + g.grid.TitleH
 	return image.Rect(x, y, x+14, y+max(g.T*g.Cell, 120))
 }
 
 // stepLabels is how many rows or columns apart token labels are drawn so
 // that neighbours do not overlap.
-func (g Layout) stepLabels(extent int) int {
-	return max(1, (extent+g.Cell-1)/g.Cell)
-}
+func (g Layout) stepLabels(extent int) int { return g.grid.LabelStep(extent) }

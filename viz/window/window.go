@@ -15,6 +15,15 @@
 // renderer under a mutex; the renderer's frames and the kernels interleave
 // on the GL thread, so frames keep coming while the model trains.
 //
+// The files split the model from its drawing. model.go is the model: the
+// state the worker and the renderer share, the training policy (when to
+// step, refresh, pause) and the controls (keys, buttons and what they do),
+// with no window and no GL. worker.go runs the trainer and the evaluator
+// for it; layout.go places the sidebar and the panels (a viz.PanelGrid, as
+// in the heatmap figure); draw.go composes a frame of the model as quads,
+// in viz.ScreenFace's glyphs (atlas.go, batch.go); render.go and window.go
+// hold the GLFW window and the GL that draws those frames.
+//
 // See docs/viewer.md.
 package window
 
@@ -23,7 +32,6 @@ import (
 	"fmt"
 	"image"
 	"image/png"
-	"math"
 	"os"
 	"sync"
 	"time"
@@ -33,10 +41,10 @@ import (
 	"headlab/analysis"
 	"headlab/backend/cpu"
 	"headlab/glctx"
-	"headlab/graph"
 	"headlab/kernels"
 	"headlab/tasks"
 	"headlab/train"
+	"headlab/viz"
 )
 
 // Options says what to show and where.
@@ -76,7 +84,7 @@ type Viewer struct {
 	g   *gpu
 
 	mu   sync.Mutex
-	st   state
+	st   model
 	wake chan struct{} // a change for the worker; capacity 1
 
 	w         *worker
@@ -120,6 +128,7 @@ func Open(opts Options) (*Viewer, error) {
 		return nil, err
 	}
 	v := &Viewer{opts: opts, display: opts.Display, wake: make(chan struct{}, 1)}
+	v.st.steps, v.st.poke = opts.Steps, v.poke
 	if ts, ok := opts.Kernels.(TextureSource); ok && ts.Thread() == opts.Display {
 		v.texSrc, v.gpuFill = ts, true
 	}
@@ -159,7 +168,7 @@ func Open(opts Options) (*Viewer, error) {
 func tokenChars(t tasks.Task) int {
 	n := 1
 	for id := 0; id < t.Vocab(); id++ {
-		n = max(n, len(tasks.TokenLabel(id)))
+		n = max(n, len(viz.TokenLabel(id)))
 	}
 	return n
 }
@@ -377,96 +386,38 @@ func (v *Viewer) Layout() (Layout, int) {
 	return v.layoutLocked(), v.st.m.ppu
 }
 
-// metrics relate the window's coordinate systems: window (screen)
-// coordinates, framebuffer pixels, and logical pixels (ppu framebuffer
-// pixels each, an integer so the bitmap font stays crisp on HiDPI
-// screens).
-type metrics struct {
-	win, fb image.Point
-	ppu     int
-}
-
-func (m metrics) fbPerWin() float64 {
-	if m.win.X <= 0 {
-		return 1
-	}
-	return float64(m.fb.X) / float64(m.win.X)
-}
-
-// size is the window in logical pixels.
-func (m metrics) size() image.Point { return m.fb.Div(max(m.ppu, 1)) }
-
-func (m metrics) toLogical(x, y float64) image.Point {
-	k := m.fbPerWin() / float64(max(m.ppu, 1))
-	return image.Pt(int(math.Floor(x*k)), int(math.Floor(y*k)))
-}
-
-func (m metrics) toWindow(x, y float64) (float64, float64) {
-	k := float64(max(m.ppu, 1)) / m.fbPerWin()
-	return x * k, y * k
-}
-
-// point is one sample of a curve.
-type point struct {
-	step int
-	v    float64
-}
-
-// snapshot is one refresh: the attention of the captured held-out
-// examples and the heads' scores, as the worker hands it to the renderer.
-type snapshot struct {
-	gen        int // refresh number; textures alternate on its parity
-	step       int
-	l, h, t, n int // layers, heads, sequence length, examples captured
-	causal     bool
-	tokens     []int     // [n][t]
-	probs      []float32 // [n][l][h][t][t], analysis.Attention's order
-	scores     []analysis.HeadScore
-	acc        float64
-	off        [][]bool
-	offVer     int
-	onGPU      bool // textures were filled on the GPU
-}
-
-// state is everything the worker and the renderer share, under Viewer.mu.
-type state struct {
-	// Set by the UI, read by the worker.
-	running bool
-	stop    int // where training pauses; -1: nowhere
-	off     [][]bool
-	offVer  int
-	resetTo *train.Config
-	quit    bool
-	changes int // counts the UI's changes, so the worker never sleeps on one
-
-	// Set by the worker.
-	cfg         train.Config
-	shape       graph.Config
-	training    bool // a trainer exists (not viewing a checkpoint)
-	step        int
-	stepsTaken  int
-	refreshes   int
-	refreshTime time.Duration
-	loss        float64
-	lossHist    []point
-	accHist     []point
-	stepsPerSec float64
-	snap        *snapshot
-	idle        bool
-	err         error
-	note        string // a one-line message, e.g. a refused picker choice
-
-	// The UI's own.
-	example  int
-	cursor   image.Point // logical
-	cursorIn bool
-	m        metrics
-	dirty    bool // numbers changed: redraw within dataFrameEvery
-	urgent   bool // input changed the picture: redraw at the next frame
-	fps      float64
-}
-
 // panelTitle is a head's title: "L1H0 · induction 0.81".
 func panelTitle(s analysis.HeadScore) string {
-	return fmt.Sprintf("%s %c %s", analysis.HeadName(s.Layer, s.Head), runeMidDot, s.Title())
+	return viz.HeadTitle(analysis.HeadName(s.Layer, s.Head), s.Title())
 }
+
+// The Viewer's side of the model, with Viewer.mu held: GLFW's input in
+// the model's terms.
+
+func (v *Viewer) layoutLocked() Layout { return v.st.layout() }
+
+// keyLocked handles a key press (see model.key).
+func (v *Viewer) keyLocked(key glfw.Key, _ glfw.ModifierKey, repeat bool) {
+	v.st.key(keyOf(key), repeat)
+}
+
+// keyOf is the model's key for a GLFW key; keyNone for keys it ignores.
+func keyOf(k glfw.Key) key {
+	switch k {
+	case glfw.KeyEscape:
+		return keyQuit
+	case glfw.KeySpace:
+		return keyPause
+	case glfw.KeyR:
+		return keyReset
+	case glfw.KeyN:
+		return keyNext
+	case glfw.KeyP:
+		return keyPrev
+	}
+	return keyNone
+}
+
+func (v *Viewer) clickLocked(p image.Point)         { v.st.click(p) }
+func (v *Viewer) togglePauseLocked()                { v.st.togglePause() }
+func (v *Viewer) widgetsLocked(lay Layout) []widget { return v.st.widgets(lay) }

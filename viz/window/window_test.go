@@ -276,7 +276,7 @@ func TestScreenshotAndClick(t *testing.T) {
 		t.Fatalf("titles %q", s.Titles)
 	}
 	for k, title := range s.Titles {
-		if want := fmt.Sprintf("L%dH%d %c ", k/2, k%2, runeMidDot); !strings.HasPrefix(title, want) {
+		if want := fmt.Sprintf("L%dH%d %c ", k/2, k%2, viz.MidDot); !strings.HasPrefix(title, want) {
 			t.Errorf("title %q, want prefix %q", title, want)
 		}
 	}

@@ -32,13 +32,8 @@ type worker struct {
 	held  *tasks.Batch
 	nc    int // examples captured
 
-	gen         int
-	refStep     int           // step of the last refresh
-	refCost     time.Duration // how long the last refresh took
-	refOffVer   int
-	lastRefresh time.Time
-	rateStep    int // steps/s: steps and time at the last measurement
-	rateAt      time.Time
+	gen   int
+	clock refreshClock
 }
 
 func newWorker(v *Viewer) *worker { return &worker{v: v, done: make(chan struct{})} }
@@ -68,26 +63,12 @@ func (w *worker) build(c train.Config, m *train.Model) error {
 	w.held = train.QuickHeldOut(m)
 	s := m.Shape
 	w.nc = max(1, min(capturedN, w.v.maxSlices()/(s.Layers*s.Heads)))
-	w.refStep, w.lastRefresh = -1, time.Time{}
-	w.rateStep, w.rateAt = 0, time.Now()
+	w.clock = refreshClock{step: -1}
 
 	v := w.v
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	st := &v.st
-	st.cfg, st.shape, st.training = m.Train, s, w.tr != nil
-	st.step, st.loss, st.lossHist, st.accHist, st.stepsPerSec = 0, 0, nil, nil, 0
-	if w.tr == nil {
-		st.step = m.Train.Steps
-	}
-	st.snap, st.err = nil, nil
-	// The ablation mask follows the new shape, all heads on.
-	st.off = make([][]bool, s.Layers)
-	for l := range st.off {
-		st.off[l] = make([]bool, s.Heads)
-	}
-	st.offVer++
-	st.dirty = true
+	v.st.rebuilt(m, w.tr != nil, time.Now())
 	return nil
 }
 
@@ -110,32 +91,23 @@ func (w *worker) loop() {
 	v := w.v
 	for {
 		v.mu.Lock()
-		st := &v.st
-		if st.quit {
-			v.mu.Unlock()
+		j := v.st.take()
+		v.mu.Unlock()
+		if j.quit {
 			return
 		}
-		seen := st.changes
-		reset := st.resetTo
-		st.resetTo = nil
-		off := cloneOff(st.off)
-		offVer := st.offVer
-		running := st.running && st.err == nil
-		failed := st.err != nil
-		stop := st.stop
-		v.mu.Unlock()
 
-		if reset != nil {
-			if err := w.build(*reset, nil); err != nil {
+		if j.reset != nil {
+			if err := w.build(*j.reset, nil); err != nil {
 				w.fail(err)
 			}
 			continue
 		}
-		if w.ev == nil || failed { // wait for a reset
-			w.sleep(seen)
+		if w.ev == nil || j.failed { // wait for a reset
+			w.sleep(j.seen)
 			continue
 		}
-		training := w.tr != nil && running && (stop < 0 || w.tr.Step < stop)
+		training := j.trains(w.tr != nil, w.step())
 		if training {
 			loss, err := w.tr.TrainStep()
 			if err != nil {
@@ -145,18 +117,14 @@ func (w *worker) loop() {
 			w.stepped(loss)
 		}
 		step := w.step()
-		// While training, refresh every refreshEvery, but spend at most a
-		// tenth of the time on it when a refresh is slow.
-		every := max(refreshEvery, 9*w.refCost)
-		due := offVer != w.refOffVer || step != w.refStep && (!training || time.Since(w.lastRefresh) >= every)
-		if due {
-			if err := w.refresh(off, offVer); err != nil {
+		if w.clock.due(j.offVer, step, training, time.Now()) {
+			if err := w.refresh(j.off, j.offVer); err != nil {
 				w.fail(err)
 			}
 			continue
 		}
 		if !training {
-			w.sleep(seen)
+			w.sleep(j.seen)
 		}
 	}
 }
@@ -166,17 +134,11 @@ func (w *worker) loop() {
 func (w *worker) sleep(seen int) {
 	v := w.v
 	v.mu.Lock()
-	st := &v.st
-	if st.changes != seen {
-		v.mu.Unlock()
+	idle := v.st.settle(seen)
+	v.mu.Unlock()
+	if !idle {
 		return
 	}
-	if st.training && st.running && st.stop >= 0 && st.step >= st.stop {
-		st.running = false // reached the stop: show it as paused
-		st.dirty = true
-	}
-	st.idle = true
-	v.mu.Unlock()
 	<-v.wake
 	v.mu.Lock()
 	v.st.idle = false
@@ -187,9 +149,7 @@ func (w *worker) sleep(seen int) {
 func (w *worker) fail(err error) {
 	v := w.v
 	v.mu.Lock()
-	v.st.err = err
-	v.st.running = false
-	v.st.dirty = true
+	v.st.fail(err)
 	v.mu.Unlock()
 }
 
@@ -206,36 +166,7 @@ func (w *worker) stepped(loss float64) {
 	now := time.Now()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	st := &v.st
-	st.step, st.loss = w.tr.Step, loss
-	st.stepsTaken++
-	st.lossHist = appendThinned(st.lossHist, point{w.tr.Step, loss})
-	if dt := now.Sub(w.rateAt); dt >= time.Second {
-		st.stepsPerSec = float64(w.tr.Step-w.rateStep) / dt.Seconds()
-		w.rateStep, w.rateAt = w.tr.Step, now
-	}
-	st.dirty = true
-}
-
-// appendThinned appends p, halving the samples when there are too many.
-func appendThinned(h []point, p point) []point {
-	if len(h) >= maxHistory {
-		k := 0
-		for i := 0; i < len(h); i += 2 {
-			h[k] = h[i]
-			k++
-		}
-		h = h[:k]
-	}
-	return append(h, p)
-}
-
-func cloneOff(off [][]bool) [][]bool {
-	out := make([][]bool, len(off))
-	for l := range off {
-		out[l] = append([]bool(nil), off[l]...)
-	}
-	return out
+	v.st.stepped(w.tr.Step, loss, now)
 }
 
 // refresh runs the held-out examples through the model with the heads in
@@ -273,24 +204,13 @@ func (w *worker) refresh(off [][]bool, offVer int) error {
 	scores := analysis.ScoreAll(att)
 	w.gen = gen
 	step := w.step()
-	w.refStep, w.refOffVer, w.lastRefresh, w.refCost = step, offVer, time.Now(), time.Since(start)
+	w.clock = refreshClock{step: step, offVer: offVer, at: time.Now(), cost: time.Since(start)}
 
 	v := w.v
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	st := &v.st
-	st.snap = &snapshot{gen: gen, step: step, l: L, h: H, t: T, n: nc, causal: c.Causal,
+	v.st.published(&snapshot{gen: gen, step: step, l: L, h: H, t: T, n: nc, causal: c.Causal,
 		tokens: att.Tokens, probs: att.Probs, scores: scores, acc: acc, off: off, offVer: offVer,
-		onGPU: w.v.gpuFill}
-	if w.tr != nil {
-		if k := len(st.accHist); k > 0 && st.accHist[k-1].step == step {
-			st.accHist[k-1].v = acc // a click re-evaluated the same step
-		} else {
-			st.accHist = appendThinned(st.accHist, point{step, acc})
-		}
-	}
-	st.refreshes++
-	st.refreshTime += w.refCost
-	st.dirty = true
+		onGPU: w.v.gpuFill}, w.clock.cost)
 	return nil
 }

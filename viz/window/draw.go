@@ -7,11 +7,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/go-gl/glfw/v3.3/glfw"
-
 	"headlab/analysis"
 	"headlab/tasks"
-	"headlab/train"
 	"headlab/viz"
 )
 
@@ -24,243 +21,27 @@ type composed struct {
 	snap        *snapshot
 }
 
-// widget is a clickable button. act runs with Viewer.mu held.
-type widget struct {
-	r        image.Rectangle
-	label    string
-	on       bool // a toggle that is on, or a head switched off
-	disabled bool
-	off      bool // a panel's ⊘ button
-	act      func()
-}
-
-// Sidebar geometry.
-const (
-	sbX      = margin
-	sbW      = sidebarW - 2*margin
-	buttonH  = 20
-	curveH   = 44
-	pickerW  = 22
-	pickerX  = sbX + 92 // where a picker's [<] starts
-	rowPitch = 24
-)
-
-// sidebar rows, top to bottom.
-const (
-	yTitle   = margin
-	yConfig  = yTitle + 18
-	yButtons = yConfig + 22
-	yStep    = yButtons + buttonH + 12
-	yLoss    = yStep + 20
-	yLossC   = yLoss + 16
-	yAcc     = yLossC + curveH + 10
-	yAccC    = yAcc + 16
-	yOff     = yAccC + curveH + 10
-	yModel   = yOff + 28
-	yPickers = yModel + 20
-	yHover   = yPickers + 5*rowPitch + 10
-	yKeys    = yHover + 48
-	yNote    = yKeys + 40
-)
-
-func (v *Viewer) layoutLocked() Layout {
-	st := &v.st
-	chars := 1
-	if t, err := tasks.New(st.cfg.Task); err == nil {
-		chars = tokenChars(t)
-	}
-	return NewLayout(st.shape.Layers, st.shape.Heads, st.shape.SeqLen, chars, st.m.size())
-}
-
-// changedLocked tells the worker (and WaitIdle) that there is work.
-func (v *Viewer) changedLocked() {
-	v.st.changes++
-	v.st.idle = false
-	v.st.dirty = true
-	v.poke()
-}
-
-func (v *Viewer) togglePauseLocked() {
-	st := &v.st
-	if !st.training || st.err != nil {
-		return
-	}
-	st.running = !st.running
-	if st.running && st.stop >= 0 && st.step >= st.stop {
-		st.stop = -1 // past the stop: train on until paused
-	}
-	v.changedLocked()
-}
-
-// resetLocked restarts training from scratch with configuration c.
-func (v *Viewer) resetLocked(c train.Config) {
-	st := &v.st
-	if !st.training {
-		return
-	}
-	st.dirty = true
-	if err := c.Validate(); err != nil {
-		st.note = err.Error()
-		return
-	}
-	st.note = ""
-	st.resetTo = &c
-	st.running, st.stop, st.example = true, max(v.opts.Steps, -1), 0
-	v.changedLocked()
-}
-
-func (v *Viewer) nextExampleLocked(d int) {
-	st := &v.st
-	n := capturedN
-	if st.snap != nil {
-		n = st.snap.n
-	}
-	st.example = ((st.example+d)%n + n) % n
-	st.dirty = true
-}
-
-func (v *Viewer) toggleHeadLocked(l, h int) {
-	st := &v.st
-	if l >= len(st.off) || h >= len(st.off[l]) {
-		return
-	}
-	st.off[l][h] = !st.off[l][h]
-	st.offVer++
-	v.changedLocked()
-}
-
-// keyLocked handles a key press: space pauses, r resets, n and p step
-// through the examples, Esc quits.
-func (v *Viewer) keyLocked(key glfw.Key, _ glfw.ModifierKey, repeat bool) {
-	v.st.urgent = true
-	switch {
-	case key == glfw.KeyEscape:
-		v.st.quit = true
-		v.changedLocked()
-	case key == glfw.KeySpace && !repeat:
-		v.togglePauseLocked()
-	case key == glfw.KeyR && !repeat:
-		v.resetLocked(v.st.cfg)
-	case key == glfw.KeyN:
-		v.nextExampleLocked(1)
-	case key == glfw.KeyP:
-		v.nextExampleLocked(-1)
-	}
-}
-
-// clickLocked presses the widget under p (logical pixels), if any.
-func (v *Viewer) clickLocked(p image.Point) {
-	v.st.urgent = true
-	for _, w := range v.widgetsLocked(v.layoutLocked()) {
-		if p.In(w.r) && !w.disabled {
-			w.act()
-			return
-		}
-	}
-}
-
-// headDivisors are the head counts a picker offers: divisors of d-model.
-func headDivisors(d int) []int {
-	var out []int
-	for h := 1; h <= min(d, 16); h++ {
-		if d%h == 0 {
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
-// widgetsLocked lists every button for the current state and layout; the
-// same list is drawn and hit-tested, so a click always lands on what is
-// on screen.
-func (v *Viewer) widgetsLocked(lay Layout) []widget {
-	st := &v.st
-	fixed := !st.training
-	bw := (sbW - 12) / 3
-	row := func(k int) int { return yPickers + k*rowPitch }
-	pause := "pause"
-	if !st.running {
-		pause = "run"
-	}
-	c := st.cfg
-	ws := []widget{
-		{r: image.Rect(sbX, yButtons, sbX+bw, yButtons+buttonH), label: pause, disabled: fixed || st.err != nil,
-			on: st.running, act: v.togglePauseLocked},
-		{r: image.Rect(sbX+bw+6, yButtons, sbX+2*bw+6, yButtons+buttonH), label: "reset", disabled: fixed,
-			act: func() { v.resetLocked(st.cfg) }},
-		{r: image.Rect(sbX+2*bw+12, yButtons, sbX+3*bw+12, yButtons+buttonH), label: "next ex",
-			act: func() { v.nextExampleLocked(1) }},
-	}
-	stepper := func(k int, prev, next func(*train.Config)) {
-		y := row(k)
-		for i, f := range []func(*train.Config){prev, next} {
-			x := pickerX
-			label := "<"
-			if i == 1 {
-				x, label = sbX+sbW-pickerW, ">"
-			}
-			ws = append(ws, widget{r: image.Rect(x, y, x+pickerW, y+buttonH), label: label, disabled: fixed,
-				act: func() { n := st.cfg; f(&n); v.resetLocked(n) }})
-		}
-	}
-	names := tasks.Names()
-	ti := 0
-	for i, n := range names {
-		if n == c.Task {
-			ti = i
-		}
-	}
-	stepper(0, func(n *train.Config) { n.Task = names[(ti+len(names)-1)%len(names)] },
-		func(n *train.Config) { n.Task = names[(ti+1)%len(names)] })
-	stepper(1, func(n *train.Config) { n.Layers = max(1, n.Layers-1) }, func(n *train.Config) { n.Layers = min(6, n.Layers+1) })
-	divs := headDivisors(c.DModel)
-	hi := 0
-	for i, d := range divs {
-		if d == c.Heads {
-			hi = i
-		}
-	}
-	stepper(2, func(n *train.Config) { n.Heads = divs[max(0, hi-1)] }, func(n *train.Config) { n.Heads = divs[min(len(divs)-1, hi+1)] })
-	toggle := func(k int, on bool, f func(*train.Config)) {
-		y := row(k)
-		label := "off"
-		if on {
-			label = "on"
-		}
-		ws = append(ws, widget{r: image.Rect(pickerX, y, sbX+sbW, y+buttonH), label: label, on: on, disabled: fixed,
-			act: func() { n := st.cfg; f(&n); v.resetLocked(n) }})
-	}
-	toggle(3, c.Positions, func(n *train.Config) { n.Positions = !n.Positions })
-	toggle(4, c.Causal, func(n *train.Config) { n.Causal = !n.Causal })
-
-	for l := 0; l < lay.L; l++ {
-		for h := 0; h < lay.H; h++ {
-			on := l < len(st.off) && h < len(st.off[l]) && st.off[l][h]
-			ws = append(ws, widget{r: lay.OffButton(l, h), off: true, on: on,
-				act: func() { v.toggleHeadLocked(l, h) }})
-		}
-	}
-	return ws
-}
-
 // composeLocked builds the frame for the current state.
-func (v *Viewer) composeLocked() *composed {
-	st := &v.st
+func (v *Viewer) composeLocked() *composed { return compose(&v.st, v.opts.Source) }
+
+// compose builds the frame that shows st, with no GL: source names a
+// checkpoint being shown.
+func compose(st *model, source string) *composed {
 	f := &composed{snap: st.snap}
 	s := float32(st.m.ppu)
 	f.under.s, f.over.s = s, s
-	lay := v.layoutLocked()
+	lay := st.layout()
 	if sn := st.snap; sn != nil && (sn.l != lay.L || sn.h != lay.H || sn.t != lay.T) {
 		f.snap = nil // from the previous model; the new one is on its way
 	}
-	v.drawSidebar(&f.under)
-	v.drawHeader(&f.under, lay, f.snap)
-	v.drawPanels(f, lay)
+	drawSidebar(&f.under, st, source)
+	drawHeader(&f.under, st, lay, f.snap)
+	drawPanels(f, st, lay)
 	drawLegend(&f.under, lay.Legend())
-	for _, w := range v.widgetsLocked(lay) {
+	for _, w := range st.widgets(lay) {
 		drawWidget(&f.under, w)
 	}
-	v.drawHover(f, lay)
+	drawHover(f, st, lay)
 	return f
 }
 
@@ -287,14 +68,13 @@ func drawWidget(b *batch, w widget) {
 }
 
 // drawSidebar draws the controls' labels, the numbers and the curves.
-func (v *Viewer) drawSidebar(b *batch) {
-	st := &v.st
+func drawSidebar(b *batch, st *model, source string) {
 	c := st.cfg
 	b.text(sbX, yTitle, "headlab view", colText)
 	if st.fps > 0 {
 		b.textRight(sbX+sbW, yTitle, fmt.Sprintf("%.0f fps", st.fps), colFaint)
 	}
-	b.text(sbX, yConfig, fit(fmt.Sprintf("%s %c %dL x %dH %c seed %d", c.Task, runeMidDot, st.shape.Layers, st.shape.Heads, runeMidDot, c.Seed), sbW), colMuted)
+	b.text(sbX, yConfig, fit(fmt.Sprintf("%s %c %dL x %dH %c seed %d", c.Task, viz.MidDot, st.shape.Layers, st.shape.Heads, viz.MidDot, c.Seed), sbW), colMuted)
 
 	chance := 0.0
 	if t, err := tasks.New(c.Task); err == nil {
@@ -312,7 +92,7 @@ func (v *Viewer) drawSidebar(b *batch) {
 			b.textRight(sbX+sbW, yStep, "paused", colMuted)
 		}
 	} else {
-		b.text(sbX, yStep, fit("checkpoint "+v.opts.Source, sbW), colText)
+		b.text(sbX, yStep, fit("checkpoint "+source, sbW), colText)
 	}
 
 	maxStep := max(st.step, st.stop, 1)
@@ -361,7 +141,7 @@ func (v *Viewer) drawSidebar(b *batch) {
 	if names := analysis.HeadNames(st.off); len(names) > 0 {
 		offText, offCol = "switched off: "+strings.Join(names, ","), colOff
 	}
-	v.textWithOff(b, sbX, yOff, fit(offText, sbW), offCol)
+	textWithOff(b, sbX, yOff, fit(offText, sbW), offCol)
 
 	b.text(sbX, yModel, "model (a change restarts training)", colMuted)
 	labels := []string{"task", "layers", "heads", "positions", "causal mask"}
@@ -375,8 +155,8 @@ func (v *Viewer) drawSidebar(b *batch) {
 		}
 	}
 
-	b.text(sbX, yKeys, fmt.Sprintf("space run/pause %c r reset", runeMidDot), colFaint)
-	b.text(sbX, yKeys+16, fmt.Sprintf("n/p next/prev example %c esc quit", runeMidDot), colFaint)
+	b.text(sbX, yKeys, fmt.Sprintf("space run/pause %c r reset", viz.MidDot), colFaint)
+	b.text(sbX, yKeys+16, fmt.Sprintf("n/p next/prev example %c esc quit", viz.MidDot), colFaint)
 	note, noteCol := st.note, colMuted
 	if st.err != nil {
 		note, noteCol = "error: "+st.err.Error(), colError
@@ -390,7 +170,7 @@ func (v *Viewer) drawSidebar(b *batch) {
 }
 
 // textWithOff draws s, with the ⊘ rune drawn as the sprite.
-func (v *Viewer) textWithOff(b *batch, x, y int, s string, c color.RGBA) {
+func textWithOff(b *batch, x, y int, s string, c color.RGBA) {
 	for _, r := range s {
 		if r == runeOff {
 			b.offSprite(x-2, y, c)
@@ -459,16 +239,15 @@ func drawCurve(b *batch, r image.Rectangle, pts []point, maxStep int, lo, hi flo
 }
 
 // drawHeader draws the example's tokens and how to read the panels.
-func (v *Viewer) drawHeader(b *batch, lay Layout, sn *snapshot) {
-	st := &v.st
-	x := lay.origin.X
+func drawHeader(b *batch, st *model, lay Layout, sn *snapshot) {
+	x := lay.origin().X
 	w := lay.Size.X - x - margin
 	line := "waiting for the first evaluation..."
 	if sn != nil {
 		e := st.example % sn.n
 		toks := make([]string, sn.t)
 		for i := range toks {
-			toks[i] = tasks.TokenLabel(sn.tokens[e*sn.t+i])
+			toks[i] = viz.TokenLabel(sn.tokens[e*sn.t+i])
 		}
 		line = fmt.Sprintf("held-out example %d of %d:  %s", e+1, sn.n, strings.Join(toks, " "))
 	}
@@ -482,8 +261,7 @@ func (v *Viewer) drawHeader(b *batch, lay Layout, sn *snapshot) {
 
 // drawPanels draws every head's frame, title, token labels and heatmap
 // instance.
-func (v *Viewer) drawPanels(f *composed, lay Layout) {
-	st := &v.st
+func drawPanels(f *composed, st *model, lay Layout) {
 	b := &f.under
 	sn := f.snap
 	s := b.s
@@ -513,7 +291,7 @@ func (v *Viewer) drawPanels(f *composed, lay Layout) {
 				b.text(tr.Min.X, ty, fit(name, tw), col)
 				b.text(tr.Min.X, ty+14, fit(label, tr.Dx()), col)
 			default:
-				b.text(tr.Min.X, ty, fit(fmt.Sprintf("%s %c %s", name, runeMidDot, label), tw), col)
+				b.text(tr.Min.X, ty, fit(viz.HeadTitle(name, label), tw), col)
 			}
 			if sn == nil {
 				b.fill(p, colCurveBg)
@@ -536,7 +314,7 @@ func (v *Viewer) drawPanels(f *composed, lay Layout) {
 				if here && i == hi {
 					c = colText
 				}
-				b.textRight(p.Min.X-4, p.Min.Y+i*lay.Cell+(lay.Cell-lineH)/2, tasks.TokenLabel(toks[i]), c)
+				b.textRight(p.Min.X-4, p.Min.Y+i*lay.Cell+(lay.Cell-lineH)/2, viz.TokenLabel(toks[i]), c)
 			}
 			colStep := lay.stepLabels(lay.labelW - 4)
 			for j := 0; j < lay.T; j += colStep {
@@ -544,7 +322,7 @@ func (v *Viewer) drawPanels(f *composed, lay Layout) {
 				if here && j == hj {
 					c = colText
 				}
-				t := tasks.TokenLabel(toks[j])
+				t := viz.TokenLabel(toks[j])
 				b.text(p.Min.X+j*lay.Cell+(lay.Cell-textW(t))/2, p.Max.Y+3, t, c)
 			}
 		}
@@ -572,8 +350,7 @@ func drawLegend(b *batch, r image.Rectangle) {
 
 // drawHover outlines the cell under the cursor and shows its query, key
 // and weight in a tooltip and in the sidebar.
-func (v *Viewer) drawHover(f *composed, lay Layout) {
-	st := &v.st
+func drawHover(f *composed, st *model, lay Layout) {
 	sn := f.snap
 	l, h, i, j, ok := lay.CellAt(st.cursor)
 	b := &f.under
@@ -589,8 +366,8 @@ func (v *Viewer) drawHover(f *composed, lay Layout) {
 	if masked {
 		weight = "masked"
 	}
-	q := fmt.Sprintf("query %d %s", i, tasks.TokenLabel(toks[i]))
-	k := fmt.Sprintf("key %d %s", j, tasks.TokenLabel(toks[j]))
+	q := fmt.Sprintf("query %d %s", i, viz.TokenLabel(toks[i]))
+	k := fmt.Sprintf("key %d %s", j, viz.TokenLabel(toks[j]))
 	b.text(sbX, yHover, analysis.HeadName(l, h)+"  "+q, colText)
 	b.text(sbX, yHover+16, fmt.Sprintf("%s  weight %s", k, weight), colText)
 

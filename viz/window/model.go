@@ -1,0 +1,444 @@
+package window
+
+import (
+	"image"
+	"math"
+	"time"
+
+	"headlab/analysis"
+	"headlab/graph"
+	"headlab/tasks"
+	"headlab/train"
+)
+
+// metrics relate the window's coordinate systems: window (screen)
+// coordinates, framebuffer pixels, and logical pixels (ppu framebuffer
+// pixels each, an integer so the bitmap font stays crisp on HiDPI
+// screens).
+type metrics struct {
+	win, fb image.Point
+	ppu     int
+}
+
+func (m metrics) fbPerWin() float64 {
+	if m.win.X <= 0 {
+		return 1
+	}
+	return float64(m.fb.X) / float64(m.win.X)
+}
+
+// size is the window in logical pixels.
+func (m metrics) size() image.Point { return m.fb.Div(max(m.ppu, 1)) }
+
+func (m metrics) toLogical(x, y float64) image.Point {
+	k := m.fbPerWin() / float64(max(m.ppu, 1))
+	return image.Pt(int(math.Floor(x*k)), int(math.Floor(y*k)))
+}
+
+func (m metrics) toWindow(x, y float64) (float64, float64) {
+	k := float64(max(m.ppu, 1)) / m.fbPerWin()
+	return x * k, y * k
+}
+
+// point is one sample of a curve.
+type point struct {
+	step int
+	v    float64
+}
+
+// snapshot is one refresh: the attention of the captured held-out
+// examples and the heads' scores, as the worker hands it to the renderer.
+type snapshot struct {
+	gen        int // refresh number; textures alternate on its parity
+	step       int
+	l, h, t, n int // layers, heads, sequence length, examples captured
+	causal     bool
+	tokens     []int     // [n][t]
+	probs      []float32 // [n][l][h][t][t], analysis.Attention's order
+	scores     []analysis.HeadScore
+	acc        float64
+	off        [][]bool
+	offVer     int
+	onGPU      bool // textures were filled on the GPU
+}
+
+// model is the viewer's state: everything the worker and the renderer
+// share, under Viewer.mu, and the policy that changes it (pause, reset,
+// examples, heads switched off, the widgets and what they do). It needs
+// no window and no GL: the renderer draws it, the worker trains for it.
+type model struct {
+	// steps is Options.Steps, where a reset training run pauses.
+	steps int
+	// poke wakes the worker; nil in tests.
+	poke func()
+
+	// Set by the UI, read by the worker.
+	running bool
+	stop    int // where training pauses; -1: nowhere
+	off     [][]bool
+	offVer  int
+	resetTo *train.Config
+	quit    bool
+	changes int // counts the UI's changes, so the worker never sleeps on one
+
+	// Set by the worker.
+	cfg         train.Config
+	shape       graph.Config
+	training    bool // a trainer exists (not viewing a checkpoint)
+	step        int
+	stepsTaken  int
+	refreshes   int
+	refreshTime time.Duration
+	loss        float64
+	lossHist    []point
+	accHist     []point
+	stepsPerSec float64
+	rateStep    int // steps/s: the step and time of the last measurement
+	rateAt      time.Time
+	snap        *snapshot
+	idle        bool
+	err         error
+	note        string // a one-line message, e.g. a refused picker choice
+
+	// The UI's own.
+	example  int
+	cursor   image.Point // logical
+	cursorIn bool
+	m        metrics
+	dirty    bool // numbers changed: redraw within dataFrameEvery
+	urgent   bool // input changed the picture: redraw at the next frame
+	fps      float64
+}
+
+// widget is a clickable button. act runs with Viewer.mu held.
+type widget struct {
+	r        image.Rectangle
+	label    string
+	on       bool // a toggle that is on, or a head switched off
+	disabled bool
+	off      bool // a panel's ⊘ button
+	act      func()
+}
+
+// job is what the worker reads from the model between two steps.
+type job struct {
+	quit    bool
+	seen    int // the model's changes when read
+	reset   *train.Config
+	off     [][]bool // a copy
+	offVer  int
+	running bool // training runs (not paused, no error)
+	failed  bool
+	stop    int
+}
+
+// take hands the worker the UI's changes; a reset is handed over once.
+func (st *model) take() job {
+	j := job{quit: st.quit, seen: st.changes, reset: st.resetTo, off: cloneOff(st.off), offVer: st.offVer,
+		running: st.running && st.err == nil, failed: st.err != nil, stop: st.stop}
+	st.resetTo = nil
+	return j
+}
+
+// trains says whether the worker takes a training step now, at step,
+// when it has a trainer: while training runs, up to the stop.
+func (j job) trains(hasTrainer bool, step int) bool {
+	return hasTrainer && j.running && (j.stop < 0 || step < j.stop)
+}
+
+// refreshClock is when the last refresh was: its step, the heads switched
+// off then, when it ended and what it cost.
+type refreshClock struct {
+	step, offVer int
+	at           time.Time
+	cost         time.Duration
+}
+
+// due says whether to refresh now, at step with the heads of offVer off:
+// at once for another choice of heads; for a new step, while training
+// every refreshEvery (but spending at most a tenth of the time on it when
+// a refresh is slow), and at once when training has stopped.
+func (c refreshClock) due(offVer, step int, training bool, now time.Time) bool {
+	every := max(refreshEvery, 9*c.cost)
+	return offVer != c.offVer || step != c.step && (!training || now.Sub(c.at) >= every)
+}
+
+// rebuilt starts the model over for the net of m (a trainer's when
+// training): step 0 (a checkpoint's own step), no curves, no snapshot,
+// every head on.
+func (st *model) rebuilt(m *train.Model, training bool, now time.Time) {
+	s := m.Shape
+	st.cfg, st.shape, st.training = m.Train, s, training
+	st.step, st.loss, st.lossHist, st.accHist, st.stepsPerSec = 0, 0, nil, nil, 0
+	st.rateStep, st.rateAt = 0, now
+	if !training {
+		st.step = m.Train.Steps
+	}
+	st.snap, st.err = nil, nil
+	// The ablation mask follows the new shape, all heads on.
+	st.off = make([][]bool, s.Layers)
+	for l := range st.off {
+		st.off[l] = make([]bool, s.Heads)
+	}
+	st.offVer++
+	st.dirty = true
+}
+
+// stepped records training step step's loss, at now.
+func (st *model) stepped(step int, loss float64, now time.Time) {
+	st.step, st.loss = step, loss
+	st.stepsTaken++
+	st.lossHist = appendThinned(st.lossHist, point{step, loss})
+	if dt := now.Sub(st.rateAt); dt >= time.Second {
+		st.stepsPerSec = float64(step-st.rateStep) / dt.Seconds()
+		st.rateStep, st.rateAt = step, now
+	}
+	st.dirty = true
+}
+
+// published shows refresh sn, which took cost.
+func (st *model) published(sn *snapshot, cost time.Duration) {
+	st.snap = sn
+	if st.training {
+		if k := len(st.accHist); k > 0 && st.accHist[k-1].step == sn.step {
+			st.accHist[k-1].v = sn.acc // a click re-evaluated the same step
+		} else {
+			st.accHist = appendThinned(st.accHist, point{sn.step, sn.acc})
+		}
+	}
+	st.refreshes++
+	st.refreshTime += cost
+	st.dirty = true
+}
+
+// fail records err for the UI and pauses training.
+func (st *model) fail(err error) {
+	st.err = err
+	st.running = false
+	st.dirty = true
+}
+
+// settle is the model's side of the worker going idle: false when the UI
+// changed something since the worker read it (seen), else training that
+// reached its stop shows as paused and the worker as idle.
+func (st *model) settle(seen int) bool {
+	if st.changes != seen {
+		return false
+	}
+	if st.training && st.running && st.stop >= 0 && st.step >= st.stop {
+		st.running = false // reached the stop: show it as paused
+		st.dirty = true
+	}
+	st.idle = true
+	return true
+}
+
+// appendThinned appends p, halving the samples when there are too many.
+func appendThinned(h []point, p point) []point {
+	if len(h) >= maxHistory {
+		k := 0
+		for i := 0; i < len(h); i += 2 {
+			h[k] = h[i]
+			k++
+		}
+		h = h[:k]
+	}
+	return append(h, p)
+}
+
+func cloneOff(off [][]bool) [][]bool {
+	out := make([][]bool, len(off))
+	for l := range off {
+		out[l] = append([]bool(nil), off[l]...)
+	}
+	return out
+}
+
+// layout is the layout of the current model in the current window.
+func (st *model) layout() Layout {
+	chars := 1
+	if t, err := tasks.New(st.cfg.Task); err == nil {
+		chars = tokenChars(t)
+	}
+	return NewLayout(st.shape.Layers, st.shape.Heads, st.shape.SeqLen, chars, st.m.size())
+}
+
+// changed tells the worker (and WaitIdle) that there is work.
+func (st *model) changed() {
+	st.changes++
+	st.idle = false
+	st.dirty = true
+	if st.poke != nil {
+		st.poke()
+	}
+}
+
+func (st *model) togglePause() {
+	if !st.training || st.err != nil {
+		return
+	}
+	st.running = !st.running
+	if st.running && st.stop >= 0 && st.step >= st.stop {
+		st.stop = -1 // past the stop: train on until paused
+	}
+	st.changed()
+}
+
+// reset restarts training from scratch with configuration c.
+func (st *model) reset(c train.Config) {
+	if !st.training {
+		return
+	}
+	st.dirty = true
+	if err := c.Validate(); err != nil {
+		st.note = err.Error()
+		return
+	}
+	st.note = ""
+	st.resetTo = &c
+	st.running, st.stop, st.example = true, max(st.steps, -1), 0
+	st.changed()
+}
+
+func (st *model) nextExample(d int) {
+	n := capturedN
+	if st.snap != nil {
+		n = st.snap.n
+	}
+	st.example = ((st.example+d)%n + n) % n
+	st.dirty = true
+}
+
+func (st *model) toggleHead(l, h int) {
+	if l >= len(st.off) || h >= len(st.off[l]) {
+		return
+	}
+	st.off[l][h] = !st.off[l][h]
+	st.offVer++
+	st.changed()
+}
+
+// key is a key the viewer reacts to, whatever window system reports it.
+type key int
+
+const (
+	keyNone  key = iota
+	keyQuit      // Esc
+	keyPause     // space
+	keyReset     // r
+	keyNext      // n
+	keyPrev      // p
+)
+
+// key handles a key press: space pauses, r resets, n and p step through
+// the examples, Esc quits. Held keys repeat only n and p.
+func (st *model) key(k key, repeat bool) {
+	st.urgent = true
+	switch {
+	case k == keyQuit:
+		st.quit = true
+		st.changed()
+	case k == keyPause && !repeat:
+		st.togglePause()
+	case k == keyReset && !repeat:
+		st.reset(st.cfg)
+	case k == keyNext:
+		st.nextExample(1)
+	case k == keyPrev:
+		st.nextExample(-1)
+	}
+}
+
+// click presses the widget under p (logical pixels), if any.
+func (st *model) click(p image.Point) {
+	st.urgent = true
+	for _, w := range st.widgets(st.layout()) {
+		if p.In(w.r) && !w.disabled {
+			w.act()
+			return
+		}
+	}
+}
+
+// headDivisors are the head counts a picker offers: divisors of d-model.
+func headDivisors(d int) []int {
+	var out []int
+	for h := 1; h <= min(d, 16); h++ {
+		if d%h == 0 {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// widgets lists every button for the current state and layout; the
+// same list is drawn and hit-tested, so a click always lands on what is
+// on screen.
+func (st *model) widgets(lay Layout) []widget {
+	fixed := !st.training
+	bw := (sbW - 12) / 3
+	row := func(k int) int { return yPickers + k*rowPitch }
+	pause := "pause"
+	if !st.running {
+		pause = "run"
+	}
+	c := st.cfg
+	ws := []widget{
+		{r: image.Rect(sbX, yButtons, sbX+bw, yButtons+buttonH), label: pause, disabled: fixed || st.err != nil,
+			on: st.running, act: st.togglePause},
+		{r: image.Rect(sbX+bw+6, yButtons, sbX+2*bw+6, yButtons+buttonH), label: "reset", disabled: fixed,
+			act: func() { st.reset(st.cfg) }},
+		{r: image.Rect(sbX+2*bw+12, yButtons, sbX+3*bw+12, yButtons+buttonH), label: "next ex",
+			act: func() { st.nextExample(1) }},
+	}
+	stepper := func(k int, prev, next func(*train.Config)) {
+		y := row(k)
+		for i, f := range []func(*train.Config){prev, next} {
+			x := pickerX
+			label := "<"
+			if i == 1 {
+				x, label = sbX+sbW-pickerW, ">"
+			}
+			ws = append(ws, widget{r: image.Rect(x, y, x+pickerW, y+buttonH), label: label, disabled: fixed,
+				act: func() { n := st.cfg; f(&n); st.reset(n) }})
+		}
+	}
+	names := tasks.Names()
+	ti := 0
+	for i, n := range names {
+		if n == c.Task {
+			ti = i
+		}
+	}
+	stepper(0, func(n *train.Config) { n.Task = names[(ti+len(names)-1)%len(names)] },
+		func(n *train.Config) { n.Task = names[(ti+1)%len(names)] })
+	stepper(1, func(n *train.Config) { n.Layers = max(1, n.Layers-1) }, func(n *train.Config) { n.Layers = min(6, n.Layers+1) })
+	divs := headDivisors(c.DModel)
+	hi := 0
+	for i, d := range divs {
+		if d == c.Heads {
+			hi = i
+		}
+	}
+	stepper(2, func(n *train.Config) { n.Heads = divs[max(0, hi-1)] }, func(n *train.Config) { n.Heads = divs[min(len(divs)-1, hi+1)] })
+	toggle := func(k int, on bool, f func(*train.Config)) {
+		y := row(k)
+		label := "off"
+		if on {
+			label = "on"
+		}
+		ws = append(ws, widget{r: image.Rect(pickerX, y, sbX+sbW, y+buttonH), label: label, on: on, disabled: fixed,
+			act: func() { n := st.cfg; f(&n); st.reset(n) }})
+	}
+	toggle(3, c.Positions, func(n *train.Config) { n.Positions = !n.Positions })
+	toggle(4, c.Causal, func(n *train.Config) { n.Causal = !n.Causal })
+
+	for l := 0; l < lay.L; l++ {
+		for h := 0; h < lay.H; h++ {
+			on := l < len(st.off) && h < len(st.off[l]) && st.off[l][h]
+			ws = append(ws, widget{r: lay.OffButton(l, h), off: true, on: on,
+				act: func() { st.toggleHead(l, h) }})
+		}
+	}
+	return ws
+}
