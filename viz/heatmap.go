@@ -168,10 +168,10 @@ func drawHeatmap(p *pen, g Grid, L heatLayout, l, h int) {
 // cellColor is the colour of heatmap cell (i, j) holding weight w.
 func cellColor(causal bool, i, j int, w float32) color.RGBA {
 	if causal && j > i {
-		return maskedCell
+		return MaskedCell
 	}
 	if x := float64(w); math.IsNaN(x) || math.IsInf(x, 0) {
-		return badCell
+		return BadCell
 	}
 	return Viridis(float64(w))
 }

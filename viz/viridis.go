@@ -46,8 +46,14 @@ var (
 	mutedText  = color.RGBA{0x55, 0x55, 0x55, 255}
 	frameColor = color.RGBA{0x99, 0x99, 0x99, 255}
 	stripFrame = color.RGBA{0xdd, 0xdd, 0xdd, 255}
-	maskedCell = color.RGBA{0, 0, 0, 255}
-	// badCell marks a NaN or infinite weight so an upstream bug shows up
-	// instead of silently looking like weight 0.
-	badCell = color.RGBA{0xff, 0x00, 0xff, 255}
+)
+
+// The heatmap cell rule, shared by the figures (cellColor) and the
+// viewer's fragment shader (which takes these colours from here): a
+// masked cell is MaskedCell, a NaN or infinite weight BadCell (so an
+// upstream bug shows up instead of looking like weight 0), any other
+// weight its viridis colour, clamped to [0,1].
+var (
+	MaskedCell = color.RGBA{0, 0, 0, 255}
+	BadCell    = color.RGBA{0xff, 0x00, 0xff, 255}
 )

@@ -344,7 +344,7 @@ func TestHeatmapCellColours(t *testing.T) {
 		t.Errorf("non-causal cell above the diagonal is %v, want %v", got, Viridis(0.7))
 	}
 	c = centre(pxBox(L.cellBox(0, 0, 0, 0), 0))
-	if got := img.RGBAAt(c.X, c.Y); got != badCell {
+	if got := img.RGBAAt(c.X, c.Y); got != BadCell {
 		t.Errorf("NaN cell is %v", got)
 	}
 }

@@ -3,6 +3,7 @@ package window
 import (
 	"fmt"
 	"image"
+	"image/color"
 	"math"
 	"time"
 	"unsafe"
@@ -64,7 +65,9 @@ void main() {
 }
 `
 
-const heatFragment = `#version 410 core
+// heatFragment is viz's cell rule (viz.MaskedCell, viz.BadCell, viridis
+// from the lut texture) for one texel; the colours come from viz.
+var heatFragment = fmt.Sprintf(`#version 410 core
 uniform sampler2DArray probs;
 uniform sampler2D lut;
 uniform int T;
@@ -78,18 +81,23 @@ void main() {
 	int i = min(int(vuv.y * float(T)), T - 1);  // query: row
 	vec3 c;
 	if (causal != 0 && j > i) {
-		c = vec3(0.0);
+		c = %s;
 	} else {
 		float w = texelFetch(probs, ivec3(j, i, vslice), 0).r;
 		if (isnan(w) || isinf(w)) {
-			c = vec3(1.0, 0.0, 1.0);
+			c = %s;
 		} else {
 			c = texelFetch(lut, ivec2(int(clamp(w, 0.0, 1.0) * 255.0 + 0.5), 0), 0).rgb;
 		}
 	}
 	color = vec4(c * vdim, 1.0);
 }
-`
+`, glslColor(viz.MaskedCell), glslColor(viz.BadCell))
+
+// glslColor writes c as a GLSL vec3.
+func glslColor(c color.RGBA) string {
+	return fmt.Sprintf("vec3(%g, %g, %g)", float64(c.R)/255, float64(c.G)/255, float64(c.B)/255)
+}
 
 // texShape is the shape of a probability texture array: slice
 // (l*n + e)*h + hd holds head hd of layer l on captured example e, so
