@@ -7,11 +7,16 @@ import (
 	"testing"
 )
 
+// exactMax says whether the path's row max is Go's max to the sign of a
+// zero, so that ScaleSubMax gives the Go loop's bits exactly: go, and neon
+// (FMAX). Elsewhere a zero max may have the other sign (see rows.go).
+func exactMax() bool { return cur == pathGo || cur == pathNEON }
+
 // TestRowsMatchGo: on every path, the row kernels give the portable loops'
 // bits for every row width around the vector width, causal or not, with
 // the query index wrapping from head to head, and write nothing outside
-// the block. ScaleSubMax's output may differ only in the sign of a zero
-// (see rows.go), so it is compared as values; a NaN makes its whole row
+// the block. Where the max may differ in the sign of a zero (exactMax),
+// ScaleSubMax's output is compared as values; a NaN makes its whole row
 // NaN on every path.
 func TestRowsMatchGo(t *testing.T) {
 	forEachPath(t, func(t *testing.T) {
@@ -22,7 +27,7 @@ func TestRowsMatchGo(t *testing.T) {
 				n := rows * w
 				scale := float32(0.25)
 
-				x0 := fill(r, n)
+				x0 := portFill(r, n)
 				x0[r.IntN(n)] = float32(math.NaN())
 				x0[r.IntN(n)] = float32(math.Inf(1))
 				x0[r.IntN(n)] = float32(math.Inf(-1))
@@ -32,6 +37,9 @@ func TestRowsMatchGo(t *testing.T) {
 				copy(got, x0)
 				ScaleSubMax(got, w, causal, scale)
 				guards(t, "ScaleSubMax")
+				if exactMax() {
+					equalBits(t, "ScaleSubMax", got, want)
+				}
 				for i := range want {
 					if got[i] != want[i] && !(got[i] != got[i] && want[i] != want[i]) {
 						t.Fatalf("width %d causal %v: ScaleSubMax [%d] = %v, the Go loop gives %v", w, causal, i, got[i], want[i])
@@ -99,6 +107,49 @@ func TestTranspose(t *testing.T) {
 						if !sameBits(got[d*rows+j], x[off+j*ld+d]) {
 							t.Fatalf("%dx%d (ld %d): dst[%d][%d] = %v, want x[%d][%d] = %v", rows, dh, ld, d, j, got[d*rows+j], j, d, x[off+j*ld+d])
 						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestRowMaxSpecials: ScaleSubMax's max on rows made to tell max
+// instructions apart, with the special value at every place of the row
+// (vector lanes and scalar tails alike). A NaN makes every visible entry
+// NaN on every path (an FMAXNM-like max, which skips NaNs, would not). A
+// row whose max is a zero of either sign gives the Go loop's bits where
+// exactMax, elsewhere its values.
+func TestRowMaxSpecials(t *testing.T) {
+	negZero := float32(math.Copysign(0, -1))
+	forEachPath(t, func(t *testing.T) {
+		for w := 1; w <= 13; w++ {
+			row := func() []float32 {
+				x := make([]float32, w)
+				for j := range x {
+					x[j] = -float32(j + 1)
+				}
+				return x
+			}
+			for k := range w {
+				x := row()
+				x[k] = float32(math.NaN())
+				ScaleSubMax(x, w, false, 0.5)
+				for j, v := range x {
+					if v == v {
+						t.Fatalf("width %d, NaN at %d: [%d] = %v, want NaN", w, k, j, v)
+					}
+				}
+				for _, zs := range [][2]float32{{0, negZero}, {negZero, 0}, {negZero, negZero}} {
+					x := row()
+					x[(k+1)%w], x[k] = zs[1], zs[0]
+					want := slices.Clone(x)
+					onPath(pathGo, func() { ScaleSubMax(want, w, false, 0.5) })
+					ScaleSubMax(x, w, false, 0.5)
+					if exactMax() {
+						equalBits(t, "ScaleSubMax", x, want)
+					} else if !slices.Equal(x, want) {
+						t.Fatalf("width %d, zeros %v at %d: %v, the Go loop gives %v", w, zs, k, x, want)
 					}
 				}
 			}
