@@ -728,6 +728,10 @@ func TestRoundTrip(t *testing.T) {
 		if !sameAttention(a, b) {
 			t.Errorf("round trip differs (causal=%v)", causal)
 		}
+		// A task without relations declares none (head-patterns.md).
+		if bytes.Contains(buf.Bytes(), []byte(`"relations"`)) {
+			t.Errorf("a file without relations has a relations key")
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package analysis
 import (
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 )
 
@@ -80,5 +81,11 @@ func TestValidateDimensions(t *testing.T) {
 		if err := a.Validate(); err == nil {
 			t.Errorf("N=%d L=%d H=%d T=%d validated", a.N, a.L, a.H, a.T)
 		}
+	}
+	// N*T and N*L*H*T*T both wrap around to 0, which empty slices match:
+	// only the overflow check can refuse this.
+	a := &Attention{N: 1 << 32, L: 1, H: 1, T: 1 << 32}
+	if err := a.Validate(); err == nil || !strings.Contains(err.Error(), "overflow") {
+		t.Errorf("wrapped-around dimensions: %v, want an overflow error", err)
 	}
 }

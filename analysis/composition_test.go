@@ -63,3 +63,30 @@ func TestCompositionBaseline(t *testing.T) {
 		t.Fatal("baseline not deterministic")
 	}
 }
+
+// TestMulAndTranspose: a 2x3 times a 3x2 product and a transpose, worked
+// by hand; rectangular and unsymmetric, so a swapped index fails.
+func TestMulAndTranspose(t *testing.T) {
+	a := mat(2, 3, 1, 2, 3, 4, 5, 6)
+	b := mat(3, 2, 7, 8, 9, 10, 11, 12)
+	c := Mul(a, b)
+	want := []float64{58, 64, 139, 154}
+	if c.Rows != 2 || c.Cols != 2 {
+		t.Fatalf("product is %dx%d, want 2x2", c.Rows, c.Cols)
+	}
+	for i, w := range want {
+		if c.Data[i] != w {
+			t.Fatalf("product %v, want %v", c.Data, want)
+		}
+	}
+	at := a.T()
+	wantT := []float64{1, 4, 2, 5, 3, 6}
+	if at.Rows != 3 || at.Cols != 2 {
+		t.Fatalf("transpose is %dx%d, want 3x2", at.Rows, at.Cols)
+	}
+	for i, w := range wantT {
+		if at.Data[i] != w {
+			t.Fatalf("transpose %v, want %v", at.Data, wantT)
+		}
+	}
+}
