@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -234,14 +236,63 @@ func TestDashWritesToStdout(t *testing.T) {
 	if _, ok := st.Tensor("blocks.0.attn.W_Q"); !ok {
 		t.Fatal("export to stdout lacks W_Q")
 	}
+	// With a file on stdout, the report goes to stderr: stdout holds
+	// the file alone (heads --dump-attention - | python ...).
 	code, out, errs = headlab(t, "heads", "--run", run, "--dump-attention", "-")
 	if code != 0 {
 		t.Fatalf("heads: exit %d: %s", code, errs)
 	}
-	// The attention file comes first, then the tables.
-	var first map[string]json.RawMessage
-	if err := json.NewDecoder(strings.NewReader(out)).Decode(&first); err != nil || first["attention"] == nil {
-		t.Fatalf("heads --dump-attention - did not start stdout with the attention file: %v", err)
+	var whole map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &whole); err != nil || whole["attention"] == nil {
+		t.Fatalf("heads --dump-attention - did not write the attention file alone to stdout: %v", err)
+	}
+	if !strings.Contains(errs, "| Head switched off |") {
+		t.Errorf("the ablation table is not on stderr: %q", errs)
+	}
+	// Figures to "-" are PNG, whatever the command; the report moves.
+	hist := trained(t, "copy", "--record-every", "10")
+	for _, args := range [][]string{
+		{"heads", "--run", run, "--png", "-"},
+		{"heads", "--run", run, "--arcs", "-", "--json"},
+		{"score", "--attention", filepath.Join(dir, "..", "att.json"), "--figure", "-"},
+		{"curves", "--run", hist, "--png", "-"},
+		{"prune", "--run", run, "--figure", "-", "--json", "--order", "greedy"},
+		{"train", "--steps", "2", "--quiet", "--arcs", "-", "--json"},
+	} {
+		if args[0] == "score" {
+			att := filepath.Join(t.TempDir(), "att.json")
+			if code, _, errs := headlab(t, "heads", "--run", run, "--dump-attention", att); code != 0 {
+				t.Fatal(errs)
+			}
+			args[2] = att
+		}
+		code, out, errs := headlab(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		if _, err := png.Decode(strings.NewReader(out)); err != nil {
+			t.Errorf("%v: stdout is not one PNG: %v (%d bytes)", args, err, len(out))
+		}
+		if len(out) > 0 && !strings.HasSuffix(out, "IEND\xaeB`\x82") {
+			t.Errorf("%v: something follows the PNG on stdout", args)
+		}
+		if slices.Contains(args, "--json") && !strings.Contains(errs, "{\n") {
+			t.Errorf("%v: the JSON report is not on stderr: %q", args, errs)
+		}
+	}
+	// Two outputs cannot share stdout, and directories and databases
+	// cannot be stdout at all: one line, exit 2, before any work.
+	for _, args := range [][]string{
+		{"heads", "--run", run, "--png", "-", "--dump-attention", "-"},
+		{"train", "--steps", "1", "--save", "-"},
+		{"report", "--db", filepath.Join(dir, "x.db"), "--csv", "-"},
+		{"sweep", "--task", "copy", "--seeds", "1", "--steps", "1", "--db", "-"},
+		{"merge", "--db", "-", filepath.Join(dir, "x.db")},
+	} {
+		code, out, errs := headlab(t, args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "stdout") {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q", args, code, len(out), errs)
+		}
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("files were made in the working directory: %v", entries)
