@@ -42,6 +42,9 @@ The format follows FILE's extension (or --format): .safetensors, .npz, or
 			if examples < 1 || examples > train.HeldOutExamples {
 				return usagef("--examples %d: want 1 to %d", examples, train.HeldOutExamples)
 			}
+			if err := checkOutputs(fileOut("out", out)); err != nil {
+				return err
+			}
 			m, off, be, closeBackend, err := openRun(e, runDir, ablate, &bf)
 			if err != nil {
 				return err

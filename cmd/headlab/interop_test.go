@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/nlpodyssey/safetensors"
@@ -304,6 +305,9 @@ func TestDashWritesToStdout(t *testing.T) {
 func TestInteropBadInput(t *testing.T) {
 	run := trained(t, "copy")
 	dir := t.TempDir()
+	// The TransformerLens config's place beside the weights is taken.
+	configDir := t.TempDir()
+	os.Mkdir(filepath.Join(configDir, "a.json"), 0o755)
 	for name, args := range map[string][]string{
 		"export format":    {"export", "--run", run, "--format", "onnx", "--out", filepath.Join(dir, "a.safetensors")},
 		"export extension": {"export", "--run", run, "--out", filepath.Join(dir, "a.pt")},
@@ -313,6 +317,9 @@ func TestInteropBadInput(t *testing.T) {
 		"dump examples":    {"dump", "--run", run, "--examples", "0", "--out", filepath.Join(dir, "a.npz")},
 		"dump no run":      {"dump", "--run", filepath.Join(dir, "nothing"), "--out", filepath.Join(dir, "a.npz")},
 		"heads html ext":   {"heads", "--run", run, "--html", filepath.Join(dir, "a.png")},
+		"dump no dir":      {"dump", "--run", run, "--out", filepath.Join(dir, "missing", "a.npz")},
+		"export no dir":    {"export", "--run", run, "--out", filepath.Join(dir, "missing", "a.safetensors")},
+		"export config":    {"export", "--run", run, "--out", filepath.Join(configDir, "a.safetensors")},
 	} {
 		code, out, errs := headlab(t, args...)
 		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.HasPrefix(errs, "headlab: ") || out != "" {
@@ -321,5 +328,41 @@ func TestInteropBadInput(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("bad input left files: %v", entries)
+	}
+}
+
+// An export to a pipe writes the weights through it and puts no config
+// file beside it (the config is in the metadata): /dev/stdout.json was
+// once made that way.
+func TestExportToAPipeLeavesNothingBeside(t *testing.T) {
+	run := trained(t, "copy")
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- nil
+			return
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		got <- b
+	}()
+	if code, _, errs := headlab(t, "export", "--run", run, "--out", fifo); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	_, md, err := safetensors.ReadMetadata(<-got)
+	if err != nil {
+		t.Fatalf("the pipe did not carry safetensors: %v", err)
+	}
+	if md.Metadata()["hooked_transformer_config"] == "" {
+		t.Error("no HookedTransformerConfig in the metadata")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("beside the pipe: %v", entries)
 	}
 }
