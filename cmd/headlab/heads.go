@@ -139,10 +139,7 @@ and prints held-out accuracy with each head switched off.`,
 		},
 	}
 	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")
-	cmd.Flags().StringVar(&ablate, "ablate", "", "heads to switch off, e.g. L0H0,L1H1")
-	_ = cmd.RegisterFlagCompletionFunc("ablate", func(_ *cobra.Command, _ []string, typed string) ([]string, cobra.ShellCompDirective) {
-		return completeHeads(runDir, typed), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-	})
+	ablateFlag(cmd, &ablate, &runDir)
 	cmd.Flags().BoolVar(&composition, "composition", false, "also print Q-, K- and V-composition of every cross-layer pair of heads (Elhage et al. 2021) beside a random baseline")
 	cmd.Flags().StringVar(&dump, "dump-attention", "", "write the scored batch's attention as JSON (the format score reads)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
@@ -151,6 +148,15 @@ and prints held-out accuracy with each head switched off.`,
 	bf.register(cmd)
 	rf.register(cmd)
 	return cmd
+}
+
+// ablateFlag registers --ablate, its values completed with the heads of
+// the checkpoint --run names (*runDir, read when the shell asks).
+func ablateFlag(cmd *cobra.Command, ablate, runDir *string) {
+	cmd.Flags().StringVar(ablate, "ablate", "", "heads to switch off, e.g. L0H0,L1H1")
+	_ = cmd.RegisterFlagCompletionFunc("ablate", func(_ *cobra.Command, _ []string, typed string) ([]string, cobra.ShellCompDirective) {
+		return completeHeads(*runDir, typed), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	})
 }
 
 // completeHeads offers the heads of the checkpoint in runDir for --ablate:
