@@ -10,12 +10,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/nlpodyssey/safetensors"
+
+	"headlab/internal/atomicfile"
 )
 
 // Tensor is one named array, row-major: float32 or int64, whichever is set.
@@ -77,15 +78,12 @@ const (
 )
 
 // FormatOf picks the format of an output path from its extension, or
-// returns def when the path is "-" or a device or pipe without one
-// (/dev/stdout): those have no name to choose by. allowed lists the
-// formats the caller can write.
+// returns def when the path is written in place without one ("-", a
+// device or pipe, /dev/stdout: atomicfile.InPlace): those have no name to
+// choose by. allowed lists the formats the caller can write.
 func FormatOf(path string, def Format, allowed ...Format) (Format, error) {
 	ext := filepath.Ext(path)
-	if path == "-" {
-		return def, nil
-	}
-	if fi, err := os.Stat(path); ext == "" && err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+	if ext == "" && atomicfile.InPlace(path) {
 		return def, nil
 	}
 	ext = strings.TrimPrefix(strings.ToLower(ext), ".")

@@ -129,7 +129,10 @@ expect 2 train --save file/sub
 expect 2 train --png dir
 expect 2 train --arcs dir
 expect 2 train --png missing/x.png
-expect 2 train --png /dev/null
+expect 2 train --png x.gif
+expect 2 train --png /dev/null.gif
+expect 2 train --save -
+expect 2 train --png - --arcs -
 expect 2 train --layers 64 --d-model 4096 --d-ff 16384 --heads 64
 expect 2 train --seeds 1-64 --layers 64 --d-model 4096 --d-ff 16384 --heads 64
 
@@ -160,7 +163,8 @@ expect 2 score --attention "$fx/att-shape.json"
 expect 2 score --attention "$fx/att-nan.json"
 expect 2 score --attention dir
 expect 2 score --attention "$fx/att.json" --png dir
-expect 2 score --attention "$fx/att.json" --arcs /dev/null
+expect 2 score --attention "$fx/att.json" --arcs x.bmp
+expect 2 heads --run "$fx/ckpt" --dump-attention - --html -
 
 # curves and prune.
 expect 2 curves
@@ -181,6 +185,7 @@ expect 2 prune --run "$fx/ckpt" --png dir
 expect 2 sweep "${small[@]}"
 expect 2 sweep "${small[@]}" --db dir
 expect 2 sweep "${small[@]}" --db missing/s.db
+expect 2 sweep "${small[@]}" --db -
 expect 2 sweep "${small[@]}" --db s.db --seed 1
 expect 2 sweep "${small[@]}" --db s.db --seeds 0-x
 expect 2 sweep "${small[@]}" --db s.db --seeds 3-1
@@ -208,6 +213,7 @@ expect 2 report
 expect 2 report --db missing.db
 expect 2 report --db "$fx/s.db" --png file
 expect 2 report --db "$fx/s.db" --against missing.db
+expect 2 report --db "$fx/s.db" --csv -
 expect 2 report --db dir
 expect 2 merge
 expect 2 merge --db out.db

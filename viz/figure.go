@@ -11,6 +11,7 @@ import (
 	"image"
 	"image/color"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -45,6 +46,10 @@ const maxSide = 2000
 // Formats lists the output formats, by file extension.
 var Formats = []string{".png", ".svg", ".pdf"}
 
+// StreamFormat is the format of a figure written where no extension can
+// choose one: to "-" (stdout), or to a device or pipe such as /dev/stdout.
+const StreamFormat = ".png"
+
 // CheckPath says, in one line, when path's extension names no format.
 // Commands call it on their flags before any work starts.
 func CheckPath(path string) error {
@@ -54,6 +59,9 @@ func CheckPath(path string) error {
 
 func format(path string) (string, error) {
 	ext := strings.ToLower(filepath.Ext(path))
+	if ext == "" && atomicfile.InPlace(path) {
+		return StreamFormat, nil
+	}
 	for _, f := range Formats {
 		if ext == f {
 			return f, nil
@@ -63,8 +71,13 @@ func format(path string) (string, error) {
 }
 
 // Write draws f into path in the format its extension names, through a
-// temporary file renamed into place, so path never holds half a figure.
-func Write(path string, f *Figure) error {
+// temporary file renamed into place, so path never holds half a figure;
+// "-" is os.Stdout.
+func Write(path string, f *Figure) error { return WriteStdout(path, os.Stdout, f) }
+
+// WriteStdout is Write with "-" meaning stdout (a command run in-process
+// by its tests has a stdout of its own).
+func WriteStdout(path string, stdout io.Writer, f *Figure) error {
 	ext, err := format(path)
 	if err != nil {
 		return err
@@ -73,7 +86,7 @@ func Write(path string, f *Figure) error {
 	if err := f.Encode(&buf, ext); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+	if err := atomicfile.WriteStdout(path, stdout, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return fmt.Errorf("viz: %v", err)
 	}
 	return nil

@@ -579,6 +579,14 @@ func TestWriteFormats(t *testing.T) {
 	if err := CheckPath("a/b.SVG"); err != nil {
 		t.Errorf("upper-case extension refused: %v", err)
 	}
+	// "-" and a device have no extension: they get a PNG, in place.
+	var out bytes.Buffer
+	if err := WriteStdout("-", &out, f); err != nil || !bytes.HasPrefix(out.Bytes(), []byte("\x89PNG")) {
+		t.Errorf(`"-": %v, stdout %.8q`, err, out.Bytes())
+	}
+	if err := Write("/dev/null", f); err != nil {
+		t.Errorf("/dev/null: %v", err)
+	}
 	entries, _ := os.ReadDir(dir)
 	var names []string
 	for _, e := range entries {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"headlab/bench"
+	"headlab/internal/atomicfile"
 	"headlab/internal/simd"
 	"headlab/kernels"
 	"headlab/train"
@@ -242,25 +245,32 @@ in one line and reports headlab alone.`,
 			if err := checkOutputs(fileOut("profile", profile)); err != nil {
 				return err
 			}
-			if profile != "" {
-				f, err := os.Create(profile)
-				if err != nil {
-					return usageError{err}
+			run := func(e *env) error {
+				if vs {
+					if steps == 0 {
+						steps = 50
+					}
+					return benchVsPyTorch(e, asJSON, python, steps, rounds, rssSteps, window, workers, callgrind)
 				}
-				defer f.Close()
-				if err := pprof.StartCPUProfile(f); err != nil {
-					return err
-				}
-				defer pprof.StopCPUProfile()
+				return runBench(e, benchRun{names: names, glOptional: glOptional, parts: want, groups: sizes, batch: batch,
+					stepBatches: batches, budget: budget, timing: bench.Timing{Steps: steps, Target: stepTime}, maxStep: maxStep, asJSON: asJSON})
 			}
-			if vs {
-				if steps == 0 {
-					steps = 50
-				}
-				return benchVsPyTorch(e, asJSON, python, steps, rounds, rssSteps, window, workers, callgrind)
+			if profile == "" {
+				return run(e)
 			}
-			return runBench(e, benchRun{names: names, glOptional: glOptional, parts: want, groups: sizes, batch: batch,
-				stepBatches: batches, budget: budget, timing: bench.Timing{Steps: steps, Target: stepTime}, maxStep: maxStep, asJSON: asJSON})
+			// The profile is kept in memory and written whole at the end
+			// (to a file through a rename, or to stdout for "-", the report
+			// then going to stderr).
+			var prof bytes.Buffer
+			if err := pprof.StartCPUProfile(&prof); err != nil {
+				return err
+			}
+			re := *e
+			re.stdout = e.reportTo(profile)
+			err = run(&re)
+			pprof.StopCPUProfile()
+			werr := atomicfile.WriteStdout(profile, e.stdout, func(w io.Writer) error { _, err := w.Write(prof.Bytes()); return err })
+			return cmp.Or(err, werr)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")

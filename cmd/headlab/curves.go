@@ -50,19 +50,20 @@ which the induction score and the accuracy make most of their rise (20% to
 				if err != nil {
 					return err
 				}
-				if err := viz.Write(png, fig); err != nil {
+				if err := viz.WriteStdout(png, e.stdout, fig); err != nil {
 					return err
 				}
 			}
+			w := e.reportTo(png)
 			if asJSON {
-				return writeJSON(e.stdout, struct {
+				return writeJSON(w, struct {
 					Phase   any `json:"phase_change"`
 					Records int `json:"records"`
 				}{phase, len(h)})
 			}
-			printPhase(e.stdout, phase)
+			printPhase(w, phase)
 			for _, c := range h.LabelChanges() {
-				fmt.Fprintf(e.stdout, "step %5d  %s\n", c.Step, c.Text())
+				fmt.Fprintf(w, "step %5d  %s\n", c.Step, c.Text())
 			}
 			return nil
 		},

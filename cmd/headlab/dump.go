@@ -42,6 +42,9 @@ The format follows FILE's extension (or --format): .safetensors, .npz, or
 			if examples < 1 || examples > train.HeldOutExamples {
 				return usagef("--examples %d: want 1 to %d", examples, train.HeldOutExamples)
 			}
+			if err := checkOutputs(fileOut("out", out)); err != nil {
+				return err
+			}
 			m, off, be, closeBackend, err := openRun(e, runDir, ablate, &bf)
 			if err != nil {
 				return err
@@ -68,7 +71,7 @@ The format follows FILE's extension (or --format): .safetensors, .npz, or
 	cmd.Flags().StringVar(&out, "out", "", `output file (.safetensors, .npz or .json; "-" is stdout)`)
 	cmd.Flags().StringVar(&format, "format", "", "safetensors, npz or json (default: from the extension)")
 	cmd.Flags().IntVar(&examples, "examples", inspect.ScoredExamples, "how many held-out examples, from the first")
-	cmd.Flags().StringVar(&ablate, "ablate", "", "heads to switch off, e.g. L0H0,L1H1")
+	ablateFlag(cmd, &ablate, &runDir)
 	bf.register(cmd)
 	return cmd
 }

@@ -39,6 +39,16 @@ file carries headlab's config, the task's vocabulary and the revision.`,
 			if err != nil {
 				return err
 			}
+			// The config goes beside a file, not beside stdout or a
+			// device (/dev/stdout.json): there it is in the metadata only.
+			beside := f == interop.TransformerLens && !atomicfile.InPlace(out)
+			outs := []output{fileOut("out", out)}
+			if beside {
+				outs = append(outs, fileOut("out", interop.TLConfigPath(out)))
+			}
+			if err := checkOutputs(outs...); err != nil {
+				return err
+			}
 			m, _, err := train.Load(runDir)
 			if err != nil {
 				return usageError{err}
@@ -50,7 +60,7 @@ file carries headlab's config, the task's vocabulary and the revision.`,
 			if err := atomicfile.WriteStdout(out, e.stdout, func(w io.Writer) error { return interop.Write(w, ff, b) }); err != nil {
 				return err
 			}
-			if f != interop.TransformerLens || out == atomicfile.Stdio {
+			if !beside {
 				return nil
 			}
 			return atomicfile.Write(interop.TLConfigPath(out), func(w io.Writer) error { return interop.WriteTLConfig(w, m.Shape) })

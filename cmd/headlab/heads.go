@@ -32,14 +32,17 @@ func (p *pictureFlags) register(cmd *cobra.Command) {
 // check refuses unknown figure formats before any work starts.
 func (p *pictureFlags) check() error { return checkFigures(p.png, p.arcs) }
 
+// paths are the pictures' paths, for reportTo.
+func (p *pictureFlags) paths() []string { return []string{p.png, p.arcs} }
+
 // outputs are the pictures' paths, for checkOutputs.
 func (p *pictureFlags) outputs() []output {
 	return []output{fileOut("png", p.png), fileOut("arcs", p.arcs)}
 }
 
 // write draws example 0 of att with each head titled by its score, the
-// figure titled title (the run).
-func (p *pictureFlags) write(title string, att *analysis.Attention, heads []analysis.HeadScore) error {
+// figure titled title (the run); "-" is stdout.
+func (p *pictureFlags) write(stdout io.Writer, title string, att *analysis.Attention, heads []analysis.HeadScore) error {
 	if p.png == "" && p.arcs == "" {
 		return nil
 	}
@@ -55,7 +58,7 @@ func (p *pictureFlags) write(title string, att *analysis.Attention, heads []anal
 		if err != nil {
 			return err
 		}
-		if err := viz.Write(f.path, fig); err != nil {
+		if err := viz.WriteStdout(f.path, stdout, fig); err != nil {
 			return err
 		}
 	}
@@ -109,7 +112,7 @@ and prints held-out accuracy with each head switched off.`,
 					return err
 				}
 			}
-			if err := pics.write(runTitle(m.Train), att, rep.Scores()); err != nil {
+			if err := pics.write(e.stdout, runTitle(m.Train), att, rep.Scores()); err != nil {
 				return err
 			}
 			if err := html.write(e, m, att, rep.Scores()); err != nil {
@@ -120,25 +123,23 @@ and prints held-out accuracy with each head switched off.`,
 				c := inspect.Composition(m)
 				comp = &c
 			}
+			w := e.reportTo(append(pics.paths(), dump, html.path)...)
 			if asJSON {
-				return writeJSON(e.stdout, struct {
+				return writeJSON(w, struct {
 					*inspect.Report
 					Composition *inspect.CompositionReport `json:"composition,omitempty"`
 				}{rep, comp})
 			}
-			printHeads(e.stdout, rep)
+			printHeads(w, rep)
 			if comp != nil {
-				fmt.Fprintln(e.stdout)
-				inspect.WriteCompositionTable(e.stdout, *comp)
+				fmt.Fprintln(w)
+				inspect.WriteCompositionTable(w, *comp)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")
-	cmd.Flags().StringVar(&ablate, "ablate", "", "heads to switch off, e.g. L0H0,L1H1")
-	_ = cmd.RegisterFlagCompletionFunc("ablate", func(_ *cobra.Command, _ []string, typed string) ([]string, cobra.ShellCompDirective) {
-		return completeHeads(runDir, typed), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-	})
+	ablateFlag(cmd, &ablate, &runDir)
 	cmd.Flags().BoolVar(&composition, "composition", false, "also print Q-, K- and V-composition of every cross-layer pair of heads (Elhage et al. 2021) beside a random baseline")
 	cmd.Flags().StringVar(&dump, "dump-attention", "", "write the scored batch's attention as JSON (the format score reads)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
@@ -147,6 +148,15 @@ and prints held-out accuracy with each head switched off.`,
 	bf.register(cmd)
 	rf.register(cmd)
 	return cmd
+}
+
+// ablateFlag registers --ablate, its values completed with the heads of
+// the checkpoint --run names (*runDir, read when the shell asks).
+func ablateFlag(cmd *cobra.Command, ablate, runDir *string) {
+	cmd.Flags().StringVar(ablate, "ablate", "", "heads to switch off, e.g. L0H0,L1H1")
+	_ = cmd.RegisterFlagCompletionFunc("ablate", func(_ *cobra.Command, _ []string, typed string) ([]string, cobra.ShellCompDirective) {
+		return completeHeads(*runDir, typed), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	})
 }
 
 // completeHeads offers the heads of the checkpoint in runDir for --ablate:
@@ -241,18 +251,19 @@ every head's pattern scores and label, following docs/head-patterns.md.`,
 				return usageError{fmt.Errorf("%s: %v", file, err)}
 			}
 			heads := analysis.ScoreAll(att)
-			if err := pics.write("attention from "+file, att, heads); err != nil {
+			if err := pics.write(e.stdout, "attention from "+file, att, heads); err != nil {
 				return err
 			}
+			w := e.reportTo(pics.paths()...)
 			if asJSON {
-				return writeJSON(e.stdout, struct {
+				return writeJSON(w, struct {
 					Heads []analysis.HeadScore `json:"heads"`
 				}{heads})
 			}
-			inspect.WriteScoreTable(e.stdout, heads)
+			inspect.WriteScoreTable(w, heads)
 			if len(att.Relations) > 0 {
-				fmt.Fprintln(e.stdout)
-				inspect.WriteRelationTable(e.stdout, heads)
+				fmt.Fprintln(w)
+				inspect.WriteRelationTable(w, heads)
 			}
 			return nil
 		},

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/nlpodyssey/safetensors"
@@ -234,14 +237,63 @@ func TestDashWritesToStdout(t *testing.T) {
 	if _, ok := st.Tensor("blocks.0.attn.W_Q"); !ok {
 		t.Fatal("export to stdout lacks W_Q")
 	}
+	// With a file on stdout, the report goes to stderr: stdout holds
+	// the file alone (heads --dump-attention - | python ...).
 	code, out, errs = headlab(t, "heads", "--run", run, "--dump-attention", "-")
 	if code != 0 {
 		t.Fatalf("heads: exit %d: %s", code, errs)
 	}
-	// The attention file comes first, then the tables.
-	var first map[string]json.RawMessage
-	if err := json.NewDecoder(strings.NewReader(out)).Decode(&first); err != nil || first["attention"] == nil {
-		t.Fatalf("heads --dump-attention - did not start stdout with the attention file: %v", err)
+	var whole map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &whole); err != nil || whole["attention"] == nil {
+		t.Fatalf("heads --dump-attention - did not write the attention file alone to stdout: %v", err)
+	}
+	if !strings.Contains(errs, "| Head switched off |") {
+		t.Errorf("the ablation table is not on stderr: %q", errs)
+	}
+	// Figures to "-" are PNG, whatever the command; the report moves.
+	hist := trained(t, "copy", "--record-every", "10")
+	for _, args := range [][]string{
+		{"heads", "--run", run, "--png", "-"},
+		{"heads", "--run", run, "--arcs", "-", "--json"},
+		{"score", "--attention", filepath.Join(dir, "..", "att.json"), "--figure", "-"},
+		{"curves", "--run", hist, "--png", "-"},
+		{"prune", "--run", run, "--figure", "-", "--json", "--order", "greedy"},
+		{"train", "--steps", "2", "--quiet", "--arcs", "-", "--json"},
+	} {
+		if args[0] == "score" {
+			att := filepath.Join(t.TempDir(), "att.json")
+			if code, _, errs := headlab(t, "heads", "--run", run, "--dump-attention", att); code != 0 {
+				t.Fatal(errs)
+			}
+			args[2] = att
+		}
+		code, out, errs := headlab(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		if _, err := png.Decode(strings.NewReader(out)); err != nil {
+			t.Errorf("%v: stdout is not one PNG: %v (%d bytes)", args, err, len(out))
+		}
+		if len(out) > 0 && !strings.HasSuffix(out, "IEND\xaeB`\x82") {
+			t.Errorf("%v: something follows the PNG on stdout", args)
+		}
+		if slices.Contains(args, "--json") && !strings.Contains(errs, "{\n") {
+			t.Errorf("%v: the JSON report is not on stderr: %q", args, errs)
+		}
+	}
+	// Two outputs cannot share stdout, and directories and databases
+	// cannot be stdout at all: one line, exit 2, before any work.
+	for _, args := range [][]string{
+		{"heads", "--run", run, "--png", "-", "--dump-attention", "-"},
+		{"train", "--steps", "1", "--save", "-"},
+		{"report", "--db", filepath.Join(dir, "x.db"), "--csv", "-"},
+		{"sweep", "--task", "copy", "--seeds", "1", "--steps", "1", "--db", "-"},
+		{"merge", "--db", "-", filepath.Join(dir, "x.db")},
+	} {
+		code, out, errs := headlab(t, args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "stdout") {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q", args, code, len(out), errs)
+		}
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("files were made in the working directory: %v", entries)
@@ -253,6 +305,9 @@ func TestDashWritesToStdout(t *testing.T) {
 func TestInteropBadInput(t *testing.T) {
 	run := trained(t, "copy")
 	dir := t.TempDir()
+	// The TransformerLens config's place beside the weights is taken.
+	configDir := t.TempDir()
+	os.Mkdir(filepath.Join(configDir, "a.json"), 0o755)
 	for name, args := range map[string][]string{
 		"export format":    {"export", "--run", run, "--format", "onnx", "--out", filepath.Join(dir, "a.safetensors")},
 		"export extension": {"export", "--run", run, "--out", filepath.Join(dir, "a.pt")},
@@ -262,6 +317,9 @@ func TestInteropBadInput(t *testing.T) {
 		"dump examples":    {"dump", "--run", run, "--examples", "0", "--out", filepath.Join(dir, "a.npz")},
 		"dump no run":      {"dump", "--run", filepath.Join(dir, "nothing"), "--out", filepath.Join(dir, "a.npz")},
 		"heads html ext":   {"heads", "--run", run, "--html", filepath.Join(dir, "a.png")},
+		"dump no dir":      {"dump", "--run", run, "--out", filepath.Join(dir, "missing", "a.npz")},
+		"export no dir":    {"export", "--run", run, "--out", filepath.Join(dir, "missing", "a.safetensors")},
+		"export config":    {"export", "--run", run, "--out", filepath.Join(configDir, "a.safetensors")},
 	} {
 		code, out, errs := headlab(t, args...)
 		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.HasPrefix(errs, "headlab: ") || out != "" {
@@ -270,5 +328,41 @@ func TestInteropBadInput(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("bad input left files: %v", entries)
+	}
+}
+
+// An export to a pipe writes the weights through it and puts no config
+// file beside it (the config is in the metadata): /dev/stdout.json was
+// once made that way.
+func TestExportToAPipeLeavesNothingBeside(t *testing.T) {
+	run := trained(t, "copy")
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- nil
+			return
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		got <- b
+	}()
+	if code, _, errs := headlab(t, "export", "--run", run, "--out", fifo); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	_, md, err := safetensors.ReadMetadata(<-got)
+	if err != nil {
+		t.Fatalf("the pipe did not carry safetensors: %v", err)
+	}
+	if md.Metadata()["hooked_transformer_config"] == "" {
+		t.Error("no HookedTransformerConfig in the metadata")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("beside the pipe: %v", entries)
 	}
 }

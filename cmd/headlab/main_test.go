@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,9 +146,19 @@ func TestUnknownCommandSuggests(t *testing.T) {
 	}
 }
 
-// TestHelpListsEveryTask checks --task's help comes from the registry.
+// TestHelpListsEveryTask checks --task's help comes from the registry, in
+// every command that takes --task.
 func TestHelpListsEveryTask(t *testing.T) {
-	for _, cmd := range []string{"train", "sweep"} {
+	var with []string
+	for _, c := range rootCmd(&env{io.Discard, io.Discard}).Commands() {
+		if c.Flags().Lookup("task") != nil {
+			with = append(with, c.Name())
+		}
+	}
+	if !slices.Contains(with, "train") || !slices.Contains(with, "sweep") || !slices.Contains(with, "view") {
+		t.Fatalf("commands with --task: %v", with)
+	}
+	for _, cmd := range with {
 		_, out, _ := headlab(t, cmd, "--help")
 		for _, name := range tasks.Names() {
 			if !strings.Contains(out, name) {
@@ -178,8 +190,10 @@ func TestCompletion(t *testing.T) {
 	if code, _, errs := headlab(t, "train", "--task", "majority", "--steps", "1", "--layers", "2", "--heads", "2", "--quiet", "--save", dir); code != 0 {
 		t.Fatal(errs)
 	}
-	if got := complete("heads", "--run", dir, "--ablate", "L0H1,L"); strings.Join(got, ",") != "L0H1,L0H0,L0H1,L1H0,L0H1,L1H1" {
-		t.Errorf("--ablate completes to %v", got)
+	for _, cmd := range []string{"heads", "dump"} {
+		if got := complete(cmd, "--run", dir, "--ablate", "L0H1,L"); strings.Join(got, ",") != "L0H1,L0H0,L0H1,L1H0,L0H1,L1H1" {
+			t.Errorf("%s --ablate completes to %v", cmd, got)
+		}
 	}
 	if got := complete("heads", "--run", filepath.Join(dir, "missing"), "--ablate", ""); len(got) != 0 {
 		t.Errorf("--ablate without a checkpoint completes to %v", got)

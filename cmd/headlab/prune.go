@@ -85,14 +85,15 @@ does worse than random when it does (duplicate heads).`,
 				if err != nil {
 					return err
 				}
-				if err := viz.Write(png, fig); err != nil {
+				if err := viz.WriteStdout(png, e.stdout, fig); err != nil {
 					return err
 				}
 			}
+			w := e.reportTo(png)
 			if asJSON {
-				return writeJSON(e.stdout, r)
+				return writeJSON(w, r)
 			}
-			printPrune(e.stdout, r)
+			printPrune(w, r)
 			return nil
 		},
 	}

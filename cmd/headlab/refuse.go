@@ -33,26 +33,78 @@ const (
 	outFile       outKind = iota // replaced through a temporary file beside it
 	outDir                       // created if missing, files written inside
 	outCheckpoint                // train --save: replaced whole beside it
+	outDatabase                  // a SQLite file, opened and written in its directory
 )
 
 func fileOut(flag, path string) output       { return output{flag, path, outFile} }
 func dirOut(flag, path string) output        { return output{flag, path, outDir} }
 func checkpointOut(flag, path string) output { return output{flag, path, outCheckpoint} }
+func dbOut(flag, path string) output         { return output{flag, path, outDatabase} }
+
+// what names an output's kind in messages.
+func (k outKind) what() string {
+	switch k {
+	case outDatabase:
+		return "a database"
+	case outFile:
+		return "a file"
+	}
+	return "a directory"
+}
 
 // checkOutputs refuses, as bad input, any output that could not be
 // written: a file path that is a directory or a device, a directory path
 // that is a file, a missing or unwritable parent. Empty paths are not
 // asked for and pass.
 func checkOutputs(outs ...output) error {
+	first := ""
 	for _, o := range outs {
 		if o.path == "" {
 			continue
+		}
+		if toStdout(o.path) {
+			if o.kind != outFile {
+				return usagef("--%s %s: names %s, which cannot be written to stdout", o.flag, o.path, o.kind.what())
+			}
+			if first != "" {
+				return usagef("--%s and --%s both write to stdout; give one of them a file", first, o.flag)
+			}
+			first = o.flag
 		}
 		if err := o.check(); err != nil {
 			return usagef("--%s %s: %v", o.flag, o.path, err)
 		}
 	}
 	return nil
+}
+
+// toStdout reports whether path writes to standard output: "-", or a name
+// of the same file, such as /dev/stdout.
+func toStdout(path string) bool {
+	if path == atomicfile.Stdio {
+		return true
+	}
+	if path == "" || !atomicfile.InPlace(path) {
+		return false
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	out, err := os.Stdout.Stat()
+	return err == nil && os.SameFile(fi, out)
+}
+
+// reportTo is where a command prints its report: stdout, or stderr when
+// one of the command's output paths is stdout, so that that file comes
+// out whole (`heads --dump-attention - | python ...`).
+func (e *env) reportTo(paths ...string) io.Writer {
+	for _, p := range paths {
+		if toStdout(p) {
+			return e.stderr
+		}
+	}
+	return e.stdout
 }
 
 func (o output) check() error {
@@ -62,7 +114,7 @@ func (o output) check() error {
 		return err
 	}
 	switch o.kind {
-	case outFile:
+	case outFile, outDatabase:
 		if o.path == atomicfile.Stdio {
 			return nil
 		}

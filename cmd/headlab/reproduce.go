@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ import (
 	"headlab/backend/cpu"
 	"headlab/findings"
 	"headlab/internal/atomicfile"
+	"headlab/internal/progress"
 	"headlab/kernels"
 	"headlab/sweep"
 	"headlab/viz"
@@ -284,6 +286,13 @@ func runDynamics(stderr io.Writer, p findings.Plan, dev kernels.Device, workers 
 	if !quiet {
 		fmt.Fprintf(stderr, "reproduce: %d seeds of %d steps with a history for the phase change\n", len(p.SmallSet), p.Dynamics.Steps)
 	}
+	// The same bar as the sweep's, over these seeds.
+	var bar *progress.Bar
+	var done atomic.Int64
+	if !quiet {
+		bar = progress.New(stderr, "reproduce", "seeds", len(p.SmallSet))
+		bar.Update(0, "histories for the phase change")
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
 	par := 1
@@ -298,6 +307,9 @@ func runDynamics(stderr io.Writer, p findings.Plan, dev kernels.Device, workers 
 			}
 			for i := range next {
 				out[i], errs[i] = p.RunDynamics(p.SmallSet[i], d)
+				if bar != nil {
+					bar.Update(int(done.Add(1)), "histories for the phase change")
+				}
 			}
 		})
 	}
@@ -306,5 +318,8 @@ func runDynamics(stderr io.Writer, p findings.Plan, dev kernels.Device, workers 
 	}
 	close(next)
 	wg.Wait()
+	if bar != nil {
+		bar.Finish()
+	}
 	return out, errors.Join(errs...)
 }

@@ -65,7 +65,7 @@ The train flags set the base configuration; --grid varies it, e.g.
 			if f.db == "" {
 				return usagef("--db FILE is required")
 			}
-			if err := checkOutputs(fileOut("db", f.db)); err != nil {
+			if err := checkOutputs(dbOut("db", f.db)); err != nil {
 				return err
 			}
 			dev, closeDev, err := f.bf.open(e.stderr)

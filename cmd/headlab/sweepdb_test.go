@@ -149,9 +149,11 @@ func TestForeignDatabasesRefused(t *testing.T) {
 }
 
 // TestReportReadOnlyAsUnprivilegedUser: an unprivileged user reports on
-// a read-only copy of docs/findings/findings.db (shipped in WAL mode) in a
-// read-only directory, and on a copy with its log beside it, writing CSV
-// elsewhere; nothing in the read-only directory changes.
+// a read-only copy of docs/findings/findings.db (in rollback-journal mode,
+// as sweeps leave it), on the same file in WAL mode with no log (as a
+// database copied out of a running sweep is shipped), both in a read-only
+// directory, and on a copy with its log beside it, writing CSV elsewhere;
+// nothing in the read-only directory changes.
 func TestReportReadOnlyAsUnprivilegedUser(t *testing.T) {
 	mk := func(mode os.FileMode) string {
 		d, err := os.MkdirTemp("", "headlab-ro-")
@@ -169,6 +171,17 @@ func TestReportReadOnlyAsUnprivilegedUser(t *testing.T) {
 	ro := mk(0o755)
 	shipped := filepath.Join(ro, "findings.db")
 	copyFile(t, filepath.Join("..", "..", "docs", "findings", "findings.db"), shipped, 0o444)
+	// Bytes 18 and 19 of the header are the file format's read and write
+	// versions: 2 is WAL mode, which SQLite keeps in the file itself.
+	walMode := filepath.Join(ro, "wal-mode.db")
+	b, err := os.ReadFile(shipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[18], b[19] = 2, 2
+	if err := os.WriteFile(walMode, b, 0o444); err != nil {
+		t.Fatal(err)
+	}
 
 	// A database whose newest runs are still in its log, copied while
 	// the sweep that wrote them has it open.
@@ -227,6 +240,10 @@ func TestReportReadOnlyAsUnprivilegedUser(t *testing.T) {
 	f.Close()
 	if err != nil || len(rows) < 2 || rows[0][0] != "config_key" || !slices.Contains(rows[0], "score_induction") {
 		t.Errorf("heads.csv: %d rows, %v", len(rows), err)
+	}
+	code, out = asUser("report", "--db", walMode)
+	if code != 0 || !strings.Contains(out, "runs,") || !strings.Contains(out, "circuit") {
+		t.Errorf("report on the copy in WAL mode: exit %d: %s", code, out)
 	}
 	code, out = asUser("report", "--db", logged)
 	if code != 0 || !strings.Contains(out, "logged.db-wal cannot be read from here") || !strings.Contains(out, "1 runs") {

@@ -156,7 +156,7 @@ func trainCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := pics.write(runTitle(c), att, heads.Scores()); err != nil {
+			if err := pics.write(e.stdout, runTitle(c), att, heads.Scores()); err != nil {
 				return err
 			}
 			report := trainReport{Config: configReport{Config: c, Backend: be.Name(), SIMD: simd.Path()}, Result: res, Heads: heads.Heads, ByKind: heads.ByKind, History: rec.History}
@@ -169,15 +169,16 @@ func trainCmd(e *env) *cobra.Command {
 					return err
 				}
 			}
+			w := e.reportTo(pics.paths()...)
 			if asJSON {
-				return writeJSON(e.stdout, report)
+				return writeJSON(w, report)
 			}
-			printTrainReport(e.stdout, m, report)
-			fmt.Fprintln(e.stdout)
-			printHeads(e.stdout, heads)
+			printTrainReport(w, m, report)
+			fmt.Fprintln(w)
+			printHeads(w, heads)
 			if report.Phase != nil {
-				fmt.Fprintln(e.stdout)
-				printPhase(e.stdout, *report.Phase)
+				fmt.Fprintln(w)
+				printPhase(w, *report.Phase)
 			}
 			return nil
 		},

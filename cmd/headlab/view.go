@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"image/png"
+	"io"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -11,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"headlab/glctx"
+	"headlab/internal/atomicfile"
 	"headlab/train"
 	"headlab/viz/window"
 )
@@ -139,7 +142,11 @@ use xvfb-run on a machine without one.`,
 				} else if err != nil {
 					return err
 				}
-				if err := v.WriteScreenshot(screenshot); err != nil {
+				img, err := v.Screenshot()
+				if err == nil {
+					err = atomicfile.WriteStdout(screenshot, e.stdout, func(w io.Writer) error { return png.Encode(w, img) })
+				}
+				if err != nil {
 					return fmt.Errorf("view: writing the screenshot: %w", err)
 				}
 				s, st := v.Status(), v.Stats()

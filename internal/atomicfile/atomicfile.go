@@ -52,6 +52,23 @@ func WriteStdout(path string, stdout io.Writer, write func(io.Writer) error) err
 	return replace(target, path, write)
 }
 
+// InPlace reports whether Write writes path in place rather than through
+// a rename: "-", a device, a pipe, a socket, or a link through a
+// descriptor table such as /dev/stdout (even when that descriptor is a
+// redirect to a regular file). Such a path has no extension to choose a
+// format by, so callers fall back to a default for it.
+func InPlace(path string) bool {
+	if path == Stdio {
+		return true
+	}
+	target, inPlace, err := resolve(path)
+	if err != nil || !inPlace {
+		return false
+	}
+	fi, err := os.Stat(target)
+	return err == nil && !fi.IsDir()
+}
+
 // resolve follows symbolic links from path to what they name. It reports
 // inPlace when that is not a regular file, or when a link leads through a
 // process's descriptor table (/proc/self/fd/1, /dev/fd/1): such a file is
@@ -94,18 +111,16 @@ func writeInPlace(path string, write func(io.Writer) error) error {
 	if err := write(&buf); err != nil {
 		return fmt.Errorf("write %s: %v", path, err)
 	}
+	// The os errors below name the path already.
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
-		return fmt.Errorf("write %s: %v", path, err)
+		return err
 	}
 	if _, err := f.Write(buf.Bytes()); err != nil {
 		f.Close()
-		return fmt.Errorf("write %s: %v", path, err)
+		return err
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %v", path, err)
-	}
-	return nil
+	return f.Close()
 }
 
 // writeBuffered runs write into memory and copies the result to w only

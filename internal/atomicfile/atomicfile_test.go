@@ -141,3 +141,34 @@ func TestFollowsLinkToRegularFile(t *testing.T) {
 		t.Fatalf("%d entries, want 2", len(entries))
 	}
 }
+
+// InPlace tells the paths written in place (which have no extension to
+// choose a format by) from those replaced through a rename.
+func TestInPlace(t *testing.T) {
+	dir := t.TempDir()
+	regular := filepath.Join(dir, "f.txt")
+	os.WriteFile(regular, []byte("x"), 0o644)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	toRegular := filepath.Join(dir, "link")
+	os.Symlink("f.txt", toRegular)
+	// A descriptor link whose descriptor is a regular file: as
+	// /dev/stdout is under `> file`.
+	f, err := os.Open(regular)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	byFD := filepath.Join(dir, "fd")
+	os.Symlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()), byFD)
+	for path, want := range map[string]bool{
+		"-": true, "/dev/null": true, fifo: true, byFD: true,
+		regular: false, toRegular: false, filepath.Join(dir, "missing"): false, dir: false,
+	} {
+		if got := InPlace(path); got != want {
+			t.Errorf("InPlace(%s) = %v, want %v", path, got, want)
+		}
+	}
+}

@@ -4,25 +4,25 @@ package version
 
 import "runtime/debug"
 
-// revision is set at link time, since builds here run with
-// GOFLAGS=-buildvcs=false and so carry no VCS stamp:
+// revision is set at link time, for builds that carry no VCS stamp (here
+// they run with GOFLAGS=-buildvcs=false; a container build has no .git):
 //
 //	go build -ldflags "-X headlab/internal/version.revision=$(git rev-parse HEAD)"
 var revision string
 
-// Revision is the VCS revision headlab was built from: the one set at link
-// time, else the one the Go toolchain stamped into the build info, else
-// "unknown".
+// Revision is the VCS revision headlab was built from: the one the Go
+// toolchain stamped into the build info, else the one set at link time,
+// else "unknown".
 func Revision() string {
-	if revision != "" {
-		return revision
-	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" && s.Value != "" {
 				return s.Value
 			}
 		}
+	}
+	if revision != "" {
+		return revision
 	}
 	return "unknown"
 }
