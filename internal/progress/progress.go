@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // Bar is one job's progress: done of total units. Safe for concurrent use.
@@ -33,14 +35,11 @@ func New(w io.Writer, name, unit string, total int) *Bar {
 	return &Bar{w: w, tty: Terminal(w), name: name, unit: unit, total: total, now: time.Now, start: time.Now()}
 }
 
-// Terminal says whether w is a terminal (a character device).
+// Terminal says whether w is a terminal. A character device is not
+// enough: /dev/null is one, and a bar drawn there is wasted work.
 func Terminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // OnTerminal says whether the bar redraws in place; callers may report

@@ -2,6 +2,8 @@ package progress
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -89,6 +91,27 @@ func TestHumanUnits(t *testing.T) {
 	for r, want := range map[float64]string{0.05: "3.0 runs/min", 2.5: "2.5 runs/s", 412: "412 runs/s", 0: "-- runs/s"} {
 		if got := Rate(r, "runs"); got != want {
 			t.Errorf("Rate(%v) = %q, want %q", r, got, want)
+		}
+	}
+}
+
+// TestTerminalIsNotAnyDevice: /dev/null is a character device, not a
+// terminal, and a log file is neither; cmd/headlab's
+// TestTrainBarOnATerminal covers a real pseudo-terminal.
+func TestTerminalIsNotAnyDevice(t *testing.T) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	log, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	for _, f := range []*os.File{null, log} {
+		if Terminal(f) {
+			t.Errorf("%s counted as a terminal", f.Name())
 		}
 	}
 }
