@@ -194,8 +194,7 @@ func (p Plan) dynamicsEvery() int { return max(1, int(math.Round(DynamicsEvery*p
 func (p Plan) RunDynamics(seed uint64, dev kernels.Device) (DynamicsSeed, error) {
 	c := p.Dynamics
 	c.Seed = seed
-	rec := inspect.NewRecorder(dev)
-	defer rec.Close()
+	var rec inspect.Recorder
 	_, res, err := train.Run(c, dev, 0, nil, rec.Hook(p.dynamicsEvery()))
 	if err != nil {
 		return DynamicsSeed{}, err
