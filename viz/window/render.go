@@ -186,10 +186,7 @@ func (v *Viewer) initGL(shape graph.Config, tokChars int) (err error) {
 	ogl.UseProgram(0)
 
 	// UI quads: pos, uv, colour (normalised bytes).
-	ogl.GenVertexArrays(1, &g.uiVAO)
-	ogl.GenBuffers(1, &g.uiVBO)
-	ogl.BindVertexArray(g.uiVAO)
-	ogl.BindBuffer(ogl.ARRAY_BUFFER, g.uiVBO)
+	g.uiVAO, g.uiVBO = newVertexArray()
 	ogl.EnableVertexAttribArray(0)
 	ogl.VertexAttribPointerWithOffset(0, 2, ogl.FLOAT, false, vertexSize, 0)
 	ogl.EnableVertexAttribArray(1)
@@ -197,10 +194,7 @@ func (v *Viewer) initGL(shape graph.Config, tokChars int) (err error) {
 	ogl.EnableVertexAttribArray(2)
 	ogl.VertexAttribPointerWithOffset(2, 4, ogl.UNSIGNED_BYTE, true, vertexSize, 16)
 	// Heatmap instances: rect, (slice, brightness), one per instance.
-	ogl.GenVertexArrays(1, &g.heatVAO)
-	ogl.GenBuffers(1, &g.heatVBO)
-	ogl.BindVertexArray(g.heatVAO)
-	ogl.BindBuffer(ogl.ARRAY_BUFFER, g.heatVBO)
+	g.heatVAO, g.heatVBO = newVertexArray()
 	ogl.EnableVertexAttribArray(0)
 	ogl.VertexAttribPointerWithOffset(0, 4, ogl.FLOAT, false, instanceSize, 0)
 	ogl.VertexAttribDivisor(0, 1)
@@ -343,6 +337,16 @@ func (v *Viewer) releaseGL() {
 		}
 	}
 	v.g = nil
+}
+
+// newVertexArray makes a vertex array and its vertex buffer, both left
+// bound for the attributes to be set up.
+func newVertexArray() (vao, vbo uint32) {
+	ogl.GenVertexArrays(1, &vao)
+	ogl.GenBuffers(1, &vbo)
+	ogl.BindVertexArray(vao)
+	ogl.BindBuffer(ogl.ARRAY_BUFFER, vbo)
+	return vao, vbo
 }
 
 // newTexture2D makes a 2D texture of one level (TexStorage2D is GL 4.2)
