@@ -188,6 +188,16 @@ func TestLayout(t *testing.T) {
 		if g.Cell < minCell || g.Cell > maxCell {
 			t.Errorf("%+v: cell %d", tc, g.Cell)
 		}
+		// viz.FitCell's rule: the largest cell with which the panels fit
+		// between the sidebar and the legend, within the bounds.
+		fits := func(pg viz.PanelGrid[int]) bool {
+			return pg.Right()+legendW+margin <= tc.size.X && pg.Bottom()+margin <= tc.size.Y
+		}
+		bigger := g.grid
+		bigger.Cell++
+		if g.Cell > minCell && !fits(g.grid) || g.Cell < maxCell && fits(bigger) {
+			t.Errorf("%+v: cell %d is not the largest that fits", tc, g.Cell)
+		}
 		var panels []image.Rectangle
 		for l := 0; l < tc.L; l++ {
 			for h := 0; h < tc.H; h++ {
