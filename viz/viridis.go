@@ -60,8 +60,11 @@ func (s ColorSteps) At(w float32) color.RGBA {
 
 // ViridisSteps is Viridis as ColorSteps: ViridisSteps().At(w) ==
 // Viridis(float64(w)) for every float32 w. The heatmap cells of the
-// figures and of the viewer window are coloured by it.
-var ViridisSteps = sync.OnceValue(func() ColorSteps {
+// figures and of the viewer window are coloured by it. The table is
+// shared: read it, do not change it.
+func ViridisSteps() ColorSteps { return viridisSteps() }
+
+var viridisSteps = sync.OnceValue(func() ColorSteps {
 	// Between consecutive control points each channel of Viridis is a
 	// monotone function of w (exact products, then rounding), so a range
 	// of weights within one interval whose two ends have the same colour
