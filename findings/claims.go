@@ -194,8 +194,7 @@ func (p Plan) dynamicsEvery() int { return max(1, int(math.Round(DynamicsEvery*p
 func (p Plan) RunDynamics(seed uint64, dev kernels.Device) (DynamicsSeed, error) {
 	c := p.Dynamics
 	c.Seed = seed
-	rec := inspect.NewRecorder(dev)
-	defer rec.Close()
+	var rec inspect.Recorder
 	_, res, err := train.Run(c, dev, 0, nil, rec.Hook(p.dynamicsEvery()))
 	if err != nil {
 		return DynamicsSeed{}, err
@@ -217,6 +216,14 @@ type Claim struct {
 
 // need is the scaled count rule: k of 8 on n seeds.
 func need(n, k int) int { return int(math.Ceil(float64(k*n) / 8)) }
+
+// holding is the count rule on the seeds' verdicts ok: c agrees when at
+// least of8 in 8 of them hold (need). It returns how many hold.
+func (c *Claim) holding(ok []bool, of8 int) int {
+	k := countTrue(ok)
+	c.Agrees = len(ok) > 0 && k >= need(len(ok), of8)
+	return k
+}
 
 // records lists c's finished runs over seeds, in seed order (missing and
 // failed runs left out).
@@ -320,12 +327,11 @@ func (in *Input) claim2() Claim {
 		m := best(r, func(h inspect.Head) float64 { return cost(r, h) })
 		costs = append(costs, m)
 		ok = append(ok, m <= redundantCost+1e-12)
-		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.1f | %s |", r.Config.Seed, pc(r.Accuracy), 100*m, yesNoWord(ok[len(ok)-1])))
+		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.1f | %s |", r.Config.Seed, pc(r.Accuracy), 100*m, sweep.YesNo(ok[len(ok)-1])))
 	}
-	k := countTrue(ok)
+	k := c.holding(ok, 7)
 	st := sweep.Describe(costs)
 	c.Body = append(c.Body, "", fmt.Sprintf("Largest single-head cost over seeds: median %.1f, min %.1f, max %.1f points.", 100*st.Median, 100*st.Min, 100*st.Max))
-	c.Agrees = len(rs) > 0 && k >= need(len(rs), 7)
 	c.Measured = fmt.Sprintf("%d of %d seeds", k, len(rs))
 	c.Differs = fmt.Sprintf("Claim 2 (majority redundancy): %d of %d majority seeds have every single-head ablation within %.0f points; the rule asks 7 of 8.", k, len(rs), 100*redundantCost)
 	return c
@@ -349,7 +355,7 @@ func (in *Input) claim3() Claim {
 		}
 		if u == nil { // no heads recorded (a failed run): it does not hold
 			ok = append(ok, false)
-			c.Body = append(c.Body, fmt.Sprintf("| %d | none | | | | %s |", r.Config.Seed, yesNoWord(false)))
+			c.Body = append(c.Body, fmt.Sprintf("| %d | none | | | | %s |", r.Config.Seed, sweep.YesNo(false)))
 			continue
 		}
 		other := 0.0
@@ -362,12 +368,11 @@ func (in *Input) claim3() Claim {
 		scores = append(scores, s)
 		holds := s >= pinnedUniform && cost(r, *u)-other >= usedMargin
 		ok = append(ok, holds)
-		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.3f | %.1f | %.1f | %s |", r.Config.Seed, u.Name, s, 100*cost(r, *u), 100*other, yesNoWord(holds)))
+		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.3f | %.1f | %.1f | %s |", r.Config.Seed, u.Name, s, 100*cost(r, *u), 100*other, sweep.YesNo(holds)))
 	}
-	k := countTrue(ok)
+	k := c.holding(ok, 6)
 	st := sweep.Describe(scores)
 	c.Body = append(c.Body, "", fmt.Sprintf("Uniform score of the most uniform layer-0 head: median %.3f, min %.3f, max %.3f.", st.Median, st.Min, st.Max))
-	c.Agrees = len(rs) > 0 && k >= need(len(rs), 6)
 	c.Measured = fmt.Sprintf("%d of %d seeds (median score %.3f)", k, len(rs), st.Median)
 	c.Differs = fmt.Sprintf("Claim 3 (pinned uniform head): the rule holds in %d of %d reverse seeds without positions (median score %.3f); it asks 6 of 8.", k, len(rs), st.Median)
 	return c
@@ -493,10 +498,9 @@ func (in *Input) claim7() Claim {
 		holds := ph.Together && span <= riseSpan
 		ok = append(ok, holds)
 		c.Body = append(c.Body, fmt.Sprintf("| %d | %d-%d | %d-%d | %s | %s (%.0f%%) | %s |", d.Seed, ph.InductionFrom, ph.InductionTo, ph.AccuracyFrom, ph.AccuracyTo,
-			yesNoWord(ph.Together), yesNoWord(span <= riseSpan), 100*span, yesNoWord(holds)))
+			sweep.YesNo(ph.Together), sweep.YesNo(span <= riseSpan), 100*span, sweep.YesNo(holds)))
 	}
-	k := countTrue(ok)
-	c.Agrees = len(ok) > 0 && k >= need(len(ok), 7)
+	k := c.holding(ok, 7)
 	c.Measured = fmt.Sprintf("%d of %d seeds", k, len(ok))
 	c.Differs = fmt.Sprintf("Claim 7 (burst): the rises overlap within %.0f%% of the run in %d of %d seeds; the rule asks 7 of 8.", 100*riseSpan, k, len(ok))
 	return c
@@ -524,8 +528,7 @@ func (in *Input) claim8() Claim {
 		ok = append(ok, g >= prunable)
 		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.0f%% | %.0f%% | %.0f%% |", s, pc(pr.Intact), 100*g, 100*frac(inspect.OrderOneShot), 100*frac(inspect.OrderRandom)))
 	}
-	k := countTrue(ok)
-	c.Agrees = len(ok) > 0 && k >= need(len(ok), 6)
+	k := c.holding(ok, 6)
 	c.Measured = fmt.Sprintf("%d of %d seeds", k, len(ok))
 	c.Differs = fmt.Sprintf("Claim 8 (pruning): greedy removes half the heads within 1 point in %d of %d seeds; the rule asks 6 of 8.", k, len(ok))
 	return c
@@ -550,10 +553,9 @@ func (in *Input) claim9() Claim {
 			holds = holds || *x.AttractorIntact-h.AttractorOff >= attractorCost
 		}
 		ok = append(ok, holds)
-		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %s | %s | %s |", s, pc(r.Accuracy), pc(*x.AttractorIntact), headsOrNone(hs), yesNoWord(holds)))
+		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %s | %s | %s |", s, pc(r.Accuracy), pc(*x.AttractorIntact), headsOrNone(hs), sweep.YesNo(holds)))
 	}
-	k := countTrue(ok)
-	c.Agrees = len(ok) > 0 && k >= need(len(ok), 6)
+	k := c.holding(ok, 6)
 	c.Measured = fmt.Sprintf("%d of %d seeds", k, len(ok))
 	c.Differs = fmt.Sprintf("Claim 9 (syntax heads): a verb->subject head that beats the baseline and costs %.0f points on attractors when off, in %d of %d agreement seeds; the rule asks 6 of 8.", 100*attractorCost, k, len(ok))
 	return c
@@ -585,12 +587,11 @@ func (in *Input) claim10() Claim {
 			uAcc, uUnseen = ur.Accuracy, *ux.Unseen
 			untied = append(untied, uUnseen)
 		}
-		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %s | %s | %s | %s |", s, pc(uAcc), pc(uUnseen), pc(tr.Accuracy), pc(*tx.Unseen), yesNoWord(holds)))
+		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %s | %s | %s | %s |", s, pc(uAcc), pc(uUnseen), pc(tr.Accuracy), pc(*tx.Unseen), sweep.YesNo(holds)))
 	}
-	k := countTrue(ok)
+	k := c.holding(ok, 6)
 	ts, us := sweep.Describe(tied), sweep.Describe(untied)
 	c.Body = append(c.Body, "", fmt.Sprintf("Chance is %s. Unseen accuracy, mean over seeds: tied %s, untied %s. Untied, an unseen token's unembedding column is trained only to be avoided, so no model can name it; with tied embeddings a token's readout is its own embedding, so a model that carries the embedding of the token it copies forward could in principle name a token it never saw.", pc(chance), pc(ts.Mean), pc(us.Mean)))
-	c.Agrees = len(ok) > 0 && k >= need(len(ok), 6)
 	c.Measured = fmt.Sprintf("tied %d of %d (mean %s); untied mean %s", k, len(ok), pc(ts.Mean), pc(us.Mean))
 	c.Differs = fmt.Sprintf("Claim 10 (unseen tokens): with tied embeddings %d of %d seeds reach %.0f points above chance on unseen tokens (mean %s, chance %s; untied mean %s); the rule asks 6 of 8.", k, len(ok), 100*unseenAbove, pc(ts.Mean), pc(chance), pc(us.Mean))
 	return c
@@ -685,7 +686,7 @@ func (in *Input) regimeSection(b *strings.Builder, t *tally) {
 	cl := cells[closest]
 	ok := cl.Published()
 	fmt.Fprintf(b, "\n**Closest cell: d-model %d, lr %g, batch %d, %d steps** (distance %.2f): circuit %s, load-bearing single head in %s of seeds, a sink in %s. It reproduces the published model when a third lies in its circuit interval, most seeds have a load-bearing single head and some have a sink: %s.\n\n",
-		cl.Config.DModel, cl.Config.LR, cl.Config.Batch, cl.Config.Steps, cl.Distance, pc(cl.Circuit.Fraction), pc(cl.LoadBearing), pc(cl.Sinks), yesNoWord(ok))
+		cl.Config.DModel, cl.Config.LR, cl.Config.Batch, cl.Config.Steps, cl.Distance, pc(cl.Circuit.Fraction), pc(cl.LoadBearing), pc(cl.Sinks), sweep.YesNo(ok))
 	fmt.Fprintf(b, "%s\n\n", regimeReading(cells))
 	t.add(regimeFinding, regimePublished,
 		fmt.Sprintf("closest d-model %d, lr %g, batch %d, %d steps: circuit %s, load-bearing %s, sink %s", cl.Config.DModel, cl.Config.LR, cl.Config.Batch, cl.Config.Steps, pc(cl.Circuit.Fraction), pc(cl.LoadBearing), pc(cl.Sinks)), ok,

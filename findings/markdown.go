@@ -161,7 +161,7 @@ func (in *Input) defaultModelSection(b *strings.Builder, t *tally) {
 	}
 	fmt.Fprintf(b, "- Joint ablations: all induction heads (%s) off together: %s; all previous-token heads (%s) off together: %s. Forms the circuit (rule below): %s.\n\n",
 		headsOrNone(r1.Ablation.Induction.Heads), optPc(r1.Ablation.Induction.Accuracy),
-		headsOrNone(r1.Ablation.PreviousToken.Heads), optPc(r1.Ablation.PreviousToken.Accuracy), yesNoWord(r1.Circuit))
+		headsOrNone(r1.Ablation.PreviousToken.Heads), optPc(r1.Ablation.PreviousToken.Accuracy), sweep.YesNo(r1.Circuit))
 }
 
 // positionsSection writes section 2: reverse and majority with and
@@ -240,7 +240,7 @@ func (in *Input) circuitSection(b *strings.Builder, t *tally) {
 	for _, s := range ind.Ablations {
 		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Seed, pc(s.Accuracy),
 			headsOrNone(s.InductionHeads), optPc(s.InductionSingle), optPc(s.InductionJoint),
-			headsOrNone(s.PrevHeads), optPc(s.PrevSingle), optPc(s.PrevJoint), yesNoWord(s.Circuit))
+			headsOrNone(s.PrevHeads), optPc(s.PrevSingle), optPc(s.PrevJoint), sweep.YesNo(s.Circuit))
 		if missedBySingle(s) {
 			hidden++
 		}
@@ -382,13 +382,6 @@ func headsOrNone(h []string) string {
 		return "none"
 	}
 	return strings.Join(h, ", ")
-}
-
-func yesNoWord(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }
 
 // seedRange writes a seed list compactly: "1-32".

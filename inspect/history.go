@@ -33,35 +33,22 @@ type History []Snapshot
 
 // Recorder takes a Snapshot every few steps of a training run: held-out
 // accuracy on the first 1,000 held-out examples and every head's scores on
-// the first ScoredExamples, both from one pass over them.
+// the first ScoredExamples, both from one pass over them of the run's
+// Evaluator. The zero value is ready to record.
 type Recorder struct {
 	History History
-
-	dev  kernels.Device
-	eval *train.Evaluator
 }
-
-// NewRecorder records on device dev.
-func NewRecorder(dev kernels.Device) *Recorder { return &Recorder{dev: dev} }
 
 // Hook returns the train.Hook that records every `every` steps.
 func (r *Recorder) Hook(every int) train.Hook {
 	return train.Hook{Every: every, Fn: r.record}
 }
 
-func (r *Recorder) record(step int, m *train.Model, loss float64) error {
-	if r.eval == nil {
-		e, err := train.NewEvaluator(m, r.dev)
-		if err != nil {
-			return err
-		}
-		r.eval = e
-	} else if err := r.eval.Reload(); err != nil {
-		return err
-	}
+// record appends the Snapshot of m, evaluated by e, at step.
+func (r *Recorder) record(step int, m *train.Model, e *train.Evaluator, loss float64) error {
 	// One pass: accuracy on the held-out set, attention on its first
 	// ScoredExamples.
-	sn, err := r.eval.Snapshot([]*tasks.Batch{train.HeldOut(m)}, train.SnapshotOptions{Attention: ScoredExamples})
+	sn, err := e.Snapshot([]*tasks.Batch{train.HeldOut(m)}, train.SnapshotOptions{Attention: ScoredExamples})
 	if err != nil {
 		return err
 	}
@@ -71,13 +58,6 @@ func (r *Recorder) record(step int, m *train.Model, loss float64) error {
 	}
 	r.History = append(r.History, s)
 	return nil
-}
-
-// Close releases the recorder's evaluator.
-func (r *Recorder) Close() {
-	if r.eval != nil {
-		r.eval.Close()
-	}
 }
 
 // firstExamples is a view of the first n examples of b.

@@ -139,8 +139,7 @@ func TestPruneOrder(t *testing.T) {
 func TestPruneAndHistory(t *testing.T) {
 	c := train.Defaults("induction")
 	c.Steps = 200
-	rec := NewRecorder(cpu.New())
-	defer rec.Close()
+	var rec Recorder
 	m, res, err := train.Run(c, cpu.New(), 0, nil, rec.Hook(50))
 	if err != nil {
 		t.Fatal(err)

@@ -16,13 +16,17 @@ import (
 func TestRecorderOnePass(t *testing.T) {
 	m := trained(t, 60)
 	dev := &faultdev.Passes{Device: cpu.New()}
-	r := NewRecorder(dev)
-	defer r.Close()
-	if err := r.record(60, m, 0.5); err != nil {
+	e, err := train.NewEvaluator(m, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	var r Recorder
+	if err := r.record(60, m, e, 0.5); err != nil {
 		t.Fatal(err)
 	}
 	first := dev.N
-	if err := r.record(60, m, math.NaN()); err != nil {
+	if err := r.record(60, m, e, math.NaN()); err != nil {
 		t.Fatal(err)
 	}
 	want := (train.HeldOutExamples + train.EvalChunk - 1) / train.EvalChunk

@@ -28,6 +28,14 @@ func OnOff(b bool) string {
 	return "off"
 }
 
+// YesNo is "yes" or "no".
+func YesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
 // HistogramFile is where a configuration's accuracy histogram goes in dir,
 // as ext (".png", ".svg" or ".pdf").
 func HistogramFile(dir, ext string, cr *ConfigReport) string {

@@ -242,7 +242,7 @@ func WriteText(w io.Writer, reports []ConfigReport) {
 		for _, s := range cr.Ablations {
 			fmt.Fprintf(w, "  %6d %7s  %-16s %7s %7s  %-16s %7s %7s  %s\n", s.Seed, pct(s.Accuracy),
 				headList(s.InductionHeads), optPct(s.InductionSingle), optPct(s.InductionJoint),
-				headList(s.PrevHeads), optPct(s.PrevSingle), optPct(s.PrevJoint), yesNo(s.Circuit))
+				headList(s.PrevHeads), optPct(s.PrevSingle), optPct(s.PrevJoint), YesNo(s.Circuit))
 		}
 	}
 }
@@ -252,13 +252,6 @@ func headList(h []string) string {
 		return "-"
 	}
 	return strings.Join(h, ",")
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }
 
 // Slug turns a configuration key into a file name stem:

@@ -209,20 +209,13 @@ func Expand(base train.Config, grid []Axis, stepsSet bool) ([]train.Config, erro
 // schema: changing it would make resumed sweeps rerun everything.
 func Key(c train.Config) string {
 	k := fmt.Sprintf("task=%s layers=%d heads=%d d_model=%d d_ff=%d positions=%s causal=%s steps=%d batch=%d lr=%s",
-		c.Task, c.Layers, c.Heads, c.DModel, c.DFF, onOff(c.Positions), onOff(c.Causal), c.Steps, c.Batch,
+		c.Task, c.Layers, c.Heads, c.DModel, c.DFF, OnOff(c.Positions), OnOff(c.Causal), c.Steps, c.Batch,
 		strconv.FormatFloat(c.LR, 'g', -1, 64))
 	// Only when on, so that the keys of every earlier sweep stay as they were.
 	if c.TiedEmbeddings {
 		k += " tied_embeddings=on"
 	}
 	return k
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
 }
 
 // Pair is one run of a sweep: a configuration with its seed set.

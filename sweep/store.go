@@ -291,20 +291,7 @@ func (s *Store) Backends() ([]string, error) {
 	if s.version < 2 {
 		return []string{"cpu"}, nil
 	}
-	rows, err := s.db.Query("SELECT DISTINCT backend FROM runs ORDER BY backend")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var b string
-		if err := rows.Scan(&b); err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return strings1(s.db, "SELECT DISTINCT backend FROM runs ORDER BY backend")
 }
 
 // Count is the number of rows in runs.

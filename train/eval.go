@@ -66,19 +66,6 @@ func newEvaluator(ms []*Model, b *graph.Block) (*Evaluator, error) {
 	return &Evaluator{Models: ms, block: b, net: net, tok: make([]int, EvalChunk*T), tgt: make([]int, EvalChunk*T)}, nil
 }
 
-// Reload uploads the models' weights again, for an Evaluator made by
-// NewEvaluator whose model has been changed since.
-func (e *Evaluator) Reload() error {
-	if !e.own {
-		return fmt.Errorf("evaluate: the weights are a trainer's, already current")
-	}
-	ws := make([]*graph.Weights, len(e.Models))
-	for s, m := range e.Models {
-		ws[s] = m.Weights
-	}
-	return e.block.Upload(ws)
-}
-
 // Close releases the graph (and the weights, when the Evaluator uploaded
 // them).
 func (e *Evaluator) Close() error {

@@ -10,11 +10,13 @@ import (
 )
 
 // Hook is called before the first step and after every Every-th step (and
-// the last) with the model as trained so far and the last batch loss (NaN
-// before the first step). An error stops training.
+// the last) with the model as trained so far, the run's Evaluator of it
+// (reading the weights on the device, as the run's own measurements do)
+// and the last batch loss (NaN before the first step). An error stops
+// training.
 type Hook struct {
 	Every int
-	Fn    func(step int, m *Model, loss float64) error
+	Fn    func(step int, m *Model, e *Evaluator, loss float64) error
 }
 
 // Run trains a model for c.Steps steps. progress, if not nil, is called
@@ -39,7 +41,7 @@ func Run(c Config, dev kernels.Device, reportEvery int, progress func(Progress),
 				if err := tr.Sync(); err != nil {
 					return err
 				}
-				if err := h.Fn(tr.Step, m, loss); err != nil {
+				if err := h.Fn(tr.Step, m, eval, loss); err != nil {
 					return err
 				}
 			}

@@ -183,6 +183,23 @@ func drawLegend(c draw.Canvas, entries []legendEntry, x, top, w vg.Length) {
 	}
 }
 
+// addCurves adds each of cs to p as a line in the palette's colour of its
+// place, and returns their legend entries.
+func addCurves(p *plot.Plot, cs []Curve) ([]legendEntry, error) {
+	var legend []legendEntry
+	for i, cv := range cs {
+		l, err := line(cv, palette[i%len(palette)], false)
+		if err != nil {
+			return nil, err
+		}
+		if l != nil {
+			p.Add(l)
+			legend = append(legend, legendEntry{cv.Name, l})
+		}
+	}
+	return legend, nil
+}
+
 // line is a plotter line through the points of cv (on a log scale only
 // the positive ones), or nil when none are left.
 func line(cv Curve, col color.Color, logY bool) (*plotter.Line, error) {
@@ -281,7 +298,6 @@ func (c Curves) Figure() (*Figure, error) {
 	const tagRow = 1.07
 	heads := newPlot("step", "head's best pattern score")
 	heads.Y.Min, heads.Y.Max, heads.Y.Tick.Marker = 0, 1.22, unitTicks
-	var headLegend []legendEntry
 	if phase {
 		band, err := phaseBand(c.PhaseFrom, c.PhaseTo, 1.02)
 		if err != nil {
@@ -289,15 +305,9 @@ func (c Curves) Figure() (*Figure, error) {
 		}
 		heads.Add(band)
 	}
-	for i, cv := range c.Heads {
-		l, err := line(cv, palette[i%len(palette)], false)
-		if err != nil {
-			return nil, err
-		}
-		if l != nil {
-			heads.Add(l)
-			headLegend = append(headLegend, legendEntry{cv.Name, l})
-		}
+	headLegend, err := addCurves(heads, c.Heads)
+	if err != nil {
+		return nil, err
 	}
 	var footer []string
 	if len(c.Markers) > 0 {
@@ -350,16 +360,9 @@ func (l Lines) Figure() (*Figure, error) {
 	}
 	p := newPlot(l.XLabel, l.YLabel)
 	p.Y.Min, p.Y.Max, p.Y.Tick.Marker = 0, 1.05, unitTicks
-	var legend []legendEntry
-	for i, cv := range l.Curves {
-		ln, err := line(cv, palette[i%len(palette)], false)
-		if err != nil {
-			return nil, err
-		}
-		if ln != nil {
-			p.Add(ln)
-			legend = append(legend, legendEntry{cv.Name, ln})
-		}
+	legend, err := addCurves(p, l.Curves)
+	if err != nil {
+		return nil, err
 	}
 	return stack("line", l.Title, "", []panel{{p: p, legend: legend}}, nil)
 }

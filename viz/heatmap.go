@@ -53,7 +53,7 @@ type heatLayout struct {
 
 func (g Grid) heatLayout() heatLayout {
 	var L heatLayout
-	L.cell = min(max(hmTarget/vg.Length(g.T), hmMinCell), hmMaxCell)
+	L.cell = FitCell(hmTarget, g.T, hmMinCell, hmMaxCell)
 	L.labels = style(sans, min(max(L.cell*0.85, minLabelSize), maxLabelSize), mutedText)
 	for _, t := range g.Tokens {
 		s := fit(L.labels, tokenText(t), maxLabelW)
@@ -148,7 +148,7 @@ func drawHeatmap(p *pen, g Grid, L heatLayout, l, h int) {
 			if i == g.T-1 {
 				ey = 0
 			}
-			p.rect(c.x0, c.y0, c.x1+ex, c.y1+ey, cellColor(g.Causal, i, j, probs[i*g.T+j]))
+			p.rect(c.x0, c.y0, c.x1+ex, c.y1+ey, CellColor(g.Causal && j > i, probs[i*g.T+j]))
 		}
 	}
 	p.frame(b.x0, b.y0, b.x1, b.y1, frameColor, 0.5)
@@ -165,15 +165,17 @@ func drawHeatmap(p *pen, g Grid, L heatLayout, l, h int) {
 	}
 }
 
-// cellColor is the colour of heatmap cell (i, j) holding weight w.
-func cellColor(causal bool, i, j int, w float32) color.RGBA {
-	if causal && j > i {
+// CellColor is the colour of a heatmap cell holding weight w, masked
+// (a causal model's key after its query) or not; the viewer's shader
+// colours its cells by the same rule.
+func CellColor(masked bool, w float32) color.RGBA {
+	if masked {
 		return MaskedCell
 	}
 	if x := float64(w); math.IsNaN(x) || math.IsInf(x, 0) {
 		return BadCell
 	}
-	return Viridis(float64(w))
+	return ViridisSteps().At(w)
 }
 
 // drawColorBar draws the legend: a vertical viridis gradient (1 at the

@@ -75,6 +75,20 @@ func (g PanelGrid[N]) CellAt(x, y N) (l, h, i, j int, ok bool) {
 	return l, h, int((y - y0) / g.Cell), int((x - x0) / g.Cell), true
 }
 
+// FitCell is the one rule for the side of a cell: a T x T panel fills
+// room, within [lo, hi]. The heatmap figure gives a panel about 200
+// points; the window the room its grid has (PanelRoom) as it is resized,
+// and about 352 pixels when it opens.
+func FitCell[N ~int | ~float64](room N, T int, lo, hi N) N { return min(max(room/N(T), lo), hi) }
+
+// PanelRoom is the largest panel side at which the grid's slots fit in w
+// across and h down from (X0, Y0), whatever Cell is.
+func (g PanelGrid[N]) PanelRoom(w, h N) N {
+	byW := (w-N(g.Heads-1)*g.GapX)/N(g.Heads) - g.LabelW - g.LabelGap
+	byH := (h-N(g.Layers-1)*g.GapY)/N(g.Layers) - g.TitleH - g.LabelGap - g.KeyH
+	return min(byW, byH)
+}
+
 // Right is the x just right of the last column of slots.
 func (g PanelGrid[N]) Right() N { return g.X0 + N(g.Heads)*g.SlotW() + N(g.Heads-1)*g.GapX }
 

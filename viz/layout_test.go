@@ -50,3 +50,33 @@ func TestPanelGrid(t *testing.T) {
 		t.Errorf("panel(1, 1) = %v, grid %v %v %v %v", b, x0, y0, x1, y1)
 	}
 }
+
+// TestFitCell: the one cell rule, and the room that makes a grid fit.
+func TestFitCell(t *testing.T) {
+	for _, c := range []struct{ room, want vg.Length }{{200, 12.5}, {20, 2.5}, {400, 14}} {
+		if got := FitCell(c.room, 16, 2.5, 14); got != c.want {
+			t.Errorf("FitCell(%v, 16, 2.5, 14) = %v, want %v", c.room, got, c.want)
+		}
+	}
+	if got := FitCell(100, 16, 2, 40); got != 6 {
+		t.Errorf("FitCell(100, 16, 2, 40) = %d, want 6", got)
+	}
+	g := PanelGrid[int]{Layers: 2, Heads: 3, T: 5, X0: 10, Y0: 20, TitleH: 7,
+		LabelW: 9, KeyH: 6, LabelGap: 2, GapX: 3, GapY: 5}
+	for w := 60; w < 400; w += 7 {
+		for h := 60; h < 400; h += 11 {
+			g.Cell = g.PanelRoom(w, h) / g.T
+			if g.Right()-g.X0 > w || g.Bottom()-g.Y0 > h {
+				t.Fatalf("%dx%d: cell %d makes the grid %dx%d", w, h, g.Cell, g.Right()-g.X0, g.Bottom()-g.Y0)
+			}
+			g.Cell++
+			if g.Right()-g.X0 <= w && g.Bottom()-g.Y0 <= h {
+				t.Fatalf("%dx%d: cell %d fits too", w, h, g.Cell)
+			}
+		}
+	}
+	// The figure's cells follow the rule.
+	if L := demoGrid().heatLayout(); L.cell != FitCell(hmTarget, demoGrid().T, hmMinCell, hmMaxCell) {
+		t.Errorf("heatmap cell %v", L.cell)
+	}
+}

@@ -393,55 +393,43 @@ func (d *Device) attnLaunch(name string, prog, S int, s kernels.Shape, work int,
 	return l, nil
 }
 
+// attnRun launches and queues an attention call (attnLaunch, then run).
+func (d *Device) attnRun(name string, prog, S int, s kernels.Shape, work int, ts []kernels.Tensor, want []int) error {
+	l, err := d.attnLaunch(name, prog, S, s, work, ts, want)
+	if err != nil {
+		return err
+	}
+	return d.run(name, l)
+}
+
 // scaleOf is 1/sqrt(Dh), rounded as the CPU device rounds it.
 func scaleOf(s kernels.Shape) float32 { return float32(1 / math.Sqrt(float64(s.Dh))) }
 
 // Probs implements kernels.Device: one invocation per query row.
 func (d *Device) Probs(S int, s kernels.Shape, q, k, p kernels.Tensor) error {
-	l, err := d.attnLaunch("Probs", progProbs, S, s, s.B*s.H*s.T, []kernels.Tensor{q, k, p}, []int{s.QKVLen(), s.QKVLen(), s.ProbsLen()})
-	if err != nil {
-		return err
-	}
-	return d.run("Probs", l)
+	return d.attnRun("Probs", progProbs, S, s, s.B*s.H*s.T, []kernels.Tensor{q, k, p}, []int{s.QKVLen(), s.QKVLen(), s.ProbsLen()})
 }
 
 // Mix implements kernels.Device: one invocation per element of O.
 func (d *Device) Mix(S int, s kernels.Shape, p, v, o kernels.Tensor) error {
-	l, err := d.attnLaunch("Mix", progMix, S, s, s.QKVLen(), []kernels.Tensor{p, v, o}, []int{s.ProbsLen(), s.QKVLen(), s.QKVLen()})
-	if err != nil {
-		return err
-	}
-	return d.run("Mix", l)
+	return d.attnRun("Mix", progMix, S, s, s.QKVLen(), []kernels.Tensor{p, v, o}, []int{s.ProbsLen(), s.QKVLen(), s.QKVLen()})
 }
 
 // MixGradP implements kernels.Device: one invocation per element of dP.
 func (d *Device) MixGradP(S int, s kernels.Shape, dO, v, dP kernels.Tensor) error {
-	l, err := d.attnLaunch("MixGradP", progMixGradP, S, s, s.ProbsLen(), []kernels.Tensor{dO, v, dP}, []int{s.QKVLen(), s.QKVLen(), s.ProbsLen()})
-	if err != nil {
-		return err
-	}
-	return d.run("MixGradP", l)
+	return d.attnRun("MixGradP", progMixGradP, S, s, s.ProbsLen(), []kernels.Tensor{dO, v, dP}, []int{s.QKVLen(), s.QKVLen(), s.ProbsLen()})
 }
 
 // MixGradV implements kernels.Device: one invocation per element of dV,
 // a gather over queries.
 func (d *Device) MixGradV(S int, s kernels.Shape, p, dO, dV kernels.Tensor) error {
-	l, err := d.attnLaunch("MixGradV", progMixGradV, S, s, s.QKVLen(), []kernels.Tensor{p, dO, dV}, []int{s.ProbsLen(), s.QKVLen(), s.QKVLen()})
-	if err != nil {
-		return err
-	}
-	return d.run("MixGradV", l)
+	return d.attnRun("MixGradV", progMixGradV, S, s, s.QKVLen(), []kernels.Tensor{p, dO, dV}, []int{s.ProbsLen(), s.QKVLen(), s.QKVLen()})
 }
 
 // ProbsGradQ implements kernels.Device: one invocation per element of dQ,
 // each summing its row's rowsum(P * dP) itself; one dispatch.
 func (d *Device) ProbsGradQ(S int, s kernels.Shape, p, dP, k, dQ kernels.Tensor) error {
-	l, err := d.attnLaunch("ProbsGradQ", progProbsGradQ, S, s, s.QKVLen(), []kernels.Tensor{p, dP, k, dQ},
-		[]int{s.ProbsLen(), s.ProbsLen(), s.QKVLen(), s.QKVLen()})
-	if err != nil {
-		return err
-	}
-	return d.run("ProbsGradQ", l)
+	return d.attnRun("ProbsGradQ", progProbsGradQ, S, s, s.QKVLen(), []kernels.Tensor{p, dP, k, dQ}, []int{s.ProbsLen(), s.ProbsLen(), s.QKVLen(), s.QKVLen()})
 }
 
 // ProbsGradK implements kernels.Device in two dispatches: rowsum(P * dP)

@@ -126,8 +126,7 @@ func trainCmd(e *env) *cobra.Command {
 			if !quiet {
 				onProgress, hooks, bar = trainProgress(e.stderr, c.Steps)
 			}
-			rec := inspect.NewRecorder(be)
-			defer rec.Close()
+			var rec inspect.Recorder
 			if recordEvery > 0 {
 				hooks = append(hooks, rec.Hook(recordEvery))
 			}
@@ -258,7 +257,7 @@ func trainProgress(stderr io.Writer, steps int) (func(train.Progress), []train.H
 	if bar.OnTerminal() {
 		// A hook copies the weights off the device first: a hundred small
 		// copies a run, while every step already reads its loss back.
-		hooks = append(hooks, train.Hook{Every: max(1, steps/100), Fn: func(step int, _ *train.Model, _ float64) error {
+		hooks = append(hooks, train.Hook{Every: max(1, steps/100), Fn: func(step int, _ *train.Model, _ *train.Evaluator, _ float64) error {
 			mu.Lock()
 			n := note
 			mu.Unlock()

@@ -12,18 +12,21 @@ const (
 	glyphW = 7
 	lineH  = 13
 
-	sidebarW  = 256 // controls, numbers and curves on the left
-	margin    = 12
-	headerH   = 36 // two lines above the panels: the example's tokens, the axes
-	titleH1   = 20 // panel title band, one line
-	titleH2   = 34 // two lines, when the panel is too narrow for one
-	keyH      = 17 // key (column) labels under a panel
-	gapX      = 18
-	gapY      = 10
-	legendW   = 78 // colour bar, ticks and caption right of the panels
-	offSize   = 15 // the ⊘ button in a title band
+	sidebarW = 256 // controls, numbers and curves on the left
+	margin   = 12
+	headerH  = 36 // two lines above the panels: the example's tokens, the axes
+	titleH1  = 20 // panel title band, one line
+	titleH2  = 34 // two lines, when the panel is too narrow for one
+	keyH     = 17 // key (column) labels under a panel
+	gapX     = 18
+	gapY     = 10
+	legendW  = 78 // colour bar, ticks and caption right of the panels
+	offSize  = 15 // the ⊘ button in a title band
+	// Cells are minCell to maxCell (viz.FitCell); a panel's side is
+	// about openPanel when the window opens, room allowing.
 	minCell   = 2
 	maxCell   = 40
+	openPanel = 352
 	oneLineW  = 29*glyphW + offSize + 6 // "L0H0 · no clear pattern 0.23" (28 glyphs), one to spare, and its button
 	minWidth  = 720
 	minHeight = 640
@@ -87,13 +90,10 @@ func panelGrid(L, H, T, labelW, cell, titleH int) viz.PanelGrid[int] {
 func NewLayout(L, H, T, tokenChars int, size image.Point) Layout {
 	g := Layout{L: max(L, 1), H: max(H, 1), T: max(T, 1), Size: size}
 	g.labelW = max(tokenChars, 1)*glyphW + 6
-	x0, y0 := sidebarW+margin, margin+headerH
-	availW := size.X - x0 - legendW - margin
-	availH := size.Y - y0 - margin
-	fit := func(titleH int) int {
-		byW := ((availW-(g.H-1)*gapX)/g.H - g.labelW) / g.T
-		byH := ((availH-(g.L-1)*gapY)/g.L - titleH - keyH) / g.T
-		return min(max(min(byW, byH), minCell), maxCell)
+	fit := func(titleH int) int { // the room right of the sidebar, left of the legend
+		pg := panelGrid(g.L, g.H, g.T, g.labelW, 0, titleH)
+		room := pg.PanelRoom(size.X-pg.X0-legendW-margin, size.Y-pg.Y0-margin)
+		return viz.FitCell(room, g.T, minCell, maxCell)
 	}
 	titleH := titleH1
 	g.Cell = fit(titleH)
@@ -112,7 +112,7 @@ func PreferredSize(L, H, T, tokenChars int, within image.Point) image.Point {
 	L, H, T = max(L, 1), max(H, 1), max(T, 1)
 	lw := max(tokenChars, 1)*glyphW + 6
 	var size image.Point
-	for cell := min(max(352/T, 6), 26); cell >= minCell; cell-- {
+	for cell := viz.FitCell(openPanel, T, 6, 26); cell >= minCell; cell-- {
 		titleH := titleH1
 		if lw+T*cell < oneLineW {
 			titleH = titleH2

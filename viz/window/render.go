@@ -46,8 +46,7 @@ void main() {
 `
 
 // The heatmap program draws one instance per panel: a rectangle and a
-// slice of the probability texture array, coloured through the viridis
-// lookup table; masked cells are black.
+// slice of the probability texture array, coloured by viz's cell rule.
 const heatVertex = `#version 410 core
 layout(location = 0) in vec4 rect;  // x0, y0, x1, y1 in framebuffer pixels
 layout(location = 1) in vec2 info;  // texture slice, brightness
@@ -65,11 +64,14 @@ void main() {
 }
 `
 
-// heatFragment is viz's cell rule (viz.MaskedCell, viz.BadCell, viridis
-// from the lut texture) for one texel; the colours come from viz.
+// heatFragment is viz.CellColor for one texel: viz.MaskedCell,
+// viz.BadCell, or the weight's colour in viz.ViridisSteps, searched as
+// ColorSteps.At does (edges: its Edges, colors: its Colors), so that a
+// cell has exactly the colour it has in a figure.
 var heatFragment = fmt.Sprintf(`#version 410 core
 uniform sampler2DArray probs;
-uniform sampler2D lut;
+uniform sampler2D edges;
+uniform sampler2D colors;
 uniform int T;
 uniform int causal;
 in vec2 vuv;
@@ -87,7 +89,16 @@ void main() {
 		if (isnan(w) || isinf(w)) {
 			c = %s;
 		} else {
-			c = texelFetch(lut, ivec2(int(clamp(w, 0.0, 1.0) * 255.0 + 0.5), 0), 0).rgb;
+			int lo = 0, hi = textureSize(edges, 0).x;
+			while (hi - lo > 1) {
+				int mid = (lo + hi) / 2;
+				if (texelFetch(edges, ivec2(mid, 0), 0).r <= w) {
+					lo = mid;
+				} else {
+					hi = mid;
+				}
+			}
+			c = texelFetch(colors, ivec2(lo, 0), 0).rgb;
 		}
 	}
 	color = vec4(c * vdim, 1.0);
@@ -125,7 +136,7 @@ type gpu struct {
 	ui, heat                        uint32
 	uiFB, heatFB, heatT, heatCausal int32
 	uiVAO, uiVBO, heatVAO, heatVBO  uint32
-	atlas, lut                      uint32
+	atlas, edges, colors            uint32
 	tex                             [2]probTex // alternate refreshes: one shown, one filled
 	uploaded                        int        // snapshot gen whose CPU probs are uploaded
 	scratch                         []float32
@@ -170,14 +181,12 @@ func (v *Viewer) initGL(shape graph.Config, tokChars int) (err error) {
 	ogl.Uniform1i(uniform(g.ui, "atlas"), 0)
 	ogl.UseProgram(g.heat)
 	ogl.Uniform1i(uniform(g.heat, "probs"), 0)
-	ogl.Uniform1i(uniform(g.heat, "lut"), 1)
+	ogl.Uniform1i(uniform(g.heat, "edges"), 1)
+	ogl.Uniform1i(uniform(g.heat, "colors"), 2)
 	ogl.UseProgram(0)
 
 	// UI quads: pos, uv, colour (normalised bytes).
-	ogl.GenVertexArrays(1, &g.uiVAO)
-	ogl.GenBuffers(1, &g.uiVBO)
-	ogl.BindVertexArray(g.uiVAO)
-	ogl.BindBuffer(ogl.ARRAY_BUFFER, g.uiVBO)
+	g.uiVAO, g.uiVBO = newVertexArray()
 	ogl.EnableVertexAttribArray(0)
 	ogl.VertexAttribPointerWithOffset(0, 2, ogl.FLOAT, false, vertexSize, 0)
 	ogl.EnableVertexAttribArray(1)
@@ -185,10 +194,7 @@ func (v *Viewer) initGL(shape graph.Config, tokChars int) (err error) {
 	ogl.EnableVertexAttribArray(2)
 	ogl.VertexAttribPointerWithOffset(2, 4, ogl.UNSIGNED_BYTE, true, vertexSize, 16)
 	// Heatmap instances: rect, (slice, brightness), one per instance.
-	ogl.GenVertexArrays(1, &g.heatVAO)
-	ogl.GenBuffers(1, &g.heatVBO)
-	ogl.BindVertexArray(g.heatVAO)
-	ogl.BindBuffer(ogl.ARRAY_BUFFER, g.heatVBO)
+	g.heatVAO, g.heatVBO = newVertexArray()
 	ogl.EnableVertexAttribArray(0)
 	ogl.VertexAttribPointerWithOffset(0, 4, ogl.FLOAT, false, instanceSize, 0)
 	ogl.VertexAttribDivisor(0, 1)
@@ -202,13 +208,11 @@ func (v *Viewer) initGL(shape graph.Config, tokChars int) (err error) {
 	// with the default mipmap filter and no mipmaps samples 0).
 	atlas := buildAtlas()
 	ogl.PixelStorei(ogl.UNPACK_ALIGNMENT, 1)
-	g.atlas = newTexture2D(ogl.R8, ogl.RED, atlasW, atlasH, unsafe.Pointer(&atlas.Pix[0]))
-	lut := make([]uint8, 256*4)
-	for k := range 256 {
-		c := viz.Viridis(float64(k) / 255)
-		copy(lut[4*k:], []uint8{c.R, c.G, c.B, 255})
-	}
-	g.lut = newTexture2D(ogl.RGBA8, ogl.RGBA, 256, 1, unsafe.Pointer(&lut[0]))
+	g.atlas = newTexture2D(ogl.R8, ogl.RED, ogl.UNSIGNED_BYTE, atlasW, atlasH, unsafe.Pointer(&atlas.Pix[0]))
+	steps := viz.ViridisSteps()
+	ns := int32(len(steps.Edges))
+	g.edges = newTexture2D(ogl.R32F, ogl.RED, ogl.FLOAT, ns, 1, unsafe.Pointer(&steps.Edges[0]))
+	g.colors = newTexture2D(ogl.RGBA8, ogl.RGBA, ogl.UNSIGNED_BYTE, ns, 1, unsafe.Pointer(&steps.Colors[0]))
 	ogl.PixelStorei(ogl.UNPACK_ALIGNMENT, 4)
 	var n int32
 	ogl.GetIntegerv(ogl.MAX_ARRAY_TEXTURE_LAYERS, &n)
@@ -327,7 +331,7 @@ func (v *Viewer) releaseGL() {
 			ogl.DeleteBuffers(1, &b)
 		}
 	}
-	for _, t := range []uint32{g.atlas, g.lut, g.tex[0].id, g.tex[1].id} {
+	for _, t := range []uint32{g.atlas, g.edges, g.colors, g.tex[0].id, g.tex[1].id} {
 		if t != 0 {
 			ogl.DeleteTextures(1, &t)
 		}
@@ -335,14 +339,24 @@ func (v *Viewer) releaseGL() {
 	v.g = nil
 }
 
+// newVertexArray makes a vertex array and its vertex buffer, both left
+// bound for the attributes to be set up.
+func newVertexArray() (vao, vbo uint32) {
+	ogl.GenVertexArrays(1, &vao)
+	ogl.GenBuffers(1, &vbo)
+	ogl.BindVertexArray(vao)
+	ogl.BindBuffer(ogl.ARRAY_BUFFER, vbo)
+	return vao, vbo
+}
+
 // newTexture2D makes a 2D texture of one level (TexStorage2D is GL 4.2)
-// holding w x h texels of format, unsigned bytes, from pix.
-func newTexture2D(internal, format uint32, w, h int32, pix unsafe.Pointer) uint32 {
+// holding w x h texels of format, components of type xtype, from pix.
+func newTexture2D(internal, format, xtype uint32, w, h int32, pix unsafe.Pointer) uint32 {
 	var id uint32
 	ogl.GenTextures(1, &id)
 	ogl.BindTexture(ogl.TEXTURE_2D, id)
 	singleLevel(ogl.TEXTURE_2D)
-	ogl.TexImage2D(ogl.TEXTURE_2D, 0, int32(internal), w, h, 0, format, ogl.UNSIGNED_BYTE, pix)
+	ogl.TexImage2D(ogl.TEXTURE_2D, 0, int32(internal), w, h, 0, format, xtype, pix)
 	return id
 }
 
@@ -501,7 +515,9 @@ func (v *Viewer) draw(f *composed, m metrics) {
 			ogl.ActiveTexture(ogl.TEXTURE0)
 			ogl.BindTexture(ogl.TEXTURE_2D_ARRAY, t.id)
 			ogl.ActiveTexture(ogl.TEXTURE1)
-			ogl.BindTexture(ogl.TEXTURE_2D, g.lut)
+			ogl.BindTexture(ogl.TEXTURE_2D, g.edges)
+			ogl.ActiveTexture(ogl.TEXTURE2)
+			ogl.BindTexture(ogl.TEXTURE_2D, g.colors)
 			ogl.ActiveTexture(ogl.TEXTURE0)
 			ogl.BindVertexArray(g.heatVAO)
 			ogl.DrawArraysInstanced(ogl.TRIANGLE_STRIP, 0, 4, int32(len(f.heat)))

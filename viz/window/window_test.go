@@ -118,19 +118,14 @@ func open(t *testing.T, o Options) *Viewer {
 	return v
 }
 
-func near(a, b color.RGBA, tol int) bool {
-	d := func(x, y uint8) int { return max(int(x)-int(y), int(y)-int(x)) }
-	return d(a.R, b.R) <= tol && d(a.G, b.G) <= tol && d(a.B, b.B) <= tol
-}
-
 // at is the framebuffer pixel at the centre of logical rectangle r.
 func at(img *image.RGBA, r image.Rectangle, ppu int) color.RGBA {
 	c := r.Min.Add(r.Max).Mul(ppu).Div(2)
 	return img.RGBAAt(c.X, c.Y)
 }
 
-// checkPanels checks every cell of every panel in a screenshot: masked
-// cells pure black, the others the viridis colour of probs ([L][H][T][T]),
+// checkPanels checks every cell of every panel in a screenshot: each has
+// the colour of its weight in probs ([L][H][T][T]) in a figure, exactly,
 // and that every title band holds text.
 func checkPanels(t *testing.T, img *image.RGBA, lay Layout, ppu int, probs []float32, causal bool) {
 	t.Helper()
@@ -144,15 +139,9 @@ func checkPanels(t *testing.T, img *image.RGBA, lay Layout, ppu int, probs []flo
 			for i := 0; i < T; i++ {
 				for j := 0; j < T; j++ {
 					got := at(img, lay.CellRect(l, h, i, j), ppu)
-					var want color.RGBA
-					if causal && j > i {
-						want = color.RGBA{0, 0, 0, 255}
-					} else {
-						want = viz.Viridis(float64(probs[((l*lay.H+h)*T+i)*T+j]))
-					}
-					// The shader's 256-entry table is within 2 levels of
-					// viz.Viridis.
-					if !near(got, want, 3) {
+					// Exactly a figure's colour for the weight.
+					want := viz.CellColor(causal && j > i, probs[((l*lay.H+h)*T+i)*T+j])
+					if got != want {
 						if bad < 5 {
 							t.Errorf("L%dH%d cell (%d,%d): pixel %v, want %v", l, h, i, j, got, want)
 						}
@@ -198,6 +187,16 @@ func TestLayout(t *testing.T) {
 		g := NewLayout(tc.L, tc.H, tc.T, 1, tc.size)
 		if g.Cell < minCell || g.Cell > maxCell {
 			t.Errorf("%+v: cell %d", tc, g.Cell)
+		}
+		// viz.FitCell's rule: the largest cell with which the panels fit
+		// between the sidebar and the legend, within the bounds.
+		fits := func(pg viz.PanelGrid[int]) bool {
+			return pg.Right()+legendW+margin <= tc.size.X && pg.Bottom()+margin <= tc.size.Y
+		}
+		bigger := g.grid
+		bigger.Cell++
+		if g.Cell > minCell && !fits(g.grid) || g.Cell < maxCell && fits(bigger) {
+			t.Errorf("%+v: cell %d is not the largest that fits", tc, g.Cell)
 		}
 		var panels []image.Rectangle
 		for l := 0; l < tc.L; l++ {
