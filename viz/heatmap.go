@@ -3,6 +3,8 @@ package viz
 import (
 	"image/color"
 	"math"
+	"slices"
+	"sync"
 
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -169,14 +171,29 @@ func drawHeatmap(p *pen, g Grid, L heatLayout, l, h int) {
 // (a causal model's key after its query) or not; the viewer's shader
 // colours its cells by the same rule.
 func CellColor(masked bool, w float32) color.RGBA {
-	if masked {
-		return MaskedCell
-	}
-	if x := float64(w); math.IsNaN(x) || math.IsInf(x, 0) {
-		return BadCell
-	}
-	return ViridisSteps().At(w)
+	return CellPalette()[CellIndex(masked, w)]
 }
+
+// CellIndex is CellColor as an index into CellPalette, for a page that
+// carries the palette once and a small number per cell (viz/htmlview).
+func CellIndex(masked bool, w float32) int {
+	steps := len(ViridisSteps().Colors)
+	switch x := float64(w); {
+	case masked:
+		return steps
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return steps + 1
+	}
+	return ViridisSteps().Index(w)
+}
+
+// CellPalette is every colour a cell can have: the viridis steps, then
+// MaskedCell and BadCell. Read it, do not change it.
+func CellPalette() []color.RGBA { return cellPalette() }
+
+var cellPalette = sync.OnceValue(func() []color.RGBA {
+	return append(slices.Clone(ViridisSteps().Colors), MaskedCell, BadCell)
+})
 
 // drawColorBar draws the legend: a vertical viridis gradient (1 at the
 // top) with ticks and labels at 0, 0.5 and 1, captioned "weight".

@@ -45,7 +45,10 @@ type ColorSteps struct {
 }
 
 // At is the colour of w: a binary search, the loop the viewer's shader runs.
-func (s ColorSteps) At(w float32) color.RGBA {
+func (s ColorSteps) At(w float32) color.RGBA { return s.Colors[s.Index(w)] }
+
+// Index is the k of At's colour Colors[k].
+func (s ColorSteps) Index(w float32) int {
 	lo, hi := 0, len(s.Edges)
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
@@ -55,7 +58,7 @@ func (s ColorSteps) At(w float32) color.RGBA {
 			hi = mid
 		}
 	}
-	return s.Colors[lo]
+	return lo
 }
 
 // ViridisSteps is Viridis as ColorSteps: ViridisSteps().At(w) ==

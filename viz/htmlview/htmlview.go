@@ -43,7 +43,7 @@ type data struct {
 	T        int       `json:"seq_len"`
 	Heads    []head    `json:"head_labels"` // [L*H], layer-major
 	Examples []example `json:"examples"`
-	Colors   []string  `json:"colors"` // 256 viridis colours, #rrggbb
+	Colors   []string  `json:"colors"` // viz.CellPalette, #rrggbb
 }
 
 type head struct {
@@ -56,6 +56,10 @@ type example struct {
 	// Att[l*H+h] is that head's T*T weights, row-major (query, key),
 	// rounded to 1e-4: the readout shows three decimals.
 	Att [][]float64 `json:"att"`
+	// Cells[l*H+h] are the same cells' colours, indices into Colors:
+	// viz.CellIndex of the exact weights, so the page shows a figure's
+	// and the viewer's colours.
+	Cells [][]int `json:"cells"`
 }
 
 // Write writes a page of the first MaxExamples examples of att, each head
@@ -83,18 +87,21 @@ func Write(w io.Writer, title string, att *analysis.Attention, heads []analysis.
 		for l := range att.L {
 			for h := range att.H {
 				m := make([]float64, 0, att.T*att.T)
+				cells := make([]int, 0, att.T*att.T)
 				for i := range att.T {
 					for j := range att.T {
-						m = append(m, math.Round(float64(att.At(n, l, h, i, j))*1e4)/1e4)
+						w := att.At(n, l, h, i, j)
+						m = append(m, math.Round(float64(w)*1e4)/1e4)
+						cells = append(cells, viz.CellIndex(att.Causal && j > i, w))
 					}
 				}
 				ex.Att = append(ex.Att, m)
+				ex.Cells = append(ex.Cells, cells)
 			}
 		}
 		d.Examples = append(d.Examples, ex)
 	}
-	for k := range 256 {
-		c := viz.Viridis(float64(k) / 255)
+	for _, c := range viz.CellPalette() {
 		d.Colors = append(d.Colors, fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B))
 	}
 	// json.Marshal escapes <, > and &, so the data cannot close its script.

@@ -73,11 +73,11 @@ func cellCenter(t *testing.T, tab context.Context, name string, i, j int) (float
 	return r[0] + (float64(j)+0.5)*r[2], r[1] + (float64(i)+0.5)*r[2]
 }
 
-func near(a, b color.Color) bool {
+// sameRGB: the page's canvas draws viz.CellColor exactly.
+func sameRGB(a, b color.Color) bool {
 	r1, g1, b1, _ := a.RGBA()
 	r2, g2, b2, _ := b.RGBA()
-	d := func(x, y uint32) bool { return max(x, y)-min(x, y) <= 3*257 }
-	return d(r1, r2) && d(g1, g2) && d(b1, b2)
+	return r1 == r2 && g1 == g2 && b1 == b2
 }
 
 func readout(t *testing.T, tab context.Context) (text string, locked bool) {
@@ -108,7 +108,7 @@ func TestPageInChromium(t *testing.T) {
 	}
 
 	// The screenshot shows the patterns: weight 1 yellow, weight 0 dark
-	// purple, masked cells grey.
+	// purple, masked cells viz.MaskedCell: viz.CellColor, as in the figures.
 	shot, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
@@ -129,10 +129,10 @@ func TestPageInChromium(t *testing.T) {
 		i, j int
 		want color.Color
 	}{
-		{"L0H0", 3, 2, viz.Viridis(1)}, {"L0H0", 3, 0, viz.Viridis(0)}, {"L0H0", 2, 3, color.RGBA{0xe6, 0xe6, 0xe6, 255}},
-		{"L1H0", 7, 0, viz.Viridis(1)}, {"L1H1", 5, 5, viz.Viridis(0.7)}, {"L0H1", 3, 1, viz.Viridis(0.25)},
+		{"L0H0", 3, 2, viz.CellColor(false, 1)}, {"L0H0", 3, 0, viz.CellColor(false, 0)}, {"L0H0", 2, 3, viz.CellColor(true, 0)},
+		{"L1H0", 7, 0, viz.CellColor(false, 1)}, {"L1H1", 5, 5, viz.CellColor(false, 0.7)}, {"L0H1", 3, 1, viz.CellColor(false, 0.25)},
 	} {
-		if got := pixel(c.head, c.i, c.j); !near(got, c.want) {
+		if got := pixel(c.head, c.i, c.j); !sameRGB(got, c.want) {
 			t.Errorf("%s cell (%d,%d): screenshot pixel %v, want %v", c.head, c.i, c.j, got, c.want)
 		}
 	}
@@ -193,12 +193,12 @@ func TestPageInChromium(t *testing.T) {
 	if toks != strings.Join(want1, " ") {
 		t.Errorf("tokens of example 1 shown as %q", toks)
 	}
-	if got := pixel("L1H1", 5, 5); !near(got, viz.Viridis(0.2)) {
+	if got := pixel("L1H1", 5, 5); !sameRGB(got, viz.CellColor(false, 0.2)) {
 		// The screenshot above was taken on example 0; take another.
 		shot, _ = chromedp.Run(tab, chromedp.FullScreenshot(100))
 		img, _ = png.Decode(bytes.NewReader(shot))
-		if got := pixel("L1H1", 5, 5); !near(got, viz.Viridis(0.2)) {
-			t.Errorf("example 1's L1H1 (5,5) drawn as %v, want %v", got, viz.Viridis(0.2))
+		if got := pixel("L1H1", 5, 5); !sameRGB(got, viz.CellColor(false, 0.2)) {
+			t.Errorf("example 1's L1H1 (5,5) drawn as %v, want %v", got, viz.CellColor(false, 0.2))
 		}
 	}
 

@@ -2,7 +2,7 @@
 // Draws DATA (see htmlview.go): one canvas per head, redrawn when the
 // example changes or a cell is hovered or locked.
 (function () {
-  const D = DATA, T = D.seq_len, MASKED = "#e6e6e6";
+  const D = DATA, T = D.seq_len;
   const cell = Math.max(4, Math.floor(192 / T));
   const grid = document.getElementById("grid");
   const readout = document.getElementById("readout");
@@ -61,13 +61,12 @@
   }
   function same(a, b) { return a.k === b.k && a.i === b.i && a.j === b.j; }
   function masked(i, j) { return D.causal && j > i; }
-  function color(w) { return D.colors[Math.max(0, Math.min(255, Math.round(w * 255)))]; }
 
   function draw(k) {
-    const c = canvases[k], g = c.getContext("2d"), m = D.examples[ex].att[k];
+    const c = canvases[k], g = c.getContext("2d"), m = D.examples[ex].cells[k];
     for (let i = 0; i < T; i++) {
       for (let j = 0; j < T; j++) {
-        g.fillStyle = masked(i, j) ? MASKED : color(m[i * T + j]);
+        g.fillStyle = D.colors[m[i * T + j]];
         g.fillRect(j * cell, i * cell, cell, cell);
       }
     }
