@@ -8,21 +8,27 @@ import (
 )
 
 // TestRowsMatchGo: on every path, the row kernels give the portable loops'
-// bits for every row width around the vector width, causal or not, with
-// the query index wrapping from head to head, and write nothing outside
-// the block. ScaleSubMax's output may differ only in the sign of a zero
-// (see rows.go), so it is compared as values; a NaN makes its whole row
-// NaN on every path.
+// bits for every row width around both vector widths (8 and 16), causal
+// or not, with the query index wrapping from head to head, and write
+// nothing outside the block. ScaleSubMax's rows mix zeros of both signs
+// (some rows have no positive entry, so their max is a zero whose sign
+// must be Go's); a NaN makes its whole row NaN on every path, and a NaN
+// in a masked entry changes nothing.
 func TestRowsMatchGo(t *testing.T) {
 	forEachPath(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(5, 6))
-		for w := 1; w <= 40; w++ {
+		for w := 1; w <= 41; w++ {
 			for _, causal := range []bool{true, false} {
 				rows := 2*w + 3
 				n := rows * w
 				scale := float32(0.25)
 
-				x0 := fill(r, n)
+				x0 := portFill(r, n)
+				for i := range x0 {
+					if (i/w)%3 == 1 { // a row of zeros and negatives
+						x0[i] = []float32{0, float32(math.Copysign(0, -1)), -1, -x0[i] * x0[i]}[r.IntN(4)]
+					}
+				}
 				x0[r.IntN(n)] = float32(math.NaN())
 				x0[r.IntN(n)] = float32(math.Inf(1))
 				x0[r.IntN(n)] = float32(math.Inf(-1))
@@ -32,11 +38,7 @@ func TestRowsMatchGo(t *testing.T) {
 				copy(got, x0)
 				ScaleSubMax(got, w, causal, scale)
 				guards(t, "ScaleSubMax")
-				for i := range want {
-					if got[i] != want[i] && !(got[i] != got[i] && want[i] != want[i]) {
-						t.Fatalf("width %d causal %v: ScaleSubMax [%d] = %v, the Go loop gives %v", w, causal, i, got[i], want[i])
-					}
-				}
+				equalBits(t, "ScaleSubMax", got, want)
 
 				sums := fill(r, rows)
 				sums[0] = 0
@@ -61,15 +63,21 @@ func TestRowsMatchGo(t *testing.T) {
 	})
 }
 
-// TestRowsFormula holds the portable loops to what they promise, on one
-// causal block written out by hand.
+// TestRowsFormula holds every path to what the row steps promise, on
+// blocks written out by hand; the last is a row whose max is a zero, +0
+// where Go's max gives it (-0 < +0), however far apart the two zeros lie.
 func TestRowsFormula(t *testing.T) {
-	onPath(pathGo, func() {
+	forEachPath(t, func(t *testing.T) {
 		x := []float32{2, 9, 9, 4, 8, 9, 1, 3, 6}
 		ScaleSubMax(x, 3, true, 0.5)
 		if want := []float32{0, 9, 9, -2, 0, 9, -2.5, -1.5, 0}; !slices.Equal(x, want) {
 			t.Fatalf("ScaleSubMax = %v, want %v", x, want)
 		}
+		nz := float32(math.Copysign(0, -1))
+		z := []float32{-1, nz, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, -12, -13, -14, -15, 0, nz}
+		want := slices.Clone(z) // minus +0: the same bits
+		ScaleSubMax(z, len(z), false, 1)
+		equalBits(t, "ScaleSubMax with a zero max", z, want)
 		DivRows(x, 3, true, []float32{2, 4, -0.5})
 		if want := []float32{0, 0, 0, -0.5, 0, 0, 5, 3, 0}; !slices.Equal(x, want) {
 			t.Fatalf("DivRows = %v, want %v", x, want)
@@ -83,12 +91,14 @@ func TestRowsFormula(t *testing.T) {
 }
 
 // TestTranspose: every path transposes blocks of every shape around the
-// vector width, out of a wider matrix, writing nothing past dst's block.
+// vector widths (whole 8x8 blocks and the rows and columns left over on
+// avx2; 16-row gathers on avx512), out of a wider matrix, writing nothing
+// past dst's block.
 func TestTranspose(t *testing.T) {
 	forEachPath(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(7, 8))
 		for rows := 1; rows <= 35; rows++ {
-			for _, dh := range []int{1, 3, 16, 17} {
+			for _, dh := range []int{1, 3, 7, 8, 9, 16, 17, 24} {
 				ld, off := dh+r.IntN(3), r.IntN(5)
 				x := portFill(r, off+rows*ld)
 				got, guards := guarded(r, rows*dh)
@@ -104,4 +114,52 @@ func TestTranspose(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestRowSums: the four-rows-at-once sums have the bits of one row at a
+// time, summed left to right, on every row length a mask leaves and on
+// blocks of several heads, whose queries start again at 0 inside a group
+// of four rows.
+func TestRowSums(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for w := 1; w <= 11; w++ {
+		for _, heads := range []int{1, 3} {
+			for _, causal := range []bool{true, false} {
+				n := heads * w * w
+				a, b := make([]float32, n), make([]float32, n)
+				for i := range a {
+					// Magnitudes far apart, so that another order rounds differently.
+					a[i] = float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(8))))
+					b[i] = float32(r.NormFloat64())
+				}
+				got, gotDot := make([]float32, heads*w), make([]float32, heads*w)
+				RowSums(a, nil, w, causal, got)
+				RowSums(a, b, w, causal, gotDot)
+				for i := range got {
+					var want, wantDot float32
+					for j := 0; j < Visible(i, w, causal); j++ {
+						want += a[i*w+j]
+						wantDot += float32(a[i*w+j] * b[i*w+j])
+					}
+					if !sameBits(got[i], want) || !sameBits(gotDot[i], wantDot) {
+						t.Fatalf("width %d heads %d causal %v row %d: sums %v, %v; one row at a time %v, %v", w, heads, causal, i, got[i], gotDot[i], want, wantDot)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestClearMasked: on a causal block of two heads only the cells past
+// each query's keys become 0; without causal nothing changes.
+func TestClearMasked(t *testing.T) {
+	x := []float32{1, 2, 3, 4, 5, 6, 7, 8}
+	ClearMasked(x, 2, false)
+	if want := []float32{1, 2, 3, 4, 5, 6, 7, 8}; !slices.Equal(x, want) {
+		t.Fatalf("not causal: %v, want %v", x, want)
+	}
+	ClearMasked(x, 2, true)
+	if want := []float32{1, 0, 3, 4, 5, 0, 7, 8}; !slices.Equal(x, want) {
+		t.Fatalf("causal: %v, want %v", x, want)
+	}
 }
