@@ -63,3 +63,10 @@ func scoreGradAVX2(rows, t, causal int, scale float32, o, p, dp, rs *float32)
 
 //go:noescape
 func transposeAVX2(t, dh int, x *float32, ld int, dst *float32)
+
+// rowSumsAsm says whether RowSums runs rowSumsAVX2 on groups of 8 rows:
+// on both vector paths (it needs AVX2 only, and gives the portable bits).
+func rowSumsAsm() bool { return rowsAsm() }
+
+//go:noescape
+func rowSumsAVX2(groups, t, causal int, a, b, sums *float32)

@@ -48,6 +48,14 @@ GLOBL rows2con<>(SB), RODATA|NOPTR, $44
 	KEY(v, Y5); \
 	VPMAXSD Y5, Y0, Y0
 
+// ADDCOL adds column c to the sums (Y9) in the lanes whose row sees it
+// (Y10 > Y11), and moves Y11 to the next column. Clobbers Y3.
+#define ADDCOL(c) \
+	VPCMPGTD Y11, Y10, Y3; \
+	VANDPS Y3, c, c; \
+	VADDPS c, Y9, Y9; \
+	VPADDD Y12, Y11, Y11
+
 // VISIBLE sets R12 to how many keys the row sees: R11+1 (causal, R10 != 0)
 // or t (R9).
 #define VISIBLE \
@@ -381,5 +389,139 @@ tr_enext:
 	INCQ DX
 	JMP tr_ecol
 tr_done:
+	VZEROUPPER
+	RET
+
+// func rowSumsAVX2(groups, t, causal int, a, b, sums *float32): RowSums
+// for 8*groups rows, t >= 8, eight rows at a time, one per lane. Each
+// 8x8 chunk of the rows (their products with b's, rounded first, when b is
+// not nil) is transposed in registers so that its columns can be added in
+// order into the eight sums: each lane adds its row's entries from left
+// to right, as the portable loop does. An entry a row does not see is
+// added as +0, which leaves a sum that started at +0 as it was.
+TEXT ·rowSumsAVX2(SB), NOSPLIT, $0-48
+	MOVQ groups+0(FP), R8
+	MOVQ t+8(FP), R9
+	MOVQ a+24(FP), SI
+	MOVQ b+32(FP), DI
+	MOVQ sums+40(FP), DX
+	MOVQ DI, R10
+	SUBQ SI, R10           // b's offset from a
+	MOVQ R9, R12
+	SHLQ $2, R12           // a row, in bytes
+	LEAQ (R12)(R12*2), R13 // 3 rows
+	VMOVDQU rows2con<>+0(SB), Y14
+	VPCMPEQD Y12, Y12, Y12
+	VPSRLD $31, Y12, Y12   // 1 in every lane
+	XORQ R11, R11          // the group's first query
+rs_group:
+	// Y10: how many keys each lane's row sees; BX: the most any sees.
+	MOVQ R9, X8
+	VPBROADCASTD X8, Y15
+	MOVQ R9, BX
+	VMOVDQA Y15, Y10
+	CMPQ causal+16(FP), $0
+	JEQ rs_vis
+	MOVQ R11, X8
+	VPBROADCASTD X8, Y10
+	VPADDD Y14, Y10, Y10   // queries q0+l
+	VPCMPGTD Y10, Y15, Y8
+	VPANDN Y15, Y8, Y8
+	VPSUBD Y8, Y10, Y10    // back to 0 past t-1 (t >= 8: once at most)
+	VPADDD Y12, Y10, Y10
+	LEAQ 8(R11), AX
+	CMPQ AX, R9
+	CMOVQLT AX, BX
+rs_vis:
+	VXORPS Y9, Y9, Y9      // the sums
+	XORQ CX, CX            // j
+rs_chunk:
+	// Y13: the chunk's lanes inside the row; rows l into Y0..Y7.
+	MOVQ R9, AX
+	SUBQ CX, AX
+	MOVQ AX, X8
+	VPBROADCASTD X8, Y13
+	VPCMPGTD Y14, Y13, Y13
+	LEAQ (SI)(CX*4), R14
+	VMASKMOVPS (R14), Y13, Y0
+	VMASKMOVPS (R14)(R12*1), Y13, Y1
+	VMASKMOVPS (R14)(R12*2), Y13, Y2
+	VMASKMOVPS (R14)(R13*1), Y13, Y3
+	LEAQ (R14)(R12*4), AX
+	VMASKMOVPS (AX), Y13, Y4
+	VMASKMOVPS (AX)(R12*1), Y13, Y5
+	VMASKMOVPS (AX)(R12*2), Y13, Y6
+	VMASKMOVPS (AX)(R13*1), Y13, Y7
+	TESTQ DI, DI
+	JZ rs_sum
+	ADDQ R10, R14
+	VMASKMOVPS (R14), Y13, Y8
+	VMULPS Y8, Y0, Y0
+	VMASKMOVPS (R14)(R12*1), Y13, Y8
+	VMULPS Y8, Y1, Y1
+	VMASKMOVPS (R14)(R12*2), Y13, Y8
+	VMULPS Y8, Y2, Y2
+	VMASKMOVPS (R14)(R13*1), Y13, Y8
+	VMULPS Y8, Y3, Y3
+	LEAQ (R14)(R12*4), AX
+	VMASKMOVPS (AX), Y13, Y8
+	VMULPS Y8, Y4, Y4
+	VMASKMOVPS (AX)(R12*1), Y13, Y8
+	VMULPS Y8, Y5, Y5
+	VMASKMOVPS (AX)(R12*2), Y13, Y8
+	VMULPS Y8, Y6, Y6
+	VMASKMOVPS (AX)(R13*1), Y13, Y8
+	VMULPS Y8, Y7, Y7
+rs_sum:
+	// Transpose, one spare register a step: columns j..j+7 end in Y5,
+	// Y6, Y0, Y8, Y1, Y4, Y2, Y7.
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y1
+	VUNPCKLPS Y3, Y2, Y0
+	VUNPCKHPS Y3, Y2, Y3
+	VUNPCKLPS Y5, Y4, Y2
+	VUNPCKHPS Y5, Y4, Y5
+	VUNPCKLPS Y7, Y6, Y4
+	VUNPCKHPS Y7, Y6, Y7
+	VSHUFPS $0x44, Y0, Y8, Y6
+	VSHUFPS $0xee, Y0, Y8, Y0
+	VSHUFPS $0x44, Y3, Y1, Y8
+	VSHUFPS $0xee, Y3, Y1, Y3
+	VSHUFPS $0x44, Y4, Y2, Y1
+	VSHUFPS $0xee, Y4, Y2, Y4
+	VSHUFPS $0x44, Y7, Y5, Y2
+	VSHUFPS $0xee, Y7, Y5, Y7
+	VPERM2F128 $0x20, Y1, Y6, Y5
+	VPERM2F128 $0x31, Y1, Y6, Y1
+	VPERM2F128 $0x20, Y4, Y0, Y6
+	VPERM2F128 $0x31, Y4, Y0, Y4
+	VPERM2F128 $0x20, Y2, Y8, Y0
+	VPERM2F128 $0x31, Y2, Y8, Y2
+	VPERM2F128 $0x20, Y7, Y3, Y8
+	VPERM2F128 $0x31, Y7, Y3, Y7
+	// Add column j+k where the lane's row sees it (Y11: j+k).
+	MOVQ CX, X3
+	VPBROADCASTD X3, Y11
+	ADDCOL(Y5)
+	ADDCOL(Y6)
+	ADDCOL(Y0)
+	ADDCOL(Y8)
+	ADDCOL(Y1)
+	ADDCOL(Y4)
+	ADDCOL(Y2)
+	ADDCOL(Y7)
+	ADDQ $8, CX
+	CMPQ CX, BX
+	JLT rs_chunk
+	VMOVUPS Y9, (DX)
+	ADDQ $32, DX
+	LEAQ (SI)(R12*8), SI
+	ADDQ $8, R11
+	MOVQ R11, AX
+	SUBQ R9, AX
+	CMPQ R11, R9
+	CMOVQGE AX, R11
+	DECQ R8
+	JNZ rs_group
 	VZEROUPPER
 	RET
