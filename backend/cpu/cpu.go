@@ -2,7 +2,7 @@
 // every other backend is checked against. Each attention kernel is a few
 // small matrix products per (sequence, head) on simd.Gemm, with the
 // softmax and its gradient between them on simd's row kernels (their sums
-// in rowSums, in each row's order); the plain-loop originals live on in
+// in simd.RowSums, in each row's order); the plain-loop originals live on in
 // reference_test.go, which the kernels must match.
 //
 // Outside simd's assembly every product here and in device.go is rounded
@@ -35,14 +35,6 @@ func check(s kernels.Shape, lens ...[2]int) error {
 		}
 	}
 	return nil
-}
-
-// keys returns how many keys query i sees: masked keys are a suffix.
-func keys(s kernels.Shape, i int) int {
-	if s.Causal {
-		return i + 1
-	}
-	return s.T
 }
 
 // scratch holds per-call temporaries; pooled so a step allocates nothing.
@@ -84,7 +76,7 @@ func (attn) Probs(s kernels.Shape, q, k, p []float32) error {
 		blk := p[poff : poff+T*T]
 		simd.ScaleSubMax(blk, T, s.Causal, scale)
 		simd.Exp(blk)
-		rowSums(s, blk, nil, sums)
+		simd.RowSums(blk, nil, T, s.Causal, sums)
 		simd.DivRows(blk, T, s.Causal, sums)
 	})
 	return nil
@@ -113,9 +105,7 @@ func (attn) MixGradP(s kernels.Shape, dO, v, dP []float32) error {
 	heads(s, func(off, poff int) {
 		simd.Transpose(vt, v, off, ld, T, s.Dh)
 		simd.Gemm(T, T, s.Dh, dO[off:], ld, 1, vt, T, dP[poff:], T, nil)
-		for i := 0; i < T; i++ {
-			clear(dP[poff+i*T+keys(s, i) : poff+i*T+T])
-		}
+		simd.ClearMasked(dP[poff:poff+T*T], T, s.Causal)
 	})
 	return nil
 }
@@ -132,63 +122,12 @@ func (attn) MixGradV(s kernels.Shape, p, dO, dV []float32) error {
 	return nil
 }
 
-// rowSums sets sums[i], for each row i of a [T, T] block, to the sum from
-// left to right of its visible entries (b nil) or of their products with
-// b's, each rounded before it is added. Four rows run at once, so four
-// independent chains are in flight where one row's adds would wait on
-// each other; each row keeps its own order, so the bits are those of one
-// row at a time.
-func rowSums(s kernels.Shape, a, b, sums []float32) {
-	T := s.T
-	i := 0
-	for ; i+4 <= T; i += 4 {
-		r0, r1, r2, r3 := a[i*T:i*T+T], a[(i+1)*T:(i+1)*T+T], a[(i+2)*T:(i+2)*T+T], a[(i+3)*T:(i+3)*T+T]
-		n := keys(s, i) // the shortest of the four: masked keys are a suffix
-		var s0, s1, s2, s3 float32
-		if b == nil {
-			for j := 0; j < n; j++ {
-				s0 += r0[j]
-				s1 += r1[j]
-				s2 += r2[j]
-				s3 += r3[j]
-			}
-		} else {
-			b0, b1, b2, b3 := b[i*T:i*T+T], b[(i+1)*T:(i+1)*T+T], b[(i+2)*T:(i+2)*T+T], b[(i+3)*T:(i+3)*T+T]
-			for j := 0; j < n; j++ {
-				s0 += float32(r0[j] * b0[j])
-				s1 += float32(r1[j] * b1[j])
-				s2 += float32(r2[j] * b2[j])
-				s3 += float32(r3[j] * b3[j])
-			}
-		}
-		sums[i], sums[i+1], sums[i+2], sums[i+3] = s0, s1, s2, s3
-		for r := 1; r < 4; r++ {
-			sums[i+r] = rowTail(a, b, (i+r)*T, n, keys(s, i+r), sums[i+r])
-		}
-	}
-	for ; i < T; i++ {
-		sums[i] = rowTail(a, b, i*T, 0, keys(s, i), 0)
-	}
-}
-
-// rowTail adds entries from..to-1 of the row at off to sum, in order.
-func rowTail(a, b []float32, off, from, to int, sum float32) float32 {
-	for j := off + from; j < off+to; j++ {
-		if b == nil {
-			sum += a[j]
-		} else {
-			sum += float32(a[j] * b[j])
-		}
-	}
-	return sum
-}
-
 // scoreGrads fills ds [T, T] with scale * dS of one head:
 // dS = P * (dP - rowsum(P*dP)), masked cells 0; rs has room for T sums.
 func scoreGrads(s kernels.Shape, p, dP []float32, poff int, scale float32, ds, rs []float32) {
 	T := s.T
 	pb, dpb := p[poff:poff+T*T], dP[poff:poff+T*T]
-	rowSums(s, pb, dpb, rs)
+	simd.RowSums(pb, dpb, T, s.Causal, rs)
 	simd.ScoreGradRows(ds, pb, dpb, T, s.Causal, scale, rs)
 }
 

@@ -64,33 +64,3 @@ func TestKernelsMatchReference(t *testing.T) {
 		}
 	}
 }
-
-// TestRowSums: the four-rows-at-once sums have the bits of one row at a
-// time, summed left to right, on every row length a mask leaves.
-func TestRowSums(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for T := 1; T <= 11; T++ {
-		for _, causal := range []bool{true, false} {
-			s := kernels.Shape{B: 1, T: T, H: 1, Dh: 1, Causal: causal}
-			a, b := make([]float32, T*T), make([]float32, T*T)
-			for i := range a {
-				// Magnitudes far apart, so that another order rounds differently.
-				a[i] = float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(8))))
-				b[i] = float32(r.NormFloat64())
-			}
-			got, gotDot := make([]float32, T), make([]float32, T)
-			rowSums(s, a, nil, got)
-			rowSums(s, a, b, gotDot)
-			for i := 0; i < T; i++ {
-				var want, wantDot float32
-				for j := 0; j < keys(s, i); j++ {
-					want += a[i*T+j]
-					wantDot += float32(a[i*T+j] * b[i*T+j])
-				}
-				if math.Float32bits(got[i]) != math.Float32bits(want) || math.Float32bits(gotDot[i]) != math.Float32bits(wantDot) {
-					t.Fatalf("T %d causal %v row %d: sums %v, %v; one row at a time %v, %v", T, causal, i, got[i], gotDot[i], want, wantDot)
-				}
-			}
-		}
-	}
-}

@@ -3,6 +3,7 @@ package cpu
 import (
 	"math"
 
+	"headlab/internal/simd"
 	"headlab/kernels"
 )
 
@@ -35,7 +36,7 @@ func refProbs(s kernels.Shape, q, k, p []float32) error {
 			for i := 0; i < s.T; i++ {
 				pr := p[prow(s, b, h, i) : prow(s, b, h, i)+s.T]
 				qi := q[row(s, b, i, h) : row(s, b, i, h)+s.Dh]
-				n := keys(s, i)
+				n := simd.Visible(i, s.T, s.Causal)
 				maxv := float32(math.Inf(-1))
 				for j := 0; j < n; j++ {
 					pr[j] = scale * dot(qi, k[row(s, b, j, h):row(s, b, j, h)+s.Dh])
@@ -67,7 +68,7 @@ func refMix(s kernels.Shape, p, v, o []float32) error {
 				oi := o[row(s, b, i, h) : row(s, b, i, h)+s.Dh]
 				clear(oi)
 				pr := p[prow(s, b, h, i) : prow(s, b, h, i)+s.T]
-				for j := 0; j < keys(s, i); j++ {
+				for j := 0; j < simd.Visible(i, s.T, s.Causal); j++ {
 					w := pr[j]
 					vj := v[row(s, b, j, h) : row(s, b, j, h)+s.Dh]
 					for d := range oi {
@@ -90,7 +91,7 @@ func refMixGradP(s kernels.Shape, dO, v, dP []float32) error {
 			for i := 0; i < s.T; i++ {
 				pr := dP[prow(s, b, h, i) : prow(s, b, h, i)+s.T]
 				doi := dO[row(s, b, i, h) : row(s, b, i, h)+s.Dh]
-				n := keys(s, i)
+				n := simd.Visible(i, s.T, s.Causal)
 				for j := 0; j < n; j++ {
 					pr[j] = dot(doi, v[row(s, b, j, h):row(s, b, j, h)+s.Dh])
 				}
@@ -131,7 +132,7 @@ func refMixGradV(s kernels.Shape, p, dO, dV []float32) error {
 func refScoreGrad(s kernels.Shape, p, dP []float32, b, h, i int, ds []float32) {
 	off := prow(s, b, h, i)
 	pr, dpr := p[off:off+s.T], dP[off:off+s.T]
-	n := keys(s, i)
+	n := simd.Visible(i, s.T, s.Causal)
 	var rs float32
 	for j := 0; j < n; j++ {
 		rs += pr[j] * dpr[j]
@@ -155,7 +156,7 @@ func refProbsGradQ(s kernels.Shape, p, dP, k, dQ []float32) error {
 				refScoreGrad(s, p, dP, b, h, i, ds)
 				dqi := dQ[row(s, b, i, h) : row(s, b, i, h)+s.Dh]
 				clear(dqi)
-				for j := 0; j < keys(s, i); j++ {
+				for j := 0; j < simd.Visible(i, s.T, s.Causal); j++ {
 					w := scale * ds[j]
 					kj := k[row(s, b, j, h) : row(s, b, j, h)+s.Dh]
 					for d := range dqi {

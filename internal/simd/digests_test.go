@@ -11,19 +11,18 @@ import (
 
 // The assembly paths (avx512, avx2, neon) do the same float32 operations
 // in the same order, so they must give the same bits. kernelDigests
-// hashes the outputs of Sgemm, GELU and Exp on fixed inputs; the want
+// hashes the outputs of Sgemm, GELU, Exp and the attention rows on fixed
+// inputs (the rows' alone are the portable path's too, so it checks them
+// as well); the want
 // values were computed on amd64 on both the AVX-512 and the AVX2 path,
 // and every assembly path this machine runs (avx512 and avx2 on amd64,
 // neon on arm64, under qemu in scripts/test.sh) must reproduce them. NaNs count as equal whatever their
 // bits (GELU(-Inf) is 0xffc00000 on x86, 0x7fc00000 on arm64).
-// "rows" hashes the row kernels' outputs, which are the portable loops'
-// bits on every path, go included (computed on amd64 on avx512, avx2 and
-// go, and on arm64 under qemu on neon and go).
 var wantDigests = map[string]string{
 	"sgemm": "a010e0da4b5db2b91216cc1fb43006447a5995f1f5876f6a0c0f48d0341fc998",
 	"gelu":  "d6cf88e239ac2187efb982ea2d92d7b49e7108066a94def94006ddbeec6c74c6",
 	"exp":   "e327eea0f65f0ee07e8041da339501c451fe61c6e2243a01ff830c4da5c1537b",
-	"rows":  "fadd3211c40df52599ea209e839c55034546eebca328d353e5ab13f71195779f",
+	"rows":  "e0bcd4efe8a2e9ec02e6a76f9e67f02009953d5bbc6c9975e48884f720c76f26",
 }
 
 func kernelDigests() map[string]string {
@@ -78,41 +77,39 @@ func kernelDigests() map[string]string {
 	Exp(es)
 	out["exp"] = sum(put(nil, es))
 
-	// The row kernels on blocks of every width around the vector widths,
-	// causal or not. No zeros in ScaleSubMax's input: the sign of a zero
-	// max is the one thing a path may change (rows.go).
-	g = nil
-	for w := 1; w <= 20; w++ {
+	// The attention rows: every width around the vector widths, causal or
+	// not, three heads a block; each step's output feeds the next.
+	var rw []byte
+	for w := 1; w <= 33; w++ {
 		for _, causal := range []bool{true, false} {
-			rows := 2*w + 1
-			n := rows * w
-			x := fill(r, n)
-			x[r.IntN(n)] = float32(math.NaN())
-			ScaleSubMax(x, w, causal, 0.125)
-			sums, p, dp, rs := portFill(r, rows), portFill(r, n), portFill(r, n), portFill(r, rows)
-			y, o := portFill(r, n), make([]float32, n)
-			DivRows(y, w, causal, sums)
-			ScoreGradRows(o, p, dp, w, causal, 0.125, rs)
+			n := 3 * w * w
+			x := portFill(r, n)
+			ScaleSubMax(x, w, causal, 0.25) // no Exp: the portable one has other bits
+			sums := make([]float32, 3*w)
+			RowSums(x, nil, w, causal, sums)
+			DivRows(x, w, causal, sums)
+			dp, o := portFill(r, n), make([]float32, n)
+			RowSums(x, dp, w, causal, sums)
+			ScoreGradRows(o, x, dp, w, causal, 0.25, sums)
 			tr := make([]float32, n)
-			Transpose(tr, p, 0, w, rows, w)
-			g = put(put(put(put(g, x), y), o), tr)
+			Transpose(tr, o, 0, w, 3*w, w)
+			rw = put(put(put(rw, x), o), tr)
 		}
 	}
-	out["rows"] = sum(g)
+	out["rows"] = sum(rw)
 	return out
 }
 
-// TestKernelDigests: every assembly path gives the bits recorded above,
-// and the go path those of "rows" (its products and GELU round otherwise).
+// TestKernelDigests: every assembly path gives the bits recorded above.
 func TestKernelDigests(t *testing.T) {
-	forEachPath(t, func(t *testing.T) {
-		for name, got := range kernelDigests() {
-			if cur == pathGo && name != "rows" {
-				continue
+	for _, p := range runnablePaths() {
+		t.Run(p.String(), func(t *testing.T) {
+			setPath(t, p)
+			for name, got := range kernelDigests() {
+				if (p != pathGo || name == "rows") && got != wantDigests[name] {
+					t.Errorf("%s: digest %s, want %s", name, got, wantDigests[name])
+				}
 			}
-			if got != wantDigests[name] {
-				t.Errorf("%s: digest %s, want %s", name, got, wantDigests[name])
-			}
-		}
-	})
+		})
+	}
 }

@@ -3,17 +3,70 @@
 package simd
 
 // rowsAsm says whether the row kernels run in assembly: on the AVX-512
-// path, whose mask registers make a row of any width one loop.
-func rowsAsm() bool { return cur == pathAVX512 }
+// path (rows_amd64.s), whose mask registers make a row of any width one
+// loop, and on the AVX2 path (rows_avx2_amd64.s), with lane masks from a
+// compare. Each kernel below picks its path's.
+func rowsAsm() bool { return cur == pathAVX512 || cur == pathAVX2 }
+
+func scaleSubMaxKernel(rows, t, causal int, scale float32, x *float32) {
+	if cur == pathAVX512 {
+		scaleSubMax512(rows, t, causal, scale, x)
+	} else {
+		scaleSubMaxAVX2(rows, t, causal, scale, x)
+	}
+}
+
+func divRowsKernel(rows, t, causal int, x, sums *float32) {
+	if cur == pathAVX512 {
+		divRows512(rows, t, causal, x, sums)
+	} else {
+		divRowsAVX2(rows, t, causal, x, sums)
+	}
+}
+
+func scoreGradKernel(rows, t, causal int, scale float32, o, p, dp, rs *float32) {
+	if cur == pathAVX512 {
+		scoreGrad512(rows, t, causal, scale, o, p, dp, rs)
+	} else {
+		scoreGradAVX2(rows, t, causal, scale, o, p, dp, rs)
+	}
+}
+
+func transposeKernel(t, dh int, x *float32, ld int, dst *float32) {
+	if cur == pathAVX512 {
+		transpose512(t, dh, x, ld, dst)
+	} else {
+		transposeAVX2(t, dh, x, ld, dst)
+	}
+}
 
 //go:noescape
-func scaleSubMaxKernel(rows, t, causal int, scale float32, x *float32)
+func scaleSubMax512(rows, t, causal int, scale float32, x *float32)
 
 //go:noescape
-func divRowsKernel(rows, t, causal int, x, sums *float32)
+func divRows512(rows, t, causal int, x, sums *float32)
 
 //go:noescape
-func scoreGradKernel(rows, t, causal int, scale float32, o, p, dp, rs *float32)
+func scoreGrad512(rows, t, causal int, scale float32, o, p, dp, rs *float32)
 
 //go:noescape
-func transposeKernel(t, dh int, x *float32, ld int, dst *float32)
+func transpose512(t, dh int, x *float32, ld int, dst *float32)
+
+//go:noescape
+func scaleSubMaxAVX2(rows, t, causal int, scale float32, x *float32)
+
+//go:noescape
+func divRowsAVX2(rows, t, causal int, x, sums *float32)
+
+//go:noescape
+func scoreGradAVX2(rows, t, causal int, scale float32, o, p, dp, rs *float32)
+
+//go:noescape
+func transposeAVX2(t, dh int, x *float32, ld int, dst *float32)
+
+// rowSumsAsm says whether RowSums runs rowSumsAVX2 on groups of 8 rows:
+// on both vector paths (it needs AVX2 only, and gives the portable bits).
+func rowSumsAsm() bool { return rowsAsm() }
+
+//go:noescape
+func rowSumsAVX2(groups, t, causal int, a, b, sums *float32)

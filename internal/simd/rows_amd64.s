@@ -1,12 +1,14 @@
 // AVX-512 kernels of rows.go: one row at a time, 16 lanes a chunk, the
 // row's end and its visible keys as lane masks, so rows of any width
-// take one loop. The float32 operations are rows.go's, entry by entry.
+// take one loop. The float32 operations are rows.go's, entry by entry;
+// the row's max is an integer max over rows_avx2_amd64.s's KEY, which
+// orders floats as Go's max does.
 
 //go:build amd64 && !purego
 
 #include "textflag.h"
 
-DATA rowscon<>+0(SB)/4, $0xff800000 // -Inf
+DATA rowscon<>+0(SB)/4, $0x807fffff // KEY(-Inf)
 DATA rowscon<>+4(SB)/4, $0x7fc00000 // NaN
 DATA rowscon<>+8(SB)/4, $0
 DATA rowscon<>+12(SB)/4, $1
@@ -67,19 +69,26 @@ GLOBL rowscon<>(SB), RODATA|NOPTR, $72
 	CMOVQEQ AX, R11; \
 	DECQ R8
 
-// func scaleSubMaxKernel(rows, t, causal int, scale float32, x *float32)
-TEXT ·scaleSubMaxKernel(SB), NOSPLIT, $0-40
+// KEY maps float bits v to an int32 whose signed order is the floats'
+// order with -0 below +0; its own inverse (see rows_avx2_amd64.s).
+#define KEY(v, dst) \
+	VPSRAD $31, v, dst; \
+	VPSRLD $1, dst, dst; \
+	VPXORD v, dst, dst
+
+// func scaleSubMax512(rows, t, causal int, scale float32, x *float32)
+TEXT ·scaleSubMax512(SB), NOSPLIT, $0-40
 	MOVQ rows+0(FP), R8
 	MOVQ t+8(FP), R9
 	MOVQ causal+16(FP), R10
 	VBROADCASTSS scale+24(FP), Z15
 	MOVQ x+32(FP), SI
-	VBROADCASTSS rowscon<>+0(SB), Z14
+	VPBROADCASTD rowscon<>+0(SB), Z14
 	XORQ R11, R11
 ssm_row:
 	VISIBLE
-	// Pass 1: scale the visible entries, keep their max per lane and
-	// whether any is NaN (K3).
+	// Pass 1: scale the visible entries, keep their max per lane (Z0, as
+	// keys) and whether any is NaN (K3).
 	VMOVAPS Z14, Z0
 	KXORW K3, K3, K3
 	XORQ R13, R13
@@ -91,7 +100,8 @@ ssm_scale:
 	VMOVUPS.Z (DI), K1, Z1
 	VMULPS Z15, Z1, Z1
 	VMOVUPS Z1, K1, (DI)
-	VMAXPS Z1, Z0, K1, Z0
+	KEY(Z1, Z2)
+	VPMAXSD Z2, Z0, K1, Z0
 	VCMPPS $3, Z1, Z1, K1, K2
 	KORW K2, K3, K3
 	ADDQ $64, DI
@@ -100,13 +110,15 @@ ssm_scale:
 	JLT ssm_scale
 	// The row's max, in every lane of Z0 (NaN if any entry was).
 	VEXTRACTF64X4 $1, Z0, Y1
-	VMAXPS Y1, Y0, Y0
+	VPMAXSD Y1, Y0, Y0
 	VEXTRACTF128 $1, Y0, X1
-	VMAXPS X1, X0, X0
-	VPERMILPS $0x4e, X0, X1
-	VMAXPS X1, X0, X0
-	VPERMILPS $0xb1, X0, X1
-	VMAXPS X1, X0, X0
+	VPMAXSD X1, X0, X0
+	VPSHUFD $0x4e, X0, X1
+	VPMAXSD X1, X0, X0
+	VPSHUFD $0xb1, X0, X1
+	VPMAXSD X1, X0, X0
+	KEY(X0, X1)
+	VMOVAPS X1, X0
 	KORTESTW K3, K3
 	JZ ssm_nonan
 	VMOVSS rowscon<>+4(SB), X0
@@ -132,8 +144,8 @@ ssm_sub:
 	VZEROUPPER
 	RET
 
-// func divRowsKernel(rows, t, causal int, x, sums *float32)
-TEXT ·divRowsKernel(SB), NOSPLIT, $0-40
+// func divRows512(rows, t, causal int, x, sums *float32)
+TEXT ·divRows512(SB), NOSPLIT, $0-40
 	MOVQ rows+0(FP), R8
 	MOVQ t+8(FP), R9
 	MOVQ causal+16(FP), R10
@@ -162,8 +174,8 @@ div_chunk:
 	VZEROUPPER
 	RET
 
-// func scoreGradKernel(rows, t, causal int, scale float32, o, p, dp, rs *float32)
-TEXT ·scoreGradKernel(SB), NOSPLIT, $0-64
+// func scoreGrad512(rows, t, causal int, scale float32, o, p, dp, rs *float32)
+TEXT ·scoreGrad512(SB), NOSPLIT, $0-64
 	MOVQ rows+0(FP), R8
 	MOVQ t+8(FP), R9
 	MOVQ causal+16(FP), R10
@@ -198,10 +210,10 @@ sg_chunk:
 	VZEROUPPER
 	RET
 
-// func transposeKernel(t, dh int, x *float32, ld int, dst *float32): for
+// func transpose512(t, dh int, x *float32, ld int, dst *float32): for
 // each column d, gathers 16 rows' x[j*ld+d] at a time (lane l reads row
 // j+l, masked past t) into dst's row d. ld*15*4 must fit in int32.
-TEXT ·transposeKernel(SB), NOSPLIT, $0-40
+TEXT ·transpose512(SB), NOSPLIT, $0-40
 	MOVQ t+0(FP), R9
 	MOVQ dh+8(FP), R8
 	MOVQ x+16(FP), SI

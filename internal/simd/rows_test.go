@@ -7,27 +7,28 @@ import (
 	"testing"
 )
 
-// exactMax says whether the path's row max is Go's max to the sign of a
-// zero, so that ScaleSubMax gives the Go loop's bits exactly: go, and neon
-// (FMAX). Elsewhere a zero max may have the other sign (see rows.go).
-func exactMax() bool { return cur == pathGo || cur == pathNEON }
-
 // TestRowsMatchGo: on every path, the row kernels give the portable loops'
-// bits for every row width around the vector width, causal or not, with
-// the query index wrapping from head to head, and write nothing outside
-// the block. Where the max may differ in the sign of a zero (exactMax),
-// ScaleSubMax's output is compared as values; a NaN makes its whole row
-// NaN on every path.
+// bits for every row width around both vector widths (8 and 16), causal
+// or not, with the query index wrapping from head to head, and write
+// nothing outside the block. ScaleSubMax's rows mix zeros of both signs
+// (some rows have no positive entry, so their max is a zero whose sign
+// must be Go's); a NaN makes its whole row NaN on every path, and a NaN
+// in a masked entry changes nothing.
 func TestRowsMatchGo(t *testing.T) {
 	forEachPath(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(5, 6))
-		for w := 1; w <= 40; w++ {
+		for w := 1; w <= 41; w++ {
 			for _, causal := range []bool{true, false} {
 				rows := 2*w + 3
 				n := rows * w
 				scale := float32(0.25)
 
 				x0 := portFill(r, n)
+				for i := range x0 {
+					if (i/w)%3 == 1 { // a row of zeros and negatives
+						x0[i] = []float32{0, float32(math.Copysign(0, -1)), -1, -x0[i] * x0[i]}[r.IntN(4)]
+					}
+				}
 				x0[r.IntN(n)] = float32(math.NaN())
 				x0[r.IntN(n)] = float32(math.Inf(1))
 				x0[r.IntN(n)] = float32(math.Inf(-1))
@@ -37,14 +38,7 @@ func TestRowsMatchGo(t *testing.T) {
 				copy(got, x0)
 				ScaleSubMax(got, w, causal, scale)
 				guards(t, "ScaleSubMax")
-				if exactMax() {
-					equalBits(t, "ScaleSubMax", got, want)
-				}
-				for i := range want {
-					if got[i] != want[i] && !(got[i] != got[i] && want[i] != want[i]) {
-						t.Fatalf("width %d causal %v: ScaleSubMax [%d] = %v, the Go loop gives %v", w, causal, i, got[i], want[i])
-					}
-				}
+				equalBits(t, "ScaleSubMax", got, want)
 
 				sums := fill(r, rows)
 				sums[0] = 0
@@ -69,15 +63,21 @@ func TestRowsMatchGo(t *testing.T) {
 	})
 }
 
-// TestRowsFormula holds the portable loops to what they promise, on one
-// causal block written out by hand.
+// TestRowsFormula holds every path to what the row steps promise, on
+// blocks written out by hand; the last is a row whose max is a zero, +0
+// where Go's max gives it (-0 < +0), however far apart the two zeros lie.
 func TestRowsFormula(t *testing.T) {
-	onPath(pathGo, func() {
+	forEachPath(t, func(t *testing.T) {
 		x := []float32{2, 9, 9, 4, 8, 9, 1, 3, 6}
 		ScaleSubMax(x, 3, true, 0.5)
 		if want := []float32{0, 9, 9, -2, 0, 9, -2.5, -1.5, 0}; !slices.Equal(x, want) {
 			t.Fatalf("ScaleSubMax = %v, want %v", x, want)
 		}
+		nz := float32(math.Copysign(0, -1))
+		z := []float32{-1, nz, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, -12, -13, -14, -15, 0, nz}
+		want := slices.Clone(z) // minus +0: the same bits
+		ScaleSubMax(z, len(z), false, 1)
+		equalBits(t, "ScaleSubMax with a zero max", z, want)
 		DivRows(x, 3, true, []float32{2, 4, -0.5})
 		if want := []float32{0, 0, 0, -0.5, 0, 0, 5, 3, 0}; !slices.Equal(x, want) {
 			t.Fatalf("DivRows = %v, want %v", x, want)
@@ -91,12 +91,14 @@ func TestRowsFormula(t *testing.T) {
 }
 
 // TestTranspose: every path transposes blocks of every shape around the
-// vector width, out of a wider matrix, writing nothing past dst's block.
+// vector widths (whole 8x8 blocks and the rows and columns left over on
+// avx2; 16-row gathers on avx512), out of a wider matrix, writing nothing
+// past dst's block.
 func TestTranspose(t *testing.T) {
 	forEachPath(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(7, 8))
 		for rows := 1; rows <= 35; rows++ {
-			for _, dh := range []int{1, 3, 16, 17} {
+			for _, dh := range []int{1, 3, 7, 8, 9, 16, 17, 24} {
 				ld, off := dh+r.IntN(3), r.IntN(5)
 				x := portFill(r, off+rows*ld)
 				got, guards := guarded(r, rows*dh)
@@ -118,8 +120,7 @@ func TestTranspose(t *testing.T) {
 // instructions apart, with the special value at every place of the row
 // (vector lanes and scalar tails alike). A NaN makes every visible entry
 // NaN on every path (an FMAXNM-like max, which skips NaNs, would not). A
-// row whose max is a zero of either sign gives the Go loop's bits where
-// exactMax, elsewhere its values.
+// row whose max is a zero of either sign gives the Go loop's bits.
 func TestRowMaxSpecials(t *testing.T) {
 	negZero := float32(math.Copysign(0, -1))
 	forEachPath(t, func(t *testing.T) {
@@ -146,13 +147,93 @@ func TestRowMaxSpecials(t *testing.T) {
 					want := slices.Clone(x)
 					onPath(pathGo, func() { ScaleSubMax(want, w, false, 0.5) })
 					ScaleSubMax(x, w, false, 0.5)
-					if exactMax() {
-						equalBits(t, "ScaleSubMax", x, want)
-					} else if !slices.Equal(x, want) {
-						t.Fatalf("width %d, zeros %v at %d: %v, the Go loop gives %v", w, zs, k, x, want)
-					}
+					equalBits(t, "ScaleSubMax", x, want)
 				}
 			}
 		}
 	})
+}
+
+// TestRowSums: on every path the sums (four rows at once in Go, eight a
+// vector on amd64) have the bits of one row at a time, summed left to
+// right, on every row length a mask leaves and on blocks of several
+// heads, whose queries start again at 0 inside a group of rows. Masked
+// cells hold NaNs, which must not reach a sum; zeros of both signs are
+// mixed in.
+func TestRowSums(t *testing.T) {
+	forEachPath(t, testRowSums)
+}
+
+func testRowSums(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for w := 1; w <= 27; w++ {
+		for _, heads := range []int{1, 3} {
+			for _, causal := range []bool{true, false} {
+				n := heads * w * w
+				a, b := portFill(r, n), portFill(r, n)
+				for i := range a {
+					// Magnitudes far apart, so that another order rounds differently.
+					a[i] *= float32(math.Pow(10, float64(r.IntN(8))))
+					if i%w >= Visible(i/w, w, causal) {
+						a[i], b[i] = float32(math.NaN()), float32(math.Inf(1))
+					}
+				}
+				got, gotDot := make([]float32, heads*w), make([]float32, heads*w)
+				RowSums(a, nil, w, causal, got)
+				RowSums(a, b, w, causal, gotDot)
+				for i := range got {
+					var want, wantDot float32
+					for j := 0; j < Visible(i, w, causal); j++ {
+						want += a[i*w+j]
+						wantDot += float32(a[i*w+j] * b[i*w+j])
+					}
+					if !sameBits(got[i], want) || !sameBits(gotDot[i], wantDot) {
+						t.Fatalf("width %d heads %d causal %v row %d: sums %v, %v; one row at a time %v, %v", w, heads, causal, i, got[i], gotDot[i], want, wantDot)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestClearMasked: on a causal block of two heads only the cells past
+// each query's keys become 0; without causal nothing changes.
+func TestClearMasked(t *testing.T) {
+	x := []float32{1, 2, 3, 4, 5, 6, 7, 8}
+	ClearMasked(x, 2, false)
+	if want := []float32{1, 2, 3, 4, 5, 6, 7, 8}; !slices.Equal(x, want) {
+		t.Fatalf("not causal: %v, want %v", x, want)
+	}
+	ClearMasked(x, 2, true)
+	if want := []float32{1, 0, 3, 4, 5, 0, 7, 8}; !slices.Equal(x, want) {
+		t.Fatalf("causal: %v, want %v", x, want)
+	}
+}
+
+// BenchmarkRows: the attention softmax's and its gradient's row steps
+// (with the K transpose) on the default model's blocks, 64 heads of
+// T = Dh = 16, causal, on every path this CPU runs (with a copy of the
+// scores, the same on every path).
+func BenchmarkRows(b *testing.B) {
+	const T, heads = 16, 64
+	r := rand.New(rand.NewPCG(9, 10))
+	p0, dp, o := fill(r, heads*T*T), fill(r, heads*T*T), make([]float32, heads*T*T)
+	p := make([]float32, len(p0))
+	k, kt, sums := fill(r, heads*T*T), make([]float32, T*T), make([]float32, heads*T)
+	for _, pa := range runnablePaths() {
+		b.Run(pa.String(), func(b *testing.B) {
+			setPath(b, pa)
+			for b.Loop() {
+				copy(p, p0) // the same scores each round
+				for h := range heads {
+					Transpose(kt, k, h*T*T, T, T, T)
+				}
+				ScaleSubMax(p, T, true, 0.25)
+				RowSums(p, nil, T, true, sums)
+				DivRows(p, T, true, sums)
+				RowSums(p, dp, T, true, sums)
+				ScoreGradRows(o, p, dp, T, true, 0.25, sums)
+			}
+		})
+	}
 }
