@@ -132,4 +132,19 @@ func TestBoundsOfBlocksAndInputs(t *testing.T) {
 			t.Fatalf("gate of model %d L%dH%d = %v, want %v", s, l, h, g, want)
 		}
 	}
+	// A row shorter than the heads: L0H0 off, and its missing L0H1 on.
+	n.SetAblation(1, [][]bool{{true}})
+	for i, g := range n.gate[per : 2*per] {
+		l, h := i/c.DModel, (i%c.DModel)/dh
+		if want := float32(1 - b2f(l == 0 && h == 0)); g != want {
+			t.Fatalf("after {{true}}: gate of L%dH%d = %v, want %v", l, h, g, want)
+		}
+	}
+}
+
+func b2f(b bool) float32 {
+	if b {
+		return 1
+	}
+	return 0
 }
