@@ -378,15 +378,8 @@ func (in *Input) claim4() Claim {
 		Rule: fmt.Sprintf("over every head labelled attention-sink in the grid, the median ablation cost is at most %.0f point, and below the median cost of the other heads", 100*sinkCost)}
 	var sink, other []float64
 	where := map[string]int{}
-	keys := make([]sweep.RunID, 0, len(in.ByID))
-	for id := range in.ByID {
-		keys = append(keys, id)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		return keys[i].Key < keys[j].Key || keys[i].Key == keys[j].Key && keys[i].Seed < keys[j].Seed
-	})
-	for _, id := range keys {
-		r := in.ByID[id]
+	// The order of the runs does not matter: medians, a maximum, counts.
+	for _, r := range in.ByID {
 		if r.Status != sweep.StatusOK {
 			continue
 		}
@@ -732,7 +725,7 @@ func regimeReading(cells []RegimeCell) string {
 		}
 	}
 	fmt.Fprintf(&out, "The change that brings the circuit fraction nearest a third is %s (%s, against %s at the default)", regimeChange(base.Config, nearest.Config), pc(nearest.Circuit.Fraction), pc(base.Circuit.Fraction))
-	if nearest.Circuit.Low > pubCircuit {
+	if !atMost(nearest.Circuit.Low, pubCircuit) { // the complement of circuitAgrees on that side
 		out.WriteString(", still above a third by its whole interval")
 	}
 	fmt.Fprintf(&out, "; a load-bearing single head is commonest at %s (%s of seeds, against %s). ", regimeChange(base.Config, loads.Config), pc(loads.LoadBearing), pc(base.LoadBearing))
