@@ -326,7 +326,7 @@ func (in *Input) claim2() Claim {
 	for _, r := range rs {
 		m := best(r, func(h inspect.Head) float64 { return cost(r, h) })
 		costs = append(costs, m)
-		ok = append(ok, m <= redundantCost+1e-12)
+		ok = append(ok, atMost(m, redundantCost))
 		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.1f | %s |", r.Config.Seed, pc(r.Accuracy), 100*m, sweep.YesNo(ok[len(ok)-1])))
 	}
 	k := c.holding(ok, 7)
@@ -366,7 +366,7 @@ func (in *Input) claim3() Claim {
 		}
 		s := u.Scores["uniform"]
 		scores = append(scores, s)
-		holds := s >= pinnedUniform && cost(r, *u)-other >= usedMargin
+		holds := atLeast(s, pinnedUniform) && atLeast(cost(r, *u)-other, usedMargin)
 		ok = append(ok, holds)
 		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.3f | %.1f | %.1f | %s |", r.Config.Seed, u.Name, s, 100*cost(r, *u), 100*other, sweep.YesNo(holds)))
 	}
@@ -383,15 +383,8 @@ func (in *Input) claim4() Claim {
 		Rule: fmt.Sprintf("over every head labelled attention-sink in the grid, the median ablation cost is at most %.0f point, and below the median cost of the other heads", 100*sinkCost)}
 	var sink, other []float64
 	where := map[string]int{}
-	keys := make([]sweep.RunID, 0, len(in.ByID))
-	for id := range in.ByID {
-		keys = append(keys, id)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		return keys[i].Key < keys[j].Key || keys[i].Key == keys[j].Key && keys[i].Seed < keys[j].Seed
-	})
-	for _, id := range keys {
-		r := in.ByID[id]
+	// The order of the runs does not matter: medians, a maximum, counts.
+	for _, r := range in.ByID {
 		if r.Status != sweep.StatusOK {
 			continue
 		}
@@ -419,7 +412,7 @@ func (in *Input) claim4() Claim {
 	sort.Strings(ws)
 	c.Body = append(c.Body, "", fmt.Sprintf("%d sink heads (%s); median cost %.2f points (max %.1f); the other %d heads' median cost %.2f points.",
 		len(sink), strings.Join(ws, "; "), 100*ss.Median, 100*ss.Max, len(other), 100*so.Median))
-	c.Agrees = ss.Median <= sinkCost && ss.Median < so.Median
+	c.Agrees = atMost(ss.Median, sinkCost) && ss.Median < so.Median
 	c.Measured = fmt.Sprintf("%d sinks, median cost %.2f vs %.2f points", len(sink), 100*ss.Median, 100*so.Median)
 	c.Differs = fmt.Sprintf("Claim 4 (sinks): %d sink heads with median cost %.2f points against %.2f for the other heads; the rule asks at most 1 and below the others'.", len(sink), 100*ss.Median, 100*so.Median)
 	return c
@@ -495,10 +488,11 @@ func (in *Input) claim7() Claim {
 	for _, d := range in.Dynamics {
 		ph := d.Phase
 		span := float64(max(ph.InductionTo-ph.InductionFrom, ph.AccuracyTo-ph.AccuracyFrom)) / float64(max(d.Steps, 1))
-		holds := ph.Together && span <= riseSpan
+		within := atMost(span, riseSpan)
+		holds := ph.Together && within
 		ok = append(ok, holds)
 		c.Body = append(c.Body, fmt.Sprintf("| %d | %d-%d | %d-%d | %s | %s (%.0f%%) | %s |", d.Seed, ph.InductionFrom, ph.InductionTo, ph.AccuracyFrom, ph.AccuracyTo,
-			sweep.YesNo(ph.Together), sweep.YesNo(span <= riseSpan), 100*span, sweep.YesNo(holds)))
+			sweep.YesNo(ph.Together), sweep.YesNo(within), 100*span, sweep.YesNo(holds)))
 	}
 	k := c.holding(ok, 7)
 	c.Measured = fmt.Sprintf("%d of %d seeds", k, len(ok))
@@ -525,7 +519,7 @@ func (in *Input) claim8() Claim {
 			return math.NaN()
 		}
 		g := frac(inspect.OrderGreedy)
-		ok = append(ok, g >= prunable)
+		ok = append(ok, atLeast(g, prunable))
 		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.0f%% | %.0f%% | %.0f%% |", s, pc(pr.Intact), 100*g, 100*frac(inspect.OrderOneShot), 100*frac(inspect.OrderRandom)))
 	}
 	k := c.holding(ok, 6)
@@ -550,7 +544,7 @@ func (in *Input) claim9() Claim {
 		var hs []string
 		for _, h := range x.Syntax {
 			hs = append(hs, fmt.Sprintf("%s %.2f / %.2f / %s", h.Name, h.Argmax, h.Baseline, pc(h.AttractorOff)))
-			holds = holds || *x.AttractorIntact-h.AttractorOff >= attractorCost
+			holds = holds || atLeast(*x.AttractorIntact-h.AttractorOff, attractorCost)
 		}
 		ok = append(ok, holds)
 		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %s | %s | %s |", s, pc(r.Accuracy), pc(*x.AttractorIntact), headsOrNone(hs), sweep.YesNo(holds)))
@@ -579,7 +573,7 @@ func (in *Input) claim10() Claim {
 		if tx == nil || tx.Unseen == nil || tr == nil {
 			continue
 		}
-		holds := *tx.Unseen >= chance+unseenAbove
+		holds := atLeast(*tx.Unseen-chance, unseenAbove)
 		ok = append(ok, holds)
 		tied = append(tied, *tx.Unseen)
 		uAcc, uUnseen := math.NaN(), math.NaN()
@@ -616,7 +610,7 @@ type RegimeCell struct {
 // inside its circuit interval, a load-bearing single head in most seeds,
 // a sink in some.
 func (c RegimeCell) Published() bool {
-	return c.Circuit.Low <= pubCircuit && pubCircuit <= c.Circuit.High && c.LoadBearing >= 0.5 && c.Sinks > 0
+	return circuitAgrees(c.Circuit) && c.LoadBearing >= 0.5 && c.Sinks > 0
 }
 
 // RegimeCells evaluates the regime grid.
@@ -633,7 +627,7 @@ func (in *Input) RegimeCells() []RegimeCell {
 			if r.Circuit {
 				circ++
 			}
-			if m >= analysis.CircuitDrop {
+			if atLeast(m, analysis.CircuitDrop) {
 				load++
 			}
 			if hasLabel(r, "attention-sink") {
@@ -732,7 +726,7 @@ func regimeReading(cells []RegimeCell) string {
 		}
 	}
 	fmt.Fprintf(&out, "The change that brings the circuit fraction nearest a third is %s (%s, against %s at the default)", regimeChange(base.Config, nearest.Config), pc(nearest.Circuit.Fraction), pc(base.Circuit.Fraction))
-	if nearest.Circuit.Low > pubCircuit {
+	if !atMost(nearest.Circuit.Low, pubCircuit) { // the complement of circuitAgrees on that side
 		out.WriteString(", still above a third by its whole interval")
 	}
 	fmt.Fprintf(&out, "; a load-bearing single head is commonest at %s (%s of seeds, against %s). ", regimeChange(base.Config, loads.Config), pc(loads.LoadBearing), pc(base.LoadBearing))

@@ -2,12 +2,14 @@ package findings
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
 	"headlab/analysis"
 	"headlab/inspect"
 	"headlab/sweep"
+	"headlab/tasks"
 	"headlab/train"
 )
 
@@ -278,7 +280,7 @@ func TestRegimeReading(t *testing.T) {
 	cells[3].Circuit = sweep.NewProportion(7, 8)
 	cells[1].Circuit, cells[1].Sinks, cells[1].LoadBearing = sweep.NewProportion(3, 8), 0.25, 0.75 // d-model 16: the published heads
 	got = regimeReading(cells)
-	for _, want := range []string{"1 of 9 cells grow an attention-sink head", "nearest a third is d-model 16", "The published model's heads appear at d-model 16."} {
+	for _, want := range []string{"What the grid shows: 1 of 9 cells grow an attention-sink head", "nearest a third is d-model 16", "The published model's heads appear at d-model 16."} {
 		if !strings.Contains(got, want) {
 			t.Errorf("reading lacks %q:\n%s", want, got)
 		}
@@ -286,6 +288,11 @@ func TestRegimeReading(t *testing.T) {
 	cells[1].Circuit = sweep.NewProportion(8, 8)
 	if got = regimeReading(cells); !strings.Contains(got, "still above a third by its whole interval") {
 		t.Errorf("every fraction far above a third:\n%s", got)
+	}
+	// An interval that starts at a third holds it.
+	cells[1].Circuit = sweep.Proportion{Count: 3, Of: 8, Fraction: 0.375, Low: 1.0 / 3, High: 0.7}
+	if got = regimeReading(cells); !strings.Contains(got, "nearest a third is d-model 16") || strings.Contains(got, "still above") {
+		t.Errorf("an interval from a third:\n%s", got)
 	}
 }
 
@@ -315,5 +322,369 @@ func TestMeasuredRoundTrip(t *testing.T) {
 	}
 	if d := m.DynamicsFor(NewPlan(4, 2, 0.5, false)); d != nil {
 		t.Errorf("another step count gave %+v", d)
+	}
+}
+
+// TestClaimsWithoutRuns: no claim agrees on no runs, and claim 5 needs
+// runs of both its tasks.
+func TestClaimsWithoutRuns(t *testing.T) {
+	for _, c := range newInput().Claims() {
+		if c.Agrees {
+			t.Errorf("claim %d agrees with no runs: %q", c.N, c.Measured)
+		}
+	}
+	for _, task := range []string{"copy", "induction"} {
+		in := newInput()
+		for s := uint64(1); s <= 8; s++ {
+			if task == "copy" {
+				fake(in, in.Plan.Copy, s, 1, head(0, 0, "previous-token", 1, map[string]float64{"offset": 0.9, "induction": 0.1}))
+			} else {
+				fake(in, in.Plan.Induction, s, 1, head(1, 0, "induction", 1, map[string]float64{"induction": 0.9}))
+			}
+		}
+		if c := in.claim5(); c.Agrees {
+			t.Errorf("claim 5 with only %s runs: %q", task, c.Measured)
+		}
+	}
+}
+
+// TestClaimRuleSentences: the rules and differences state the thresholds
+// the verdicts use.
+func TestClaimRuleSentences(t *testing.T) {
+	cs := newInput().Claims()
+	for _, c := range []struct {
+		n             int
+		rule, differs string
+	}{
+		{2, "every single-head ablation costs at most 2 points", "have every single-head ablation within 2 points; the rule asks 7 of 8."},
+		{3, "scores at least 0.97, and switching it off costs at least 10 points more", "it asks 6 of 8."},
+		{4, "the median ablation cost is at most 1 point, and below", "no head anywhere"},
+		{7, "with history every 5 steps over the first 500, the 20-80% rise", "the rises overlap within 10% of the run in 0 of 0 seeds"},
+		{7, "each rise spans at most 10% of the run", "the rule asks 7 of 8."},
+		{9, "beats the baseline by at least 0.2, and switching it off costs at least 10 points on attractor examples", "costs 10 points on attractors when off, in 0 of 0"},
+		{10, "accuracy on unseen tokens is at least 20 points above chance", "0 of 0 seeds reach 20 points above chance"},
+	} {
+		got := cs[c.n-1]
+		if got.N != c.n || !strings.Contains(got.Rule, c.rule) || !strings.Contains(got.Differs, c.differs) {
+			t.Errorf("claim %d: rule %q\ndiffers %q", c.n, got.Rule, got.Differs)
+		}
+	}
+}
+
+// TestScaledSettings: claim 7's history interval and the regime grid's
+// feed-forward width follow the plan.
+func TestScaledSettings(t *testing.T) {
+	for _, c := range []struct {
+		scale float64
+		every int
+	}{{1, 5}, {0.5, 3}, {2, 10}, {0.01, 1}} {
+		if got := NewPlan(2, 2, c.scale, false).dynamicsEvery(); got != c.every {
+			t.Errorf("scale %v: history every %d steps, want %d", c.scale, got, c.every)
+		}
+	}
+	g := RegimeGrid(func(n int) int { return n })
+	if g[1].DModel != 16 || g[1].DFF != 32 || g[2].DModel != 64 || g[2].DFF != 128 {
+		t.Errorf("d-model cells %+v %+v", g[1], g[2])
+	}
+}
+
+// TestClaim2Boundary: exactly 2 points (1.0 - 0.98) is within, 2.1 not.
+func TestClaim2Boundary(t *testing.T) {
+	in := newInput()
+	for s := uint64(1); s <= 8; s++ {
+		off := 0.98
+		if s == 8 {
+			off = 0.979
+		}
+		fake(in, in.Plan.Positions[2], s, 1, head(0, 0, "uniform", off, nil), head(0, 1, "uniform", 0.99, nil))
+	}
+	c := in.claim2()
+	if !c.Agrees || c.Measured != "7 of 8 seeds" {
+		t.Errorf("claim 2: %v %q", c.Agrees, c.Measured)
+	}
+	wantIn(t, "claim 2", strings.Join(c.Body, "\n"), "| 1 | 100.0% | 2.0 | yes |", "| 8 | 100.0% | 2.1 | no |",
+		"Largest single-head cost over seeds: median 2.0, min 2.0, max 2.1 points.")
+	if c.Differs != "Claim 2 (majority redundancy): 7 of 8 majority seeds have every single-head ablation within 2 points; the rule asks 7 of 8." {
+		t.Errorf("claim 2: %q", c.Differs)
+	}
+}
+
+// TestClaim3Boundary: a score of exactly 0.97 pins, 0.9699 not; a cost
+// exactly 10 points above the other head's (0.15 - 0.05 in floats) is
+// used, 9.9 not; of two equally uniform heads the first is the one.
+func TestClaim3Boundary(t *testing.T) {
+	in := newInput()
+	for s := uint64(1); s <= 8; s++ {
+		u, otherOff, otherU := 0.97, 0.85, 0.5
+		switch s {
+		case 1:
+			otherU = 0.97 // a tie: L0H0 is the most uniform
+		case 7:
+			u = 0.9699
+		case 8:
+			otherOff = 0.849
+		}
+		fake(in, in.Plan.Positions[1], s, 0.9,
+			head(0, 0, "uniform", 0.75, map[string]float64{"uniform": u}),
+			head(0, 1, "previous-token", otherOff, map[string]float64{"uniform": otherU}))
+	}
+	c := in.claim3()
+	if !c.Agrees || c.Measured != "6 of 8 seeds (median score 0.970)" {
+		t.Errorf("claim 3: %v %q", c.Agrees, c.Measured)
+	}
+	wantIn(t, "claim 3", strings.Join(c.Body, "\n"), "| 1 | L0H0 | 0.970 | 15.0 | 5.0 | yes |", "| 2 | L0H0 | 0.970 | 15.0 | 5.0 | yes |",
+		"| 7 | L0H0 | 0.970 | 15.0 | 5.0 | no |", "| 8 | L0H0 | 0.970 | 15.0 | 5.1 | no |")
+}
+
+// TestClaim4Boundary: a median sink cost of exactly 1 point agrees, 1.05
+// does not, and a sink no cheaper than the other heads does not.
+func TestClaim4Boundary(t *testing.T) {
+	p := newInput().Plan
+	for _, c := range []struct {
+		name              string
+		sinkOff, otherOff []float64
+		want              bool
+		sink, other, body string
+	}{
+		{"exactly 1 point", []float64{0.99, 0.99}, []float64{0.97, 0.95, 0.8}, true, "1.00", "5.00",
+			"2 sink heads (" + sweep.ConfigName(p.Wide) + ": 2); median cost 1.00 points (max 1.0); the other 3 heads' median cost 5.00 points."},
+		{"1.05 points", []float64{0.99, 0.989}, []float64{0.97, 0.95, 0.8}, false, "1.05", "5.00", "median cost 1.05 points (max 1.1)"},
+		{"as cheap as the rest", []float64{0.995, 0.995}, []float64{0.995}, false, "0.50", "0.50", "the other 1 heads' median cost 0.50 points."},
+	} {
+		in := newInput()
+		var hs []inspect.Head
+		for i, off := range c.sinkOff {
+			hs = append(hs, head(0, i, "attention-sink", off, nil))
+		}
+		for i, off := range c.otherOff {
+			hs = append(hs, head(1, i, "uniform", off, nil))
+		}
+		fake(in, p.Wide, 1, 1, hs...)
+		got := in.claim4()
+		measured := fmt.Sprintf("2 sinks, median cost %s vs %s points", c.sink, c.other)
+		differs := fmt.Sprintf("Claim 4 (sinks): 2 sink heads with median cost %s points against %s for the other heads;", c.sink, c.other)
+		if got.Agrees != c.want || got.Measured != measured || !strings.HasPrefix(got.Differs, differs) {
+			t.Errorf("%s: %v %q %q", c.name, got.Agrees, got.Measured, got.Differs)
+		}
+		wantIn(t, c.name, strings.Join(got.Body, "\n"), c.body)
+	}
+}
+
+// TestClaim5Boundary: 6 of 8 each agrees, 5 does not; a tie is no
+// shortcut win on copy, and counts for induction on induction.
+func TestClaim5Boundary(t *testing.T) {
+	for _, c := range []struct {
+		name                       string
+		copyWins, indWins, indTies int
+		want                       bool
+		measured                   string
+	}{
+		{"6 and 6", 6, 6, 0, true, "copy: shortcut wins 6/8; induction: induction wins 6/8"},
+		{"copy 5", 5, 6, 0, false, "copy: shortcut wins 5/8; induction: induction wins 6/8"},
+		{"induction 5", 6, 5, 0, false, "copy: shortcut wins 6/8; induction: induction wins 5/8"},
+		{"induction 5 and a tie", 6, 5, 1, true, "copy: shortcut wins 6/8; induction: induction wins 6/8"},
+	} {
+		in := newInput()
+		for s := 1; s <= 8; s++ {
+			cp := map[string]float64{"offset": 0.5, "induction": 0.5} // a tie
+			if s <= c.copyWins {
+				cp = map[string]float64{"offset": 0.9, "induction": 0.3}
+			}
+			fake(in, in.Plan.Copy, uint64(s), 1, head(0, 0, "previous-token", 1, cp))
+			ind := map[string]float64{"position": 0.9, "induction": 0.3}
+			switch {
+			case s <= c.indWins:
+				ind = map[string]float64{"position": 0.2, "induction": 0.9}
+			case s <= c.indWins+c.indTies:
+				ind = map[string]float64{"position": 0.6, "induction": 0.6}
+			}
+			fake(in, in.Plan.Induction, uint64(s), 1, head(1, 0, "induction", 1, ind))
+		}
+		got := in.claim5()
+		if got.Agrees != c.want || got.Measured != c.measured {
+			t.Errorf("%s: %v %q", c.name, got.Agrees, got.Measured)
+		}
+		wantIn(t, c.name, strings.Join(got.Body, "\n"), "| copy | 1 | 0.900 | 0.300 | offset/position |", "| copy | 8 | 0.500 | 0.500 | induction |",
+			"| induction | 1 | 0.200 | 0.900 | induction |", "| induction | 8 | 0.900 | 0.300 | offset/position |")
+	}
+}
+
+// TestClaim6Boundary: a seed at exactly 99% has learned.
+func TestClaim6Boundary(t *testing.T) {
+	in := newInput()
+	for s := uint64(1); s <= 8; s++ {
+		label, acc := "induction", 1.0
+		if s == 1 {
+			label = analysis.NoClearPattern
+		}
+		if s == 8 {
+			acc = 0.99
+		}
+		if s == 7 {
+			acc = 0.989
+		}
+		fake(in, in.Plan.Induction, s, acc, head(0, 0, label, 1, nil))
+	}
+	if c := in.claim6(); !c.Agrees || !strings.HasPrefix(c.Measured, "6/7 = 85.7%") {
+		t.Errorf("claim 6: %v %q", c.Agrees, c.Measured)
+	}
+}
+
+// TestClaim7Boundary: a rise of exactly 10% of the run (50 of 500 steps)
+// is within, 51 steps not.
+func TestClaim7Boundary(t *testing.T) {
+	in := newInput()
+	for s := uint64(1); s <= 8; s++ {
+		ph := analysis.Phase{InductionFrom: 200, InductionTo: 250, AccuracyFrom: 210, AccuracyTo: 240, Together: true}
+		if s == 8 {
+			ph.InductionTo = 251
+		}
+		in.Dynamics = append(in.Dynamics, DynamicsSeed{Seed: s, Steps: 500, Phase: ph})
+	}
+	c := in.claim7()
+	if !c.Agrees || c.Measured != "7 of 8 seeds" || !strings.Contains(c.Differs, "in 7 of 8 seeds") {
+		t.Errorf("claim 7: %v %q %q", c.Agrees, c.Measured, c.Differs)
+	}
+	wantIn(t, "claim 7", strings.Join(c.Body, "\n"), "| 1 | 200-250 | 210-240 | yes | yes (10%) | yes |", "| 8 | 200-251 | 210-240 | yes | no (10%) | no |")
+}
+
+// TestClaims8To10Boundaries: half the heads removable is enough; exactly
+// 10 points on attractors (0.83 - 0.73) is enough, 9.99 not; exactly 20
+// points above chance is enough, 19.9 not; an untied seed without its
+// measurement is shown failed and left out of the mean.
+func TestClaims8To10Boundaries(t *testing.T) {
+	in := newInput()
+	p := in.Plan
+	chance := 0.0
+	if tk, err := tasks.New(p.Unseen.Task); err == nil {
+		chance = tk.Chance()
+	}
+	for s := uint64(1); s <= 8; s++ {
+		id := func(c train.Config) sweep.RunID { return sweep.RunID{Key: sweep.Key(c), Seed: s} }
+		g, att, tied, untied := 0.5, 0.83, chance+unseenAbove, 0.1
+		if s > 6 {
+			g, att, tied = 0.4375, 0.8299, chance+unseenAbove-0.001
+		}
+		in.Extras[id(p.Wide)] = &Extra{Prune: &inspect.PruneReport{Intact: 0.99, Orders: []inspect.OrderCurve{
+			{Order: inspect.OrderOneShot, RemovableFraction: 0.25}, {Order: inspect.OrderGreedy, RemovableFraction: g}, {Order: inspect.OrderRandom, RemovableFraction: 0.3125}}}}
+		fake(in, p.Agreement, s, 1)
+		in.Extras[id(p.Agreement)] = &Extra{AttractorIntact: &att, Syntax: []SyntaxHead{{Name: "L1H1", Argmax: 0.8, Baseline: 0.25, AttractorOff: 0.73}}}
+		fake(in, p.Unseen, s, 1)
+		fake(in, p.UnseenTied, s, 0.97)
+		if s != 8 {
+			in.Extras[id(p.Unseen)] = &Extra{Unseen: &untied}
+		}
+		in.Extras[id(p.UnseenTied)] = &Extra{Unseen: &tied}
+	}
+	c8 := in.claim8()
+	if !c8.Agrees || c8.Measured != "6 of 8 seeds" {
+		t.Errorf("claim 8: %v %q", c8.Agrees, c8.Measured)
+	}
+	wantIn(t, "claim 8", strings.Join(c8.Body, "\n"), "| 1 | 99.0% | 50% | 25% | 31% |", "| 8 | 99.0% | 44% | 25% | 31% |")
+	if c := in.claim9(); !c.Agrees || c.Measured != "6 of 8 seeds" {
+		t.Errorf("claim 9: %v %q", c.Agrees, c.Measured)
+	}
+	c10 := in.claim10()
+	if !c10.Agrees || !strings.HasPrefix(c10.Measured, "tied 6 of 8") || !strings.HasSuffix(c10.Measured, "untied mean 10.0%") {
+		t.Errorf("claim 10: %v %q", c10.Agrees, c10.Measured)
+	}
+	wantIn(t, "claim 10", strings.Join(c10.Body, "\n"), "| 1 | 100.0% | 10.0% | 97.0% | "+pc(chance+unseenAbove)+" | yes |", "| 8 | failed | failed | 97.0% |")
+	// 5 of 8 no longer agrees.
+	low := chance
+	in.Extras[sweep.RunID{Key: sweep.Key(p.UnseenTied), Seed: 1}] = &Extra{Unseen: &low}
+	if c := in.claim10(); c.Agrees {
+		t.Errorf("claim 10 with 5 seeds: %q", c.Measured)
+	}
+}
+
+// TestRegimeCellPublished: the published model's heads are a third
+// inside the circuit interval, a load-bearing head in at least half the
+// seeds and a sink in some.
+func TestRegimeCellPublished(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		circuit     sweep.Proportion
+		load, sinks float64
+		want        bool
+	}{
+		{"all three", sweep.NewProportion(1, 3), 0.5, 0.125, true},
+		{"load-bearing in fewer than half", sweep.NewProportion(1, 3), 0.4375, 0.125, false},
+		{"no sink", sweep.NewProportion(1, 3), 0.5, 0, false},
+		{"circuit in every seed", sweep.NewProportion(8, 8), 1, 1, false},
+	} {
+		if got := (RegimeCell{Circuit: c.circuit, LoadBearing: c.load, Sinks: c.sinks}).Published(); got != c.want {
+			t.Errorf("%s: %v", c.name, got)
+		}
+	}
+}
+
+// TestRegimeCellsAndClosest: a single head costing exactly 20 points
+// (1.0 - 0.8) is load-bearing; the distance adds its three terms; a cell
+// without runs has zero fractions; a tie names the first cell.
+func TestRegimeCellsAndClosest(t *testing.T) {
+	in := newInput()
+	in.Plan = NewPlan(8, 2, 1, true)
+	for _, i := range []int{0, 2} { // the default and d-model 64, alike
+		for s := uint64(1); s <= 8; s++ {
+			off := 0.8
+			if s > 6 {
+				off = 0.81
+			}
+			r := fake(in, in.Plan.Regime[i], s, 1, head(1, 0, "induction", off, nil))
+			r.Circuit = s <= 4
+			if s <= 2 {
+				r.Heads = append(r.Heads, head(1, 1, "attention-sink", 1, nil))
+			}
+		}
+	}
+	for s := uint64(1); s <= 8; s++ { // d-model 16: a circuit in 1 of 8, nothing load-bearing
+		r := fake(in, in.Plan.Regime[1], s, 1, head(1, 0, "induction", 0.9, nil))
+		r.Circuit = s == 1
+	}
+	cells := in.RegimeCells()
+	third := 1.0 / 3
+	for _, c := range []struct {
+		i                     int
+		seeds                 int
+		load, sinks, distance float64
+	}{
+		{0, 8, 0.75, 0.25, 0.5 - third + 0.25 + 0.75},
+		{1, 8, 0, 0, third - 0.125 + 1 + 1},
+		{3, 0, 0, 0, third + 1 + 1},
+	} {
+		got := cells[c.i]
+		if got.Seeds != c.seeds || got.LoadBearing != c.load || got.Sinks != c.sinks || math.Abs(got.Distance-c.distance) > 1e-12 {
+			t.Errorf("cell %d: %+v, want load %v sinks %v distance %v", c.i, got, c.load, c.sinks, c.distance)
+		}
+	}
+	if math.Abs(cells[0].SingleCost-0.2) > 1e-12 {
+		t.Errorf("median single-head cost %v", cells[0].SingleCost)
+	}
+	md, got := write(in.regimeSection)
+	wantIn(t, "regime", md, "(one costing at least 20 points)",
+		"| 32 | 0.003 | 32 | 2500 | 8 | 50.0% [21.5%, 78.5%] | 20.0 | 75.0% | 25.0% | 1.17 |",
+		"**Closest cell: d-model 32, lr 0.003, batch 32, 2500 steps** (distance 1.17)",
+		"nearest a third is the default itself", "commonest at the default itself",
+		"The published model's heads appear at the default itself, d-model 64.")
+	if len(got.rows) != 1 || got.rows[0][3] != "agrees" || strings.Contains(md, "No cell finished") {
+		t.Errorf("regime rows %q\n%s", got.rows, md)
+	}
+}
+
+// TestMeasuredOrder: the file lists extras by key, then seed.
+func TestMeasuredOrder(t *testing.T) {
+	p := NewPlan(8, 8, 1, false)
+	extras := map[sweep.RunID]*Extra{}
+	for _, c := range []train.Config{p.Wide, p.Agreement, p.Unseen} {
+		for s := uint64(1); s <= 8; s++ {
+			extras[sweep.RunID{Key: sweep.Key(c), Seed: s}] = &Extra{}
+		}
+	}
+	m := NewMeasured(p, extras, nil)
+	for i := 1; i < len(m.Extras); i++ {
+		a, b := m.Extras[i-1], m.Extras[i]
+		if a.Key > b.Key || a.Key == b.Key && a.Seed >= b.Seed {
+			t.Fatalf("extras %d and %d out of order: %+v %+v", i-1, i, a, b)
+		}
 	}
 }

@@ -213,7 +213,8 @@ func TestCircuitSection(t *testing.T) {
 		"![induction, 2 layers x 2 heads, d-model 32, positions on, causal on, 2500 steps of batch 32 at lr 0.003](findings/hist-induction_",
 		"| 1 | 100.0% | L1H0 | 50.0% | 50.0% | L0H0, L0H1 | 85.0% | 30.0% | yes |\n",
 		"| 3 | 50.0% | none | - | - | L0H0 | 45.0% | 45.0% | no |\n",
-		"\nOf the 3 circuit seeds, 1 would be missed by single-head ablations alone")
+		"switching off all induction heads together costs at least 20 points of held-out accuracy",
+		"\nOf the 3 circuit seeds, 1 would be missed by single-head ablations alone (no single head of one half costs 20 points")
 	wantRows(t, "3 of 8", got, [][4]string{{"seeds forming the circuit (of 8)", "roughly a third", "37.5% [13.7%, 69.4%]", "agrees"}})
 
 	// None of 32: a third lies above the interval.
@@ -345,4 +346,25 @@ func TestMethod(t *testing.T) {
 		"- The runs are in `out/findings/findings.db`",
 		"| "+sweep.ConfigName(in.Plan.Induction)+" | 8 | 0 | 2.5 |\n",
 		"| "+sweep.ConfigName(in.Plan.RevNone)+" | 6 | 2 | 10.0 |\n")
+}
+
+// TestMissedBySingle: a circuit half whose single head costs exactly 20
+// points (1.0 - 0.8) is found by single-head ablations; 19 points is not.
+func TestMissedBySingle(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	for _, c := range []struct {
+		name string
+		s    sweep.SeedAblation
+		want bool
+	}{
+		{"both halves at exactly 20 points", sweep.SeedAblation{Circuit: true, Accuracy: 1, InductionSingle: f(0.8), PrevSingle: f(0.8)}, false},
+		{"induction at 19", sweep.SeedAblation{Circuit: true, Accuracy: 1, InductionSingle: f(0.81), PrevSingle: f(0.5)}, true},
+		{"previous-token at 19", sweep.SeedAblation{Circuit: true, Accuracy: 1, InductionSingle: f(0.5), PrevSingle: f(0.81)}, true},
+		{"no circuit", sweep.SeedAblation{Accuracy: 1, InductionSingle: f(0.9), PrevSingle: f(0.9)}, false},
+		{"no single measured", sweep.SeedAblation{Circuit: true, Accuracy: 1}, false},
+	} {
+		if got := missedBySingle(c.s); got != c.want {
+			t.Errorf("%s: %v", c.name, got)
+		}
+	}
 }

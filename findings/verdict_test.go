@@ -38,6 +38,8 @@ func TestVerdictRules(t *testing.T) {
 		{[]float64{nan, nan}, 0.5, false},       // no finished seed
 		{nil, 0.5, false},                       // no seed
 		{[]float64{0.2, 0.2, 0.2}, 0.31, false}, // 11 points
+		{nil, 0.05, false},                      // no seed, a published mean near 0
+		{[]float64{nan}, 0.05, false},
 	}
 	for _, c := range mean {
 		if got := agreesMean(c.vals, c.p); got != c.want {
@@ -54,7 +56,8 @@ func TestVerdictRules(t *testing.T) {
 		{sweep.Proportion{Count: 1, Of: 3, Low: 0.1, High: third}, true}, // on the high end
 		{sweep.Proportion{Count: 9, Of: 10, Low: 0.34, High: 0.99}, false},
 		{sweep.Proportion{Count: 0, Of: 10, Low: 0, High: 0.33}, false},
-		{sweep.Proportion{}, false}, // no seeds
+		{sweep.Proportion{}, false},        // no seeds
+		{sweep.NewProportion(0, 0), false}, // no seeds: the interval is 0 to 1
 	}
 	for _, c := range circuit {
 		if got := circuitAgrees(c.cp); got != c.want {
@@ -95,6 +98,30 @@ func TestVerdictRules(t *testing.T) {
 	for _, c := range mask {
 		if got := maskMatters(c.with, c.without); got != c.want {
 			t.Errorf("maskMatters(%v, %v) = %v", c.with, c.without, got)
+		}
+	}
+}
+
+// TestThresholdComparisons: a rule with a threshold is inclusive to
+// within slack, whatever the rounding, and a hair past slack is past it.
+// Variables, not constants: Go folds constant arithmetic exactly.
+func TestThresholdComparisons(t *testing.T) {
+	one, eight, twenty, p85, p80, five := 1.0, 0.8, 0.2, 0.85, 0.80, 0.05
+	for _, c := range []struct {
+		name      string
+		got, want bool
+	}{
+		{"atLeast at the threshold less slack", atLeast(twenty-slack, twenty), true},
+		{"atLeast at twice the slack below", atLeast(twenty-2*slack, twenty), false},
+		{"atLeast 1.0-0.8 against 0.2", atLeast(one-eight, twenty), true},
+		{"atLeast above", atLeast(0.3, twenty), true},
+		{"atMost at the threshold plus slack", atMost(five+slack, five), true},
+		{"atMost at twice the slack above", atMost(five+2*slack, five), false},
+		{"atMost 0.85-0.80 against 0.05", atMost(p85-p80, five), true},
+		{"atMost below", atMost(0.01, five), true},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %v", c.name, c.got)
 		}
 	}
 }
