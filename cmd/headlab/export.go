@@ -39,6 +39,13 @@ file carries headlab's config, the task's vocabulary and the revision.`,
 			if err != nil {
 				return err
 			}
+			outs := []output{fileOut("out", out)}
+			if f == interop.TransformerLens && out != atomicfile.Stdio {
+				outs = append(outs, fileOut("out", interop.TLConfigPath(out)))
+			}
+			if err := checkOutputs(outs...); err != nil {
+				return err
+			}
 			m, _, err := train.Load(runDir)
 			if err != nil {
 				return usageError{err}

@@ -32,6 +32,9 @@ conflict, or an input or OUT that is not a headlab sweep database, exits 2.`,
 			if len(ins) == 0 {
 				return usagef("name at least one database to merge into %s", out)
 			}
+			if err := checkOutputs(fileOut("db", out)); err != nil {
+				return err
+			}
 			for _, in := range ins {
 				// A missing input is a typo, not a conflict: exit 2.
 				if _, err := os.Stat(in); err != nil {

@@ -68,6 +68,11 @@ func TestOutputPathsRefusedBeforeWork(t *testing.T) {
 	pics := filepath.Join(dir, "pics.png")
 	os.Mkdir(pics, 0o755)
 	missing := filepath.Join(dir, "missing", "x.png")
+	// export writes FILE.json beside a TransformerLens FILE.safetensors.
+	weights := filepath.Join(dir, "w.safetensors")
+	os.Mkdir(filepath.Join(dir, "w.json"), 0o755)
+	dumpDir := filepath.Join(dir, "d.safetensors")
+	os.Mkdir(dumpDir, 0o755)
 	cases := []struct {
 		args []string
 		want string
@@ -87,6 +92,11 @@ func TestOutputPathsRefusedBeforeWork(t *testing.T) {
 		{[]string{"reproduce", "--out", file}, "--out"},
 		{[]string{"view", "--screenshot", sub}, "--screenshot"},
 		{[]string{"bench", "--profile", sub}, "--profile"},
+		{[]string{"export", "--run", sub, "--out", dumpDir}, "--out " + dumpDir + ": is a directory"},
+		{[]string{"export", "--run", sub, "--out", weights}, "--out " + filepath.Join(dir, "w.json") + ": is a directory"},
+		{[]string{"export", "--run", sub, "--out", strings.Replace(missing, ".png", ".npz", 1)}, "does not exist"},
+		{[]string{"dump", "--run", sub, "--out", dumpDir}, "--out " + dumpDir + ": is a directory"},
+		{[]string{"merge", "--db", sub, file}, "--db " + sub + ": is a directory"},
 		{[]string{"bench", "--vs-pytorch", "--rounds", "0", "--profile", filepath.Join(dir, "p.prof")}, "--rounds"},
 	}
 	for _, c := range cases {
