@@ -42,6 +42,8 @@ const (
 	attractorCost = 0.10
 	// Claim 10: unseen accuracy at least this far above chance.
 	unseenAbove = 0.20
+	// Claim 6: a seed with at least this accuracy has learned the task.
+	learnedAccuracy = 0.99
 )
 
 // claims fills the claims' configurations of p.
@@ -319,7 +321,7 @@ func (in *Input) claim2() Claim {
 	for _, r := range rs {
 		m := best(r, func(h inspect.Head) float64 { return cost(r, h) })
 		costs = append(costs, m)
-		ok = append(ok, m <= redundantCost+1e-12)
+		ok = append(ok, atMost(m, redundantCost))
 		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.1f | %s |", r.Config.Seed, pc(r.Accuracy), 100*m, yesNoWord(ok[len(ok)-1])))
 	}
 	k := countTrue(ok)
@@ -360,7 +362,7 @@ func (in *Input) claim3() Claim {
 		}
 		s := u.Scores["uniform"]
 		scores = append(scores, s)
-		holds := s >= pinnedUniform && cost(r, *u)-other >= usedMargin
+		holds := atLeast(s, pinnedUniform) && atLeast(cost(r, *u)-other, usedMargin)
 		ok = append(ok, holds)
 		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.3f | %.1f | %.1f | %s |", r.Config.Seed, u.Name, s, 100*cost(r, *u), 100*other, yesNoWord(holds)))
 	}
@@ -414,7 +416,7 @@ func (in *Input) claim4() Claim {
 	sort.Strings(ws)
 	c.Body = append(c.Body, "", fmt.Sprintf("%d sink heads (%s); median cost %.2f points (max %.1f); the other %d heads' median cost %.2f points.",
 		len(sink), strings.Join(ws, "; "), 100*ss.Median, 100*ss.Max, len(other), 100*so.Median))
-	c.Agrees = ss.Median <= sinkCost && ss.Median < so.Median
+	c.Agrees = atMost(ss.Median, sinkCost) && ss.Median < so.Median
 	c.Measured = fmt.Sprintf("%d sinks, median cost %.2f vs %.2f points", len(sink), 100*ss.Median, 100*so.Median)
 	c.Differs = fmt.Sprintf("Claim 4 (sinks): %d sink heads with median cost %.2f points against %.2f for the other heads; the rule asks at most 1 and below the others'.", len(sink), 100*ss.Median, 100*so.Median)
 	return c
@@ -462,7 +464,7 @@ func (in *Input) claim6() Claim {
 	learned, readable := 0, 0
 	var unread []string
 	for _, r := range rs {
-		if r.Accuracy < 0.99 {
+		if !atLeast(r.Accuracy, learnedAccuracy) {
 			continue
 		}
 		learned++
@@ -490,10 +492,10 @@ func (in *Input) claim7() Claim {
 	for _, d := range in.Dynamics {
 		ph := d.Phase
 		span := float64(max(ph.InductionTo-ph.InductionFrom, ph.AccuracyTo-ph.AccuracyFrom)) / float64(max(d.Steps, 1))
-		holds := ph.Together && span <= riseSpan
+		holds := ph.Together && atMost(span, riseSpan)
 		ok = append(ok, holds)
 		c.Body = append(c.Body, fmt.Sprintf("| %d | %d-%d | %d-%d | %s | %s (%.0f%%) | %s |", d.Seed, ph.InductionFrom, ph.InductionTo, ph.AccuracyFrom, ph.AccuracyTo,
-			yesNoWord(ph.Together), yesNoWord(span <= riseSpan), 100*span, yesNoWord(holds)))
+			yesNoWord(ph.Together), yesNoWord(atMost(span, riseSpan)), 100*span, yesNoWord(holds)))
 	}
 	k := countTrue(ok)
 	c.Agrees = len(ok) > 0 && k >= need(len(ok), 7)
@@ -521,7 +523,7 @@ func (in *Input) claim8() Claim {
 			return math.NaN()
 		}
 		g := frac(inspect.OrderGreedy)
-		ok = append(ok, g >= prunable)
+		ok = append(ok, atLeast(g, prunable))
 		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.0f%% | %.0f%% | %.0f%% |", s, pc(pr.Intact), 100*g, 100*frac(inspect.OrderOneShot), 100*frac(inspect.OrderRandom)))
 	}
 	k := countTrue(ok)
@@ -547,7 +549,7 @@ func (in *Input) claim9() Claim {
 		var hs []string
 		for _, h := range x.Syntax {
 			hs = append(hs, fmt.Sprintf("%s %.2f / %.2f / %s", h.Name, h.Argmax, h.Baseline, pc(h.AttractorOff)))
-			holds = holds || *x.AttractorIntact-h.AttractorOff >= attractorCost
+			holds = holds || atLeast(*x.AttractorIntact-h.AttractorOff, attractorCost)
 		}
 		ok = append(ok, holds)
 		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %s | %s | %s |", s, pc(r.Accuracy), pc(*x.AttractorIntact), headsOrNone(hs), yesNoWord(holds)))
@@ -577,7 +579,7 @@ func (in *Input) claim10() Claim {
 		if tx == nil || tx.Unseen == nil || tr == nil {
 			continue
 		}
-		holds := *tx.Unseen >= chance+unseenAbove
+		holds := atLeast(*tx.Unseen-chance, unseenAbove)
 		ok = append(ok, holds)
 		tied = append(tied, *tx.Unseen)
 		uAcc, uUnseen := math.NaN(), math.NaN()
@@ -615,7 +617,7 @@ type RegimeCell struct {
 // inside its circuit interval, a load-bearing single head in most seeds,
 // a sink in some.
 func (c RegimeCell) Published() bool {
-	return c.Circuit.Low <= pubCircuit && pubCircuit <= c.Circuit.High && c.LoadBearing >= 0.5 && c.Sinks > 0
+	return circuitAgrees(c.Circuit) && atLeast(c.LoadBearing, 0.5) && c.Sinks > 0
 }
 
 // RegimeCells evaluates the regime grid.
@@ -632,7 +634,7 @@ func (in *Input) RegimeCells() []RegimeCell {
 			if r.Circuit {
 				circ++
 			}
-			if m >= analysis.CircuitDrop {
+			if analysis.DropsEnough(m) {
 				load++
 			}
 			if hasLabel(r, "attention-sink") {

@@ -41,39 +41,44 @@ const (
 // fractions of 1,000 examples, and 0.85-0.80 is 0.05000000000000004.
 const slack = 1e-9
 
+// atLeast and atMost are the inclusive comparisons of every rule, to
+// within slack.
+func atLeast(x, bound float64) bool { return x >= bound-slack }
+func atMost(x, bound float64) bool  { return x <= bound+slack }
+
 // The verdict rules, one function each (TestVerdictRules holds them to
 // their boundaries).
 
 // agreesSingle: one run agrees with a published number within tolSingle.
 func agreesSingle(measured, published float64) bool {
-	return math.Abs(measured-published) <= tolSingle+slack
+	return atMost(math.Abs(measured-published), tolSingle)
 }
 
 // agreesMean: the mean of the finished seeds agrees with a published
 // mean within tolMean; no finished seed never agrees.
 func agreesMean(vals []float64, published float64) bool {
 	ok := okOnly(vals)
-	return len(ok) > 0 && math.Abs(sweep.Describe(ok).Mean-published) <= tolMean+slack
+	return len(ok) > 0 && atMost(math.Abs(sweep.Describe(ok).Mean-published), tolMean)
 }
 
 // circuitAgrees: the published fraction lies inside the circuit
 // fraction's 95% Wilson interval.
 func circuitAgrees(cp sweep.Proportion) bool {
-	return cp.Of > 0 && cp.Low <= pubCircuit+slack && pubCircuit <= cp.High+slack
+	return cp.Of > 0 && atMost(cp.Low, pubCircuit) && atMost(pubCircuit, cp.High)
 }
 
 // needsTwoLayers: every one-layer seed stays at least layersGap below
 // the two-layer median.
 func needsTwoLayers(one, two []float64) bool {
 	o, t := okOnly(one), okOnly(two)
-	return len(o) > 0 && len(t) > 0 && sweep.Describe(t).Median-sweep.Describe(o).Max >= layersGap-slack
+	return len(o) > 0 && len(t) > 0 && atLeast(sweep.Describe(t).Median-sweep.Describe(o).Max, layersGap)
 }
 
 // maskMatters: removing the causal mask too costs the mean at least
 // positionGap.
 func maskMatters(withMask, noMask []float64) bool {
 	w, n := okOnly(withMask), okOnly(noMask)
-	return len(w) > 0 && len(n) > 0 && sweep.Describe(w).Mean-sweep.Describe(n).Mean >= positionGap-slack
+	return len(w) > 0 && len(n) > 0 && atLeast(sweep.Describe(w).Mean-sweep.Describe(n).Mean, positionGap)
 }
 
 // Plan is the configurations reproduce trains.

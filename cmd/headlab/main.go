@@ -131,6 +131,7 @@ func exitCode(err error, msg string) int {
 
 func main() {
 	code := 1
+	exitOnSignal(os.Stderr)
 	// GLFW's window and event calls must run on the main OS thread (macOS
 	// demands it): glctx serves them there while the command runs on
 	// another goroutine.

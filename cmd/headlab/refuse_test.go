@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -254,5 +255,39 @@ func TestGLSaysItCannotCheckMemory(t *testing.T) {
 	d.Close()
 	if said := strings.Contains(errs, "reports no memory size"); said == known {
 		t.Fatalf("driver tells its memory: %v; stderr %q", known, errs)
+	}
+}
+
+// TestSignalsExit130: SIGINT and SIGTERM end a command that does not
+// stop gracefully (train, here mid-training) with exit 130 and one
+// line, as the exit table says; SIGTERM's default would be 143.
+func TestSignalsExit130(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSweepHelperProcess$", "--",
+			"train", "--task", "majority", "--steps", "1000000", "--progress-every", "10")
+		cmd.Env = append(os.Environ(), "HEADLAB_HELPER=1")
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stdout = io.Discard
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// A process the signal did not end is killed, and the test fails.
+		defer time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() }).Stop()
+		// The first progress line says training has started.
+		buf := make([]byte, 4096)
+		n, _ := stderr.Read(buf)
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		rest, _ := io.ReadAll(stderr)
+		cmd.Wait()
+		lines := strings.Split(strings.TrimSpace(string(buf[:n])+string(rest)), "\n")
+		last := lines[len(lines)-1]
+		if code := cmd.ProcessState.ExitCode(); code != 130 || !strings.HasPrefix(last, "headlab: stopped by SIG") || strings.HasPrefix(lines[0], "headlab") {
+			t.Errorf("%v: exit %d, stderr %q; want 130 and one line after the progress", sig, code, lines)
+		}
 	}
 }
