@@ -46,5 +46,11 @@ func FormsCircuit(heads []HeadScore, intact float64, inductionOff, previousToken
 // comparison is inclusive, whatever the rounding: 1.0-0.8 is
 // 0.19999999999999996.
 func loadBearing(intact float64, off *float64) bool {
-	return off != nil && intact-*off >= CircuitDrop-1e-9
+	return off != nil && DropsEnough(intact-*off)
 }
+
+// DropsEnough reports whether a fall in held-out accuracy (intact minus
+// with heads off) reaches CircuitDrop: the one comparison of the circuit
+// rule and of everything that speaks of a load-bearing head, inclusive
+// whatever the rounding.
+func DropsEnough(drop float64) bool { return drop >= CircuitDrop-1e-9 }

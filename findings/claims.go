@@ -42,6 +42,8 @@ const (
 	attractorCost = 0.10
 	// Claim 10: unseen accuracy at least this far above chance.
 	unseenAbove = 0.20
+	// Claim 6: a seed with at least this accuracy has learned the task.
+	learnedAccuracy = 0.99
 )
 
 // claims fills the claims' configurations of p.
@@ -460,7 +462,7 @@ func (in *Input) claim6() Claim {
 	learned, readable := 0, 0
 	var unread []string
 	for _, r := range rs {
-		if r.Accuracy < 0.99 {
+		if !atLeast(r.Accuracy, learnedAccuracy) {
 			continue
 		}
 		learned++
@@ -610,7 +612,7 @@ type RegimeCell struct {
 // inside its circuit interval, a load-bearing single head in most seeds,
 // a sink in some.
 func (c RegimeCell) Published() bool {
-	return circuitAgrees(c.Circuit) && c.LoadBearing >= 0.5 && c.Sinks > 0
+	return circuitAgrees(c.Circuit) && atLeast(c.LoadBearing, 0.5) && c.Sinks > 0
 }
 
 // RegimeCells evaluates the regime grid.
@@ -627,7 +629,7 @@ func (in *Input) RegimeCells() []RegimeCell {
 			if r.Circuit {
 				circ++
 			}
-			if atLeast(m, analysis.CircuitDrop) {
+			if analysis.DropsEnough(m) {
 				load++
 			}
 			if hasLabel(r, "attention-sink") {

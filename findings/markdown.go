@@ -253,8 +253,8 @@ func (in *Input) circuitSection(b *strings.Builder, t *tally) {
 // harmful single head costs less than analysis.CircuitDrop, so that
 // single-head ablations alone would not find its circuit.
 func missedBySingle(s sweep.SeedAblation) bool {
-	return s.Circuit && (s.InductionSingle != nil && !atLeast(s.Accuracy-*s.InductionSingle, analysis.CircuitDrop) ||
-		s.PrevSingle != nil && !atLeast(s.Accuracy-*s.PrevSingle, analysis.CircuitDrop))
+	return s.Circuit && (s.InductionSingle != nil && !analysis.DropsEnough(s.Accuracy-*s.InductionSingle) ||
+		s.PrevSingle != nil && !analysis.DropsEnough(s.Accuracy-*s.PrevSingle))
 }
 
 // layersSection writes section 4: one-layer against two-layer induction

@@ -185,10 +185,12 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 	if err != nil {
 		return nil, err
 	}
-	e = &executor{d: d, S: S, mem: kernels.Arena{Dev: d, S: S}}
+	ex := &executor{d: d, S: S, mem: kernels.Arena{Dev: d, S: S}}
+	e = ex
+	// A failure frees what was made (e itself is nil by then).
 	defer func() {
 		if err != nil {
-			e.close()
+			ex.close()
 		}
 	}()
 	// Memory plan: a node's tensor returns to a free list (by length)

@@ -311,10 +311,12 @@ func Build(p *Block, batch int, train bool) (n *Net, err error) {
 		return nil, fmt.Errorf("batch must be positive, got %d", batch)
 	}
 	S, d := p.S, p.Dev
-	n = &Net{Config: c, Batch: batch, Seeds: S, dev: d, block: p}
+	net := &Net{Config: c, Batch: batch, Seeds: S, dev: d, block: p}
+	n = net
+	// A failure frees what was made (n itself is nil by then).
 	defer func() {
 		if err != nil {
-			n.Close()
+			net.Close()
 		}
 	}()
 	g := G.NewGraph()

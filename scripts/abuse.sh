@@ -43,7 +43,40 @@ printf 'just text\n' >"$fx/text"
 head -c 4096 /dev/urandom >"$fx/random"
 echo '{"causal": true, "tokens": [[1,2]], "attention": [[[[1]]]]}' >"$fx/att-shape.json"
 echo '{"causal": true, "tokens": [[0,1]], "attention": [[[[1,0],[NaN,1]]]]}' >"$fx/att-nan.json"
-mkdir -p "$fx/notempty" "$play/dir"
+# Databases that are not headlab's (python3's sqlite3: setup.sh installs
+# python3), a headlab one that conflicts with s.db, and a checkpoint whose
+# config.json asks for the largest model, its weights file a sparse one
+# of the right size (refused from the memory loading it would take).
+python3 - "$fx" <<'PY' || { echo "abuse.sh: making the database fixtures failed" >&2; exit 1; }
+import shutil, sqlite3, sys
+fx = sys.argv[1]
+def make(name, *sql):
+    c = sqlite3.connect(f"{fx}/{name}")
+    for q in sql:
+        c.execute(q)
+    c.commit()
+    c.close()
+make("foreign.db", "CREATE TABLE people (name TEXT)", "INSERT INTO people VALUES ('a')")
+make("otherruns.db", "CREATE TABLE runs (id INTEGER, x TEXT)", "INSERT INTO runs VALUES (1, 'a')")
+make("newer.db", "PRAGMA user_version = 999", "CREATE TABLE runs (id INTEGER)")
+shutil.copy(f"{fx}/s.db", f"{fx}/conflict.db")
+make("conflict.db", "UPDATE runs SET accuracy = accuracy + 0.1 WHERE seed = 1")
+shutil.copy(f"{fx}/s.db", f"{fx}/extra.db")
+make("extra.db", "CREATE TABLE notes (x TEXT)")
+PY
+cp -r "$fx/ckpt" "$fx/toobig"
+python3 - "$fx/toobig" <<'PY' || { echo "abuse.sh: making the toobig fixture failed" >&2; exit 1; }
+import json, sys
+d = sys.argv[1]
+c = json.load(open(f"{d}/config.json"))
+for k in ("train", "model"):
+    c[k].update(layers=64, heads=64, d_model=4096, d_ff=16384)
+c.pop("result", None)
+json.dump(c, open(f"{d}/config.json", "w"))
+PY
+# 12,888,481,424 parameters of 4 bytes, their 8-byte length and a header.
+truncate -s 51554000000 "$fx/toobig/model.safetensors"
+mkdir -p "$fx/notempty" "$play/dir" "$play/dir.safetensors" "$play/w.json"
 echo mine >"$fx/notempty/notes.txt"
 echo keep >"$play/file"
 
@@ -144,6 +177,9 @@ expect 2 heads --run "$fx/badcfg"
 expect 2 heads --run "$fx/truncated"
 expect 2 heads --run "$fx/noweights"
 expect 2 heads --run "$fx/huge"
+expect 2 heads --run "$fx/toobig"
+expect 2 prune --run "$fx/toobig"
+expect 2 export --run "$fx/toobig" --out e.safetensors
 expect 2 heads --run "$fx/notempty"
 expect 2 heads --run "$fx/ckpt" --ablate L9H9
 expect 2 heads --run "$fx/ckpt" --ablate garbage
@@ -180,6 +216,27 @@ expect 2 prune --run "$fx/ckpt" --examples 1001
 expect 2 prune --run "$fx/ckpt" --random-orders 0
 expect 2 prune --run "$fx/truncated"
 expect 2 prune --run "$fx/ckpt" --png dir
+
+# export and dump.
+expect 2 export
+expect 2 export --run "$fx/ckpt"
+expect 2 export --run missing --out e.safetensors
+expect 2 export --run "$fx/truncated" --out e.safetensors
+expect 2 export --run "$fx/ckpt" --out e.txt
+expect 2 export --run "$fx/ckpt" --out e.safetensors --format keras
+expect 2 export --run "$fx/ckpt" --out dir.safetensors
+expect 2 export --run "$fx/ckpt" --out w.safetensors
+expect 2 export --run "$fx/ckpt" --out missing/e.npz
+expect 2 dump
+expect 2 dump --run "$fx/ckpt" --out d.txt
+expect 2 dump --run "$fx/ckpt" --out d.json --format csv
+expect 2 dump --run "$fx/ckpt" --out d.json --examples 0
+expect 2 dump --run "$fx/ckpt" --out d.json --examples 1001
+expect 2 dump --run "$fx/ckpt" --out d.json --ablate L7H7
+expect 2 dump --run "$fx/ckpt" --out dir.safetensors
+expect 2 dump --run "$fx/noweights" --out d.json
+expect 2 completion klingon
+expect 2 version extra
 
 # sweep: seeds, grids, shards, workers, the database path.
 expect 2 sweep "${small[@]}"
@@ -218,6 +275,23 @@ expect 2 report --db dir
 expect 2 merge
 expect 2 merge --db out.db
 expect 2 merge --db out.db missing.db
+# Files that are not headlab databases, as OUT and as inputs: refused,
+# byte for byte untouched, no OUT made.
+for db in foreign otherruns newer extra; do
+  expect 2 sweep "${small[@]}" --db "$fx/$db.db"
+  expect 2 report --db "$fx/$db.db"
+  expect 2 report --db "$fx/s.db" --against "$fx/$db.db"
+  expect 2 merge --db "$fx/$db.db" "$fx/s.db"
+  expect 2 merge --db out.db "$fx/$db.db"
+done
+expect 2 sweep "${small[@]}" --db "$fx/text"
+expect 2 report --db "$fx/text"
+expect 2 report --db "$fx/empty"
+expect 2 merge --db out.db "$fx/empty"
+expect 2 merge --db out.db "$fx/text"
+expect 2 merge --db "$fx/text" "$fx/s.db"
+expect 2 merge --db out.db "$fx/s.db" "$fx/conflict.db"
+expect 2 merge --db dir "$fx/s.db"
 
 # reproduce, view, bench.
 expect 2 reproduce --seeds 0
@@ -269,19 +343,35 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
   run_nobody 2 heads --run "$fx/ckpt" --dump-attention ro.json
   run_nobody 2 sweep "${small[@]}" --db ro.db
   run_nobody 2 report --db "$fx/s.db" --png ro-hist
+  run_nobody 2 report --db "$fx/s.db" --csv ro-csv
+  run_nobody 2 export --run "$fx/ckpt" --out ro.safetensors
+  run_nobody 2 dump --run "$fx/ckpt" --out ro.json
+  run_nobody 2 merge --db ro-merged.db "$fx/s.db"
+  run_nobody 2 bench --profile ro.prof
+  run_nobody 2 curves --run "$fx/ckpt" --png ro-curves.png
+  run_nobody 2 reproduce --out ro-findings
 fi
 
-# An interrupted run exits 130 (the shell's 128 + SIGINT).
-(cd "$play" && exec "$bin" train --task induction --steps 1000000 --quiet) &
-pid=$!
-sleep 1
-kill -INT "$pid"
-wait "$pid"
-got=$?
-if [ "$got" = 130 ]; then pass=$((pass + 1)); else
-  fail=$((fail + 1))
-  echo "FAIL interrupted train: exit $got, want 130" >&2
-fi
+# An interrupted run exits 130, after SIGINT (the shell's 128 + SIGINT)
+# and after SIGTERM alike. (set -m: a background job of a script would
+# otherwise start with SIGINT ignored.)
+set -m
+for sig in INT TERM; do
+  for cmd in "train --task induction --steps 1000000 --quiet" "sweep --task majority --seeds 1-50 --steps 300 --workers 1 --db int.db"; do
+    (cd "$play" && exec "$bin" $cmd 2>/dev/null) &
+    pid=$!
+    sleep 1
+    kill -"$sig" "$pid"
+    wait "$pid"
+    got=$?
+    if [ "$got" = 130 ]; then pass=$((pass + 1)); else
+      fail=$((fail + 1))
+      echo "FAIL $cmd after SIG$sig: exit $got, want 130" >&2
+    fi
+    rm -f "$play/int.db"
+  done
+done
+set +m
 
 echo "abuse.sh: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -27,10 +27,12 @@ type adam struct {
 
 func newAdam(dev kernels.Device, n int, lrs []float64) (a *adam, err error) {
 	S := len(lrs)
-	a = &adam{dev: dev, S: S, n: n, mem: kernels.Arena{Dev: dev, S: S}}
+	opt := &adam{dev: dev, S: S, n: n, mem: kernels.Arena{Dev: dev, S: S}}
+	a = opt
+	// A failure frees what was made (a itself is nil by then).
 	defer func() {
 		if err != nil {
-			a.free()
+			opt.free()
 		}
 	}()
 	alloc := a.mem.Dense

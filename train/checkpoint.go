@@ -15,6 +15,7 @@ import (
 
 	"headlab/graph"
 	"headlab/internal/atomicfile"
+	"headlab/internal/memlimit"
 	"headlab/tasks"
 )
 
@@ -23,6 +24,9 @@ const (
 	ConfigFile  = "config.json"
 	WeightsFile = "model.safetensors"
 )
+
+// memLimit is what this process may use; tests replace it.
+var memLimit = memlimit.Read
 
 // checkpointFormat versions config.json.
 const checkpointFormat = 1
@@ -141,6 +145,13 @@ func Load(dir string) (*Model, *Result, error) {
 	if lo, hi := weightsSize(cf.Model, count); fi.Size() < lo || fi.Size() > hi || !fi.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("corrupt checkpoint in %s: %s is %d bytes, the model of %s holds %d parameters (%d to %d bytes)",
 			dir, WeightsFile, fi.Size(), ConfigFile, count, lo, hi)
+	}
+	// Reading holds the file and the decoded weights at once: a config
+	// that asks for a model this process cannot hold is refused before
+	// anything is read (the Go runtime would die of it).
+	if need, lim := fi.Size()+4*int64(count), memLimit(); lim.Known() && need > lim.Bytes {
+		return nil, nil, fmt.Errorf("checkpoint in %s: loading its %d parameters needs about %s, more than the %s this process may use (%s)",
+			dir, count, memlimit.GiB(need), memlimit.GiB(lim.Bytes), lim.What)
 	}
 	weights, err := os.ReadFile(path)
 	if err != nil {

@@ -59,10 +59,12 @@ func NewGroup(cs []Config, dev kernels.Device) (g *Group, err error) {
 	}
 	t, _ := tasks.New(cs[0].Task)
 	shape := cs[0].Model(t)
-	g = &Group{dev: dev, sampled: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	grp := &Group{dev: dev, sampled: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	g = grp
+	// A failure frees what was made (g itself is nil by then).
 	defer func() {
 		if err != nil {
-			g.Close()
+			grp.Close()
 		}
 	}()
 	var ws []*graph.Weights

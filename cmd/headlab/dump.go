@@ -39,6 +39,9 @@ The format follows FILE's extension (or --format): .safetensors, .npz, or
 			if err != nil {
 				return err
 			}
+			if err := checkOutputs(fileOut("out", out)); err != nil {
+				return err
+			}
 			if examples < 1 || examples > train.HeldOutExamples {
 				return usagef("--examples %d: want 1 to %d", examples, train.HeldOutExamples)
 			}

@@ -73,6 +73,13 @@ func rootCmd(e *env) *cobra.Command {
 	for _, c := range commands {
 		root.AddCommand(c(e))
 	}
+	// cobra's completion command prints its help, exit 0, for a shell it
+	// does not know: that is bad input.
+	root.InitDefaultCompletionCmd()
+	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
+		c.Args = cobra.NoArgs
+		c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	}
 	root.AddCommand(&cobra.Command{
 		Use:   "version",
 		Short: "Print headlab's module version and VCS revision",
@@ -131,6 +138,7 @@ func exitCode(err error, msg string) int {
 
 func main() {
 	code := 1
+	exitOnSignal(os.Stderr)
 	// GLFW's window and event calls must run on the main OS thread (macOS
 	// demands it): glctx serves them there while the command runs on
 	// another goroutine.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -68,6 +69,11 @@ func TestOutputPathsRefusedBeforeWork(t *testing.T) {
 	pics := filepath.Join(dir, "pics.png")
 	os.Mkdir(pics, 0o755)
 	missing := filepath.Join(dir, "missing", "x.png")
+	// export writes FILE.json beside a TransformerLens FILE.safetensors.
+	weights := filepath.Join(dir, "w.safetensors")
+	os.Mkdir(filepath.Join(dir, "w.json"), 0o755)
+	dumpDir := filepath.Join(dir, "d.safetensors")
+	os.Mkdir(dumpDir, 0o755)
 	cases := []struct {
 		args []string
 		want string
@@ -87,6 +93,11 @@ func TestOutputPathsRefusedBeforeWork(t *testing.T) {
 		{[]string{"reproduce", "--out", file}, "--out"},
 		{[]string{"view", "--screenshot", sub}, "--screenshot"},
 		{[]string{"bench", "--profile", sub}, "--profile"},
+		{[]string{"export", "--run", sub, "--out", dumpDir}, "--out " + dumpDir + ": is a directory"},
+		{[]string{"export", "--run", sub, "--out", weights}, "--out " + filepath.Join(dir, "w.json") + ": is a directory"},
+		{[]string{"export", "--run", sub, "--out", strings.Replace(missing, ".png", ".npz", 1)}, "does not exist"},
+		{[]string{"dump", "--run", sub, "--out", dumpDir}, "--out " + dumpDir + ": is a directory"},
+		{[]string{"merge", "--db", sub, file}, "--db " + sub + ": is a directory"},
 		{[]string{"bench", "--vs-pytorch", "--rounds", "0", "--profile", filepath.Join(dir, "p.prof")}, "--rounds"},
 	}
 	for _, c := range cases {
@@ -244,5 +255,39 @@ func TestGLSaysItCannotCheckMemory(t *testing.T) {
 	d.Close()
 	if said := strings.Contains(errs, "reports no memory size"); said == known {
 		t.Fatalf("driver tells its memory: %v; stderr %q", known, errs)
+	}
+}
+
+// TestSignalsExit130: SIGINT and SIGTERM end a command that does not
+// stop gracefully (train, here mid-training) with exit 130 and one
+// line, as the exit table says; SIGTERM's default would be 143.
+func TestSignalsExit130(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSweepHelperProcess$", "--",
+			"train", "--task", "majority", "--steps", "1000000", "--progress-every", "10")
+		cmd.Env = append(os.Environ(), "HEADLAB_HELPER=1")
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stdout = io.Discard
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// A process the signal did not end is killed, and the test fails.
+		defer time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() }).Stop()
+		// The first progress line says training has started.
+		buf := make([]byte, 4096)
+		n, _ := stderr.Read(buf)
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		rest, _ := io.ReadAll(stderr)
+		cmd.Wait()
+		lines := strings.Split(strings.TrimSpace(string(buf[:n])+string(rest)), "\n")
+		last := lines[len(lines)-1]
+		if code := cmd.ProcessState.ExitCode(); code != 130 || !strings.HasPrefix(last, "headlab: stopped by SIG") || strings.HasPrefix(lines[0], "headlab") {
+			t.Errorf("%v: exit %d, stderr %q; want 130 and one line after the progress", sig, code, lines)
+		}
 	}
 }

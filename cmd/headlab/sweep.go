@@ -241,6 +241,7 @@ func runSweep(stderr io.Writer, st *sweep.Store, pairs []sweep.Pair, run sweepRu
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	defer stopsGracefully()()
 	over := make(chan struct{})
 	defer close(over)
 	go func() {

@@ -32,6 +32,7 @@ func TestSweepHelperProcess(t *testing.T) {
 			argv = os.Args[i+1:]
 		}
 	}
+	exitOnSignal(os.Stderr)
 	os.Exit(run(argv, os.Stdout, os.Stderr))
 }
 

@@ -126,6 +126,7 @@ use xvfb-run on a machine without one.`,
 			sig := make(chan os.Signal, 1)
 			signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 			defer func() { signal.Stop(sig); close(sig) }()
+			defer stopsGracefully()()
 			var interrupted atomic.Bool
 			go func() {
 				if _, ok := <-sig; ok {

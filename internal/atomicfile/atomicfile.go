@@ -146,6 +146,7 @@ func replace(target, name string, write func(io.Writer) error) (err error) {
 		return fmt.Errorf("write %s: %v", name, err)
 	}
 	tmp := f.Name()
+	defer track(tmp)()
 	defer func() {
 		if err != nil {
 			f.Close()

@@ -172,3 +172,42 @@ func TestInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveTemporaries: what a process exiting on a signal calls. The
+// temporary file of a Write in progress and the temporary directory of a
+// ReplaceDir in progress are removed; the destinations keep what they
+// held.
+func TestRemoveTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	file, ckpt := filepath.Join(dir, "f.txt"), filepath.Join(dir, "run")
+	if err := os.WriteFile(file, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReplaceDir(ckpt, func(tmp string) error { return os.WriteFile(filepath.Join(tmp, "a"), []byte("old"), 0o644) }); err != nil {
+		t.Fatal(err)
+	}
+	Write(file, func(w io.Writer) error {
+		w.Write([]byte("half"))
+		RemoveTemporaries()
+		return nil
+	})
+	ReplaceDir(ckpt, func(tmp string) error {
+		os.WriteFile(filepath.Join(tmp, "a"), []byte("half"), 0o644)
+		RemoveTemporaries()
+		return nil
+	})
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 2 || names[0] != "f.txt" || names[1] != "run" {
+		t.Errorf("left %v, want only f.txt and run", names)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "old" {
+		t.Errorf("f.txt holds %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ckpt, "a")); string(b) != "old" {
+		t.Errorf("run/a holds %q", b)
+	}
+}

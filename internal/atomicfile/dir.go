@@ -42,6 +42,7 @@ func ReplaceDir(dir string, fill func(tmp string) error) (err error) {
 		return err
 	}
 	defer os.RemoveAll(tmp) // on success it holds the old contents
+	defer track(tmp)()
 	if err := fill(tmp); err != nil {
 		return err
 	}
