@@ -260,52 +260,22 @@ func TestGateGradients(t *testing.T) {
 func TestGroupIsBatchInvariant(t *testing.T) {
 	c := smallConfig(true, true)
 	const batch = 2
-	alone := func(seed uint64) (float32, []float32) {
-		net := build(t, c, InitWeights(c, seed), batch, true)
-		tok, tgt := randomBatch(c, batch, seed)
-		if err := net.SetInputs(0, tok, tgt); err != nil {
-			t.Fatal(err)
-		}
-		if err := net.Run(); err != nil {
-			t.Fatal(err)
-		}
-		return read(t, net.Losses)[0], read(t, func() ([]float32, error) { return net.read(net.Grads()) })
-	}
-	b, err := NewBlock(cpu.New(), c, 3)
-	if err != nil {
-		t.Fatal(err)
+	grads := func(net *Net) []float32 {
+		return read(t, func() ([]float32, error) { return net.read(net.Grads()) })
 	}
 	seeds := []uint64{5, 6, 7}
-	var ws []*Weights
-	for _, s := range seeds {
-		ws = append(ws, InitWeights(c, s))
-	}
-	if err := b.Upload(ws); err != nil {
-		t.Fatal(err)
-	}
-	net, err := Build(b, batch, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	net := group(t, c, seeds, batch, true)
+	losses, all := read(t, net.Losses), grads(net)
+	P := net.Block().P
 	for i, s := range seeds {
-		tok, tgt := randomBatch(c, batch, s)
-		if err := net.SetInputs(i, tok, tgt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := net.Run(); err != nil {
-		t.Fatal(err)
-	}
-	losses := read(t, net.Losses)
-	grads := read(t, func() ([]float32, error) { return net.read(net.Grads()) })
-	for i, s := range seeds {
-		l, g := alone(s)
+		alone := group(t, c, []uint64{s}, batch, true)
+		l, g := read(t, alone.Losses)[0], grads(alone)
 		if math.Float32bits(losses[i]) != math.Float32bits(l) {
 			t.Fatalf("model %d: loss %v in the group, %v alone", i, losses[i], l)
 		}
 		for j, v := range g {
-			if math.Float32bits(grads[i*b.P+j]) != math.Float32bits(v) {
-				t.Fatalf("model %d: gradient %d is %v in the group, %v alone", i, j, grads[i*b.P+j], v)
+			if math.Float32bits(all[i*P+j]) != math.Float32bits(v) {
+				t.Fatalf("model %d: gradient %d is %v in the group, %v alone", i, j, all[i*P+j], v)
 			}
 		}
 	}
