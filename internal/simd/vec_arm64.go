@@ -4,21 +4,3 @@ package simd
 
 // asmLanes: the elementwise and Adam kernels take whole Q registers.
 const asmLanes = 4
-
-//go:noescape
-func addKernel(n int, out, a, b *float32)
-
-//go:noescape
-func mulKernel(n int, out, a, b *float32)
-
-//go:noescape
-func addMulKernel(n int, out, a, b *float32)
-
-//go:noescape
-func lnKernel(rows, n int, x, gamma, beta, out, xh, inv *float32, eps float32)
-
-//go:noescape
-func lnGradKernel(rows, n int, out, gamma, dy, xh, inv *float32)
-
-//go:noescape
-func adamKernel(n int, w, grad, m, v *float32, p *AdamStep)
