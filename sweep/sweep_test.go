@@ -589,3 +589,56 @@ func TestTiedEmbeddingsRoundTrip(t *testing.T) {
 		t.Errorf("read back %+v", recs)
 	}
 }
+
+// TestClaimHoldsForItsLease: a pair one owner claims is busy to another
+// until the lease ends, renewing extends it, and releasing frees it at
+// once; the claim's expiry is its lease from now.
+func TestClaimHoldsForItsLease(t *testing.T) {
+	st, err := Create(filepath.Join(t.TempDir(), "c.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ps := Pairs([]train.Config{tiny("majority", 5)}, []uint64{1})
+	const a, b = "elsewhere:1:aa", "elsewhere:2:bb"
+	claim := func(owner string, lease time.Duration) (mine, busy int) {
+		t.Helper()
+		m, bs, _, err := st.claim(ps, owner, lease)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(m), len(bs)
+	}
+	const lease = 300 * time.Millisecond
+	before := time.Now()
+	if m, _ := claim(a, lease); m != 1 {
+		t.Fatal("a free pair was not claimed")
+	}
+	var until int64
+	if err := st.db.QueryRow("SELECT expires_at FROM claims WHERE owner = ?", a).Scan(&until); err != nil {
+		t.Fatal(err)
+	}
+	if lo, hi := before.Add(lease).UnixMilli(), time.Now().Add(lease).UnixMilli(); until < lo || until > hi {
+		t.Errorf("claim expires at %d, want its lease from now: %d to %d", until, lo, hi)
+	}
+	if _, busy := claim(b, lease); busy != 1 {
+		t.Fatal("another owner took a live claim")
+	}
+	if err := st.renew(a, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(lease + 100*time.Millisecond)
+	if _, busy := claim(b, lease); busy != 1 {
+		t.Fatal("a renewed claim lapsed at its first lease")
+	}
+	if err := st.release(a); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := claim(b, lease); m != 1 {
+		t.Fatal("a released pair was not claimed")
+	}
+	time.Sleep(lease + 100*time.Millisecond)
+	if m, _ := claim(a, lease); m != 1 {
+		t.Fatal("a lapsed claim was not taken over")
+	}
+}
