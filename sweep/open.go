@@ -52,12 +52,16 @@ func sniff(path string) (fresh, wal bool, err error) {
 		return false, false, refusef("database %s: %v", path, errors.Unwrap(err))
 	}
 	defer f.Close()
-	// The header is 100 bytes; byte 18 (the write version) is 2 in WAL mode.
+	// The header is 100 bytes; bytes 18 and 19 (the write and read
+	// versions) are 2 in WAL mode. SQLite takes a file as WAL when either
+	// is, so a file with only one of them set is treated as WAL here too:
+	// read any other way, it would make a log and shared memory beside it
+	// (and wait on recovering them).
 	hdr := make([]byte, 100)
 	if _, err := io.ReadFull(f, hdr); err != nil || !bytes.HasPrefix(hdr, []byte(sqliteMagic)) {
 		return false, false, refusef("%s is not a SQLite database", path)
 	}
-	return false, hdr[18] == 2, nil
+	return false, hdr[18] == 2 || hdr[19] == 2, nil
 }
 
 // uri is path as a SQLite URI with params: an absolute path, with the
