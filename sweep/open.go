@@ -22,7 +22,11 @@ type refusal struct{ msg string }
 func (r refusal) Error() string        { return r.msg }
 func (r refusal) Is(target error) bool { return target == ErrRefused }
 
-func refusef(format string, args ...any) error { return refusal{fmt.Sprintf(format, args...)} }
+// refusef makes a refusal, on one line: SQLite quotes a malformed
+// schema's text, newlines and all, in its errors.
+func refusef(format string, args ...any) error {
+	return refusal{strings.Join(strings.Fields(fmt.Sprintf(format, args...)), " ")}
+}
 
 // sqliteMagic opens every SQLite database file.
 const sqliteMagic = "SQLite format 3\x00"
