@@ -37,13 +37,12 @@ const (
 	positionGap = 0.20 // the mask's removal costs at least this much
 )
 
-// slack absorbs float rounding at a verdict's boundary: accuracies are
-// fractions of 1,000 examples, and 0.85-0.80 is 0.05000000000000004.
-const slack = 1e-9
+// slack absorbs float rounding at a verdict's boundary (0.85-0.80 is
+// 0.05000000000000004): analysis's, which its load-bearing rule uses.
+const slack = analysis.Slack
 
 // atLeast and atMost are the inclusive comparisons of every rule with a
-// threshold, whatever the rounding (the same slack as analysis's
-// load-bearing rule).
+// threshold, whatever the rounding.
 func atLeast(x, threshold float64) bool { return x >= threshold-slack }
 func atMost(x, threshold float64) bool  { return x <= threshold+slack }
 
