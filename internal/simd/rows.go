@@ -7,11 +7,12 @@ import "math"
 // head's [T, T] block). With causal, query i sees its first i+1 keys,
 // else all t; the rest of the row is masked. The portable loops here are
 // the oracle; the assembly kernels (rows_amd64.s: AVX-512,
-// rows_avx2_amd64.s: AVX2) do the same float32 operations on each visible
-// entry, so they give the same bits. Only a row's max is taken in another
-// order, as an integer max over keys that order floats as Go's max does
-// (-0 below +0), so it is the same max, zero signs included; a NaN in the
-// row makes it NaN on every path.
+// rows_avx2_amd64.s: AVX2, rows_arm64.s: NEON) do the same float32
+// operations on each visible entry, so they give the same bits. Only a
+// row's max is taken in another order, as a max that orders floats as
+// Go's max does (-0 below +0: an integer max over order keys on amd64,
+// FMAX on arm64), so it is the same max, zero signs included; a NaN in
+// the row makes it NaN on every path.
 
 // Visible is how many keys row r of a t-wide block sees: query r mod t
 // sees its first r mod t + 1 keys (causal), else all t. Masked keys are a
