@@ -18,11 +18,15 @@ import (
 // signal to it.
 var graceful atomic.Int32
 
-// stopsGracefully marks a command that handles signals itself until the
-// returned function is called.
-func stopsGracefully() func() {
+// stopsGracefully delivers SIGINT and SIGTERM to c, for a command that
+// handles them itself, until the returned function is called.
+func stopsGracefully(c chan<- os.Signal) func() {
+	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
 	graceful.Add(1)
-	return func() { graceful.Add(-1) }
+	return func() {
+		signal.Stop(c)
+		graceful.Add(-1)
+	}
 }
 
 // exitOnSignal ends any other command on SIGINT or SIGTERM at once with

@@ -6,9 +6,7 @@ import (
 	"image/png"
 	"io"
 	"os"
-	"os/signal"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -124,9 +122,8 @@ use xvfb-run on a machine without one.`,
 			defer v.Close()
 			// Ctrl-C in the terminal closes the window as Esc does.
 			sig := make(chan os.Signal, 1)
-			signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-			defer func() { signal.Stop(sig); close(sig) }()
-			defer stopsGracefully()()
+			defer close(sig)
+			defer stopsGracefully(sig)()
 			var interrupted atomic.Bool
 			go func() {
 				if _, ok := <-sig; ok {
