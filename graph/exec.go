@@ -151,7 +151,7 @@ func ops(g *G.ExprGraph, order G.Nodes) (map[*G.Node]*op, error) {
 // compile orders the nodes outputs depend on and gives each a tensor on d
 // for S models: bound ones (inputs, and outputs that must land in a given
 // place) are the Net's; the rest are planned.
-func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map[*G.Node]kernels.Tensor) (e *executor, err error) {
+func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map[*G.Node]kernels.Tensor) (_ *executor, err error) {
 	const (
 		visiting = 1
 		done     = 2
@@ -185,12 +185,11 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 	if err != nil {
 		return nil, err
 	}
-	ex := &executor{d: d, S: S, mem: kernels.Arena{Dev: d, S: S}}
-	e = ex
-	// A failure frees what was made (e itself is nil by then).
+	e := &executor{d: d, S: S, mem: kernels.Arena{Dev: d, S: S}}
+	// A failure frees what was made.
 	defer func() {
 		if err != nil {
-			ex.close()
+			e.close()
 		}
 	}()
 	// Memory plan: a node's tensor returns to a free list (by length)

@@ -305,18 +305,17 @@ type Net struct {
 // Build compiles the model for batch sequences per model on the models of
 // p. With train set it also builds the gradients of the loss for every
 // parameter and every head gate.
-func Build(p *Block, batch int, train bool) (n *Net, err error) {
+func Build(p *Block, batch int, train bool) (_ *Net, err error) {
 	c := p.Config
 	if batch <= 0 {
 		return nil, fmt.Errorf("batch must be positive, got %d", batch)
 	}
 	S, d := p.S, p.Dev
-	net := &Net{Config: c, Batch: batch, Seeds: S, dev: d, block: p}
-	n = net
-	// A failure frees what was made (n itself is nil by then).
+	n := &Net{Config: c, Batch: batch, Seeds: S, dev: d, block: p}
+	// A failure frees what was made.
 	defer func() {
 		if err != nil {
-			net.Close()
+			n.Close()
 		}
 	}()
 	g := G.NewGraph()

@@ -25,14 +25,13 @@ type adam struct {
 	mem    kernels.Arena
 }
 
-func newAdam(dev kernels.Device, n int, lrs []float64) (a *adam, err error) {
+func newAdam(dev kernels.Device, n int, lrs []float64) (_ *adam, err error) {
 	S := len(lrs)
-	opt := &adam{dev: dev, S: S, n: n, mem: kernels.Arena{Dev: dev, S: S}}
-	a = opt
-	// A failure frees what was made (a itself is nil by then).
+	a := &adam{dev: dev, S: S, n: n, mem: kernels.Arena{Dev: dev, S: S}}
+	// A failure frees what was made.
 	defer func() {
 		if err != nil {
-			opt.free()
+			a.free()
 		}
 	}()
 	alloc := a.mem.Dense

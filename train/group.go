@@ -43,7 +43,7 @@ func SameShape(a, b Config) bool {
 
 // NewGroup initialises one model per configuration on dev. The
 // configurations must share a shape (SameShape).
-func NewGroup(cs []Config, dev kernels.Device) (g *Group, err error) {
+func NewGroup(cs []Config, dev kernels.Device) (_ *Group, err error) {
 	if len(cs) == 0 {
 		return nil, fmt.Errorf("train: a group of no models")
 	}
@@ -59,12 +59,11 @@ func NewGroup(cs []Config, dev kernels.Device) (g *Group, err error) {
 	}
 	t, _ := tasks.New(cs[0].Task)
 	shape := cs[0].Model(t)
-	grp := &Group{dev: dev, sampled: make(chan struct{}, runtime.GOMAXPROCS(0))}
-	g = grp
-	// A failure frees what was made (g itself is nil by then).
+	g := &Group{dev: dev, sampled: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	// A failure frees what was made.
 	defer func() {
 		if err != nil {
-			grp.Close()
+			g.Close()
 		}
 	}()
 	var ws []*graph.Weights
