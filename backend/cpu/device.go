@@ -69,7 +69,7 @@ func (d *Device) Stats() kernels.Stats {
 type temp struct {
 	gemm simd.Scratch
 	ones []float32
-	es   []float64
+	xent []float32 // SoftmaxXent's answer rows, their shifted target logits and row sums
 	x    [][]float32
 }
 
@@ -430,45 +430,54 @@ func answerWeight(tg []float32) float32 {
 	return 1 / float32(answers)
 }
 
-// SoftmaxXent implements kernels.Device. The exponentials, their sum and
-// the loss are float64; the log-sum-exp and the probabilities float32.
+// SoftmaxXent implements kernels.Device. A seed's answer rows are
+// gathered into one block and take the attention softmax's row kernels
+// (max subtracted, simd.Exp, serial row sums, division), so they run as
+// vectors on every path; the block holds x - max, so the target's
+// log-probability is its shifted logit minus log(sum), the logarithm and
+// the loss in float64.
 func (d *Device) SoftmaxXent(S, rows, v int, logits, targets, probs, loss kernels.Tensor) error {
 	if err := d.launch(S, []kernels.Tensor{logits, targets, probs, loss}, rows*v, rows, rows*v, 1); err != nil {
 		return err
 	}
 	sc := temps.Get().(*temp)
 	defer temps.Put(sc)
-	if cap(sc.es) < v {
-		sc.es = make([]float64, v)
+	if cap(sc.xent) < rows*v+2*rows {
+		sc.xent = make([]float32, rows*v+2*rows)
 	}
-	es := sc.es[:v]
 	for s := 0; s < S; s++ {
 		lg, tg, pr := seed(logits, s), seed(targets, s)[:rows], seed(probs, s)
-		w := answerWeight(tg)
-		var l float64
+		blk, shifted, sums := sc.xent[:0], sc.xent[rows*v:rows*v], sc.xent[rows*v+rows:]
 		for r, t := range tg {
 			if t < 0 {
 				continue
 			}
-			tr, err := id(t, v)
-			if err != nil {
+			if _, err := id(t, v); err != nil {
 				return err
 			}
-			row := lg[r*v : r*v+v]
-			m := row[0]
-			for _, x := range row[1:] {
-				m = max(m, x)
+			blk = append(blk, lg[r*v:r*v+v]...)
+		}
+		answers := len(blk) / v
+		simd.ScaleSubMax(blk, v, false, 1)
+		for _, t := range tg {
+			if t >= 0 {
+				a := len(shifted)
+				shifted = append(shifted, blk[a*v+int(t)])
 			}
-			var sum float64
-			for j, x := range row {
-				es[j] = math.Exp(float64(x - m))
-				sum += es[j]
-			}
-			lse := m + float32(math.Log(sum))
-			l -= float64(float64(w) * float64(row[tr]-lse))
-			p := pr[r*v : r*v+v]
-			for j, e := range es {
-				p[j] = float32(e / sum)
+		}
+		simd.Exp(blk)
+		simd.RowSums(blk, nil, v, false, sums[:answers])
+		simd.DivRows(blk, v, false, sums[:answers])
+		var l float64
+		w := float64(answerWeight(tg))
+		for a, z := range shifted {
+			l -= w * (float64(z) - math.Log(float64(sums[a])))
+		}
+		a := 0
+		for r, t := range tg {
+			if t >= 0 {
+				copy(pr[r*v:r*v+v], blk[a*v:a*v+v])
+				a++
 			}
 		}
 		seed(loss, s)[0] = float32(l)
