@@ -11,7 +11,7 @@ import "math"
 // error over 0 <= z <= 9.5); exp(-x^2/2) also gives phi. One exponential
 // per element serves both outputs. Measured against the float64 exact
 // GELU (TestGELUAccuracy): |Phi error| <= 2.4e-7, about two float32 steps
-// at 1; see docs/model.md. The AVX-512 and AVX2 kernels evaluate this in
+// at 1; see docs/model.md. The AVX-512, AVX2 and NEON kernels evaluate this in
 // float32 with the same operations (so the same bits); the portable path
 // evaluates the same formula in scalar float32 without fused
 // multiply-adds, so it agrees with them to rounding, not bit for bit.
@@ -57,7 +57,7 @@ var expTaylor = [8]float32{1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 
 // two parts (the high part has 15 bits, so n*ln2Hi is exact).
 const (
 	invSqrt8   float32 = 0.5 / math.Sqrt2
-	invSqrt2Pi float32 = 1 / 2.5066282746310002
+	invSqrt2Pi float32 = 0.3989422804014327 // 1/sqrt(2 pi)
 	log2e      float32 = math.Log2E
 	ln2Hi      float32 = 0.693145751953125
 	ln2Lo      float32 = 1.428606765330187e-06
