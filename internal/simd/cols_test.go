@@ -80,3 +80,21 @@ func TestColSumIsOnesProduct(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkCols: the column kernels on the training step's shape (batch
+// 64 x 16 positions, d_model 32).
+func BenchmarkCols(b *testing.B) {
+	const rows, n = 1024, 32
+	r := rand.New(rand.NewPCG(1, 2))
+	x, y, g, o := fill(r, rows*n), fill(r, rows*n), fill(r, n), make([]float32, rows*n)
+	for _, p := range runnablePaths() {
+		b.Run(p.String(), func(b *testing.B) {
+			setPath(b, p)
+			for b.Loop() {
+				ColScale(o, x, g, rows)
+				ColDot(o[:n], x, y, rows)
+				ColSum(o[:n], x, rows)
+			}
+		})
+	}
+}

@@ -196,3 +196,21 @@ func TestLayerNormGradFD(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkLayerNorm: LayerNorm and its input gradient on the training
+// step's shape (batch 64 x 16 positions, d_model 32).
+func BenchmarkLayerNorm(b *testing.B) {
+	const rows, n = 1024, 32
+	r := rand.New(rand.NewPCG(1, 2))
+	x, gamma, beta, dy := fill(r, rows*n), fill(r, n), fill(r, n), fill(r, rows*n)
+	out, xh, dx, inv := make([]float32, rows*n), make([]float32, rows*n), make([]float32, rows*n), make([]float32, rows)
+	for _, p := range runnablePaths() {
+		b.Run(p.String(), func(b *testing.B) {
+			setPath(b, p)
+			for b.Loop() {
+				LayerNorm(x, gamma, beta, out, xh, inv, 1e-5)
+				LayerNormGradX(dx, gamma, dy, xh, inv)
+			}
+		})
+	}
+}
