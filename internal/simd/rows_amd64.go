@@ -52,6 +52,19 @@ func transposeKernel(t, dh int, x *float32, ld int, dst *float32) {
 	}
 }
 
+// clearMaskedKernel zeroes causal rows' masked cells on avx512 (masked
+// stores) and reports whether it ran; elsewhere ClearMasked's loop does.
+func clearMaskedKernel(rows, t int, x *float32) bool {
+	if cur != pathAVX512 {
+		return false
+	}
+	clearMasked512(rows, t, x)
+	return true
+}
+
+//go:noescape
+func clearMasked512(rows, t int, x *float32)
+
 // at is &p[i] for the element i places after p; Transpose has checked
 // every element the blocks touch.
 func at(p *float32, i int) *float32 { return (*float32)(unsafe.Add(unsafe.Pointer(p), 4*i)) }

@@ -391,3 +391,30 @@ TEXT ·transpose16(SB), NOSPLIT, $0-32
 	VMOVUPS Z15, (DI)
 	VZEROUPPER
 	RET
+
+// func clearMasked512(rows, t int, x *float32): sets the masked cells of
+// each causal row (those past its query's keys) to +0, as clear does.
+TEXT ·clearMasked512(SB), NOSPLIT, $0-24
+	MOVQ rows+0(FP), R8
+	MOVQ t+8(FP), R9
+	MOVQ x+16(FP), SI
+	MOVQ $1, R10 // causal
+	XORQ R11, R11
+	VXORPS Z0, Z0, Z0
+cm_row:
+	VISIBLE
+	XORQ R13, R13
+	MOVQ SI, DI
+cm_chunk:
+	CHUNKMASKS
+	KANDNW K2, K1, K3 // in the row, not visible
+	VMOVUPS Z0, K3, (DI)
+	ADDQ $64, DI
+	ADDQ $16, R13
+	CMPQ R13, R9
+	JLT cm_chunk
+	LEAQ (SI)(R9*4), SI
+	NEXTROW
+	JNZ cm_row
+	VZEROUPPER
+	RET
