@@ -59,26 +59,27 @@ func heads(s kernels.Shape, f func(off, poff int)) {
 	}
 }
 
-// Probs computes kernels.Device.Probs on slices: S = Q K^T per head on simd.Gemm, then
-// each row's softmax over its visible keys (exp by simd.Exp).
+// Probs computes kernels.Device.Probs on slices: S = Q K^T per head on
+// simd.Gemm, then each row's softmax over its visible keys (exp by
+// simd.Exp), one call of each row kernel over every head's rows (each row
+// is computed alone, so the bits are those of one head at a time).
 func (attn) Probs(s kernels.Shape, q, k, p []float32) error {
 	if err := check(s, [2]int{len(q), s.QKVLen()}, [2]int{len(k), s.QKVLen()}, [2]int{len(p), s.ProbsLen()}); err != nil {
 		return err
 	}
 	scale := float32(1 / math.Sqrt(float64(s.Dh)))
 	ld, T := s.H*s.Dh, s.T
-	sp, kt := getScratch(s.Dh*T + T)
+	sp, kt := getScratch(s.Dh*T + s.B*s.H*T)
 	defer scratch.Put(sp)
 	kt, sums := kt[:s.Dh*T], kt[s.Dh*T:]
 	heads(s, func(off, poff int) {
 		simd.Transpose(kt, k, off, ld, T, s.Dh)
 		simd.Gemm(T, T, s.Dh, q[off:], ld, 1, kt, T, p[poff:], T, nil)
-		blk := p[poff : poff+T*T]
-		simd.ScaleSubMax(blk, T, s.Causal, scale)
-		simd.Exp(blk)
-		simd.RowSums(blk, nil, T, s.Causal, sums)
-		simd.DivRows(blk, T, s.Causal, sums)
 	})
+	simd.ScaleSubMax(p, T, s.Causal, scale)
+	simd.Exp(p)
+	simd.RowSums(p, nil, T, s.Causal, sums)
+	simd.DivRows(p, T, s.Causal, sums)
 	return nil
 }
 
@@ -105,8 +106,8 @@ func (attn) MixGradP(s kernels.Shape, dO, v, dP []float32) error {
 	heads(s, func(off, poff int) {
 		simd.Transpose(vt, v, off, ld, T, s.Dh)
 		simd.Gemm(T, T, s.Dh, dO[off:], ld, 1, vt, T, dP[poff:], T, nil)
-		simd.ClearMasked(dP[poff:poff+T*T], T, s.Causal)
 	})
+	simd.ClearMasked(dP, T, s.Causal)
 	return nil
 }
 
@@ -120,15 +121,6 @@ func (attn) MixGradV(s kernels.Shape, p, dO, dV []float32) error {
 		simd.Gemm(T, s.Dh, T, p[poff:], 1, T, dO[off:], ld, dV[off:], ld, nil)
 	})
 	return nil
-}
-
-// scoreGrads fills ds [T, T] with scale * dS of one head:
-// dS = P * (dP - rowsum(P*dP)), masked cells 0; rs has room for T sums.
-func scoreGrads(s kernels.Shape, p, dP []float32, poff int, scale float32, ds, rs []float32) {
-	T := s.T
-	pb, dpb := p[poff:poff+T*T], dP[poff:poff+T*T]
-	simd.RowSums(pb, dpb, T, s.Causal, rs)
-	simd.ScoreGradRows(ds, pb, dpb, T, s.Causal, scale, rs)
 }
 
 // ProbsGradQ computes kernels.Device.ProbsGradQ on slices: dQ = scale * dS K.
@@ -154,12 +146,15 @@ func probsGrad(s kernels.Shape, p, dP, x, out []float32, transposed bool) error 
 	if transposed {
 		ai, ap = 1, T
 	}
-	sp, ds := getScratch(T*T + T)
+	// dS = P * (dP - rowsum(P*dP)), scaled, masked cells 0: every head's
+	// rows in one call of each row kernel.
+	sp, ds := getScratch(s.ProbsLen() + s.B*s.H*T)
 	defer scratch.Put(sp)
-	ds, rs := ds[:T*T], ds[T*T:]
+	ds, rs := ds[:s.ProbsLen()], ds[s.ProbsLen():]
+	simd.RowSums(p, dP, T, s.Causal, rs)
+	simd.ScoreGradRows(ds, p, dP, T, s.Causal, scale, rs)
 	heads(s, func(off, poff int) {
-		scoreGrads(s, p, dP, poff, scale, ds, rs)
-		simd.Gemm(T, s.Dh, T, ds, ai, ap, x[off:], ld, out[off:], ld, nil)
+		simd.Gemm(T, s.Dh, T, ds[poff:], ai, ap, x[off:], ld, out[off:], ld, nil)
 	})
 	return nil
 }

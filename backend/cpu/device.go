@@ -68,7 +68,6 @@ func (d *Device) Stats() kernels.Stats {
 // temp is per-call scratch, pooled so that a step allocates nothing.
 type temp struct {
 	gemm simd.Scratch
-	ones []float32
 	xent []float32 // SoftmaxXent's answer rows, their shifted target logits and row sums
 	x    [][]float32
 }
@@ -181,36 +180,26 @@ func (d *Device) Linear(S, m, n, k int, x, w, bias, res, out, deriv kernels.Tens
 	return nil
 }
 
-// ColSum implements kernels.Device. It is the product ones[1, rows] x,
-// and 1*v + acc rounds exactly as v + acc does.
+// ColSum implements kernels.Device on simd.ColSum: the rows added in
+// order, the bits of the product ones[1, rows] x.
 func (d *Device) ColSum(S, rows, n int, x, out kernels.Tensor) error {
 	if err := d.launch(S, []kernels.Tensor{x, out}, rows*n, n); err != nil {
 		return err
 	}
-	sc := temps.Get().(*temp)
-	defer temps.Put(sc)
-	for len(sc.ones) < rows {
-		sc.ones = append(sc.ones, 1)
-	}
-	ones := sc.ones[:rows]
 	for s := 0; s < S; s++ {
-		simd.Sgemm(false, false, 1, n, rows, ones, seed(x, s), seed(out, s), nil, nil)
+		simd.ColSum(seed(out, s)[:n], seed(x, s), rows)
 	}
 	return nil
 }
 
-// ColDot implements kernels.Device: rows added in order, each product
-// rounded first.
+// ColDot implements kernels.Device on simd.ColDot: rows added in order,
+// each product rounded first.
 func (d *Device) ColDot(S, rows, n int, a, b, out kernels.Tensor) error {
 	if err := d.launch(S, []kernels.Tensor{a, b, out}, rows*n, rows*n, n); err != nil {
 		return err
 	}
 	for s := 0; s < S; s++ {
-		o, as, bs := seed(out, s), seed(a, s), seed(b, s)
-		clear(o)
-		for r := 0; r < rows*n; r += n {
-			simd.AddMul(o, as[r:r+n], bs[r:r+n])
-		}
+		simd.ColDot(seed(out, s)[:n], seed(a, s), seed(b, s), rows)
 	}
 	return nil
 }
@@ -282,16 +271,13 @@ func add(S, n int, a, b, out kernels.Tensor) {
 	}
 }
 
-// ColScale implements kernels.Device.
+// ColScale implements kernels.Device on simd.ColScale.
 func (d *Device) ColScale(S, rows, n int, x, g, out kernels.Tensor) error {
 	if err := d.launch(S, []kernels.Tensor{x, g, out}, rows*n, n, rows*n); err != nil {
 		return err
 	}
 	for s := 0; s < S; s++ {
-		xs, gs, o := seed(x, s), seed(g, s)[:n], seed(out, s)[:rows*n]
-		for r := 0; r < len(o); r += n {
-			simd.Mul(o[r:r+n], xs[r:r+n], gs)
-		}
+		simd.ColScale(seed(out, s), seed(x, s), seed(g, s)[:n], rows)
 	}
 	return nil
 }

@@ -49,12 +49,7 @@ func Sgemm(tA, tB bool, m, n, k int, a, b, c, bias []float32, s *Scratch) {
 	}
 	if tB {
 		bt := s.get(k * n)
-		for j := 0; j < n; j++ {
-			row := b[j*k : j*k+k]
-			for p, v := range row {
-				bt[p*n+j] = v
-			}
-		}
+		Transpose(bt, b, 0, k, n, k) // bt[p*n+j] = b[j*k+p]
 		b = bt
 	}
 	// Element (i, p) of op(a) is a[i*ai + p*ap].

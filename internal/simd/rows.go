@@ -194,6 +194,9 @@ func rowTail(a, b []float32, off, from, to int, sum float32) float32 {
 // gradient that no query sees.
 func ClearMasked(x []float32, t int, causal bool) {
 	rows := rowsOf(x, t)
+	if causal && rows > 0 && clearMaskedKernel(rows, t, &x[0]) {
+		return
+	}
 	for r := 0; causal && r < rows; r++ {
 		clear(x[r*t+Visible(r, t, causal) : r*t+t])
 	}

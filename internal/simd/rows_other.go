@@ -15,4 +15,6 @@ func scoreGradKernel(rows, t, causal int, scale float32, o, p, dp, rs *float32) 
 	panic("simd: no row kernels")
 }
 
+func clearMaskedKernel(rows, t int, x *float32) bool { return false }
+
 func transposeKernel(t, dh int, x *float32, ld int, dst *float32) { panic("simd: no row kernels") }

@@ -1,6 +1,7 @@
 package simd
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -236,4 +237,32 @@ func BenchmarkRows(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestClearMaskedPaths: on every path ClearMasked zeroes exactly the
+// loop's cells (+0, past each causal query's keys) for row widths around
+// the vector widths and several heads, and writes nothing past x.
+func TestClearMaskedPaths(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(15, 16))
+		for w := 1; w <= 35; w++ {
+			for _, heads := range []int{1, 3} {
+				x0 := portFill(r, heads*w*w)
+				want := slices.Clone(x0)
+				for row := 0; row < heads*w; row++ {
+					for j := Visible(row, w, true); j < w; j++ {
+						want[row*w+j] = 0
+					}
+				}
+				got, guards := guarded(r, len(x0))
+				copy(got, x0)
+				ClearMasked(got, w, true)
+				guards(t, "ClearMasked")
+				equalBits(t, fmt.Sprintf("ClearMasked t=%d heads=%d", w, heads), got, want)
+				copy(got, x0)
+				ClearMasked(got, w, false)
+				equalBits(t, "ClearMasked not causal", got, x0)
+			}
+		}
+	})
 }

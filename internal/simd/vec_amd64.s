@@ -73,6 +73,97 @@ TEXT ·lnKernel(SB), NOSPLIT, $0-68
 	MOVQ $0x3ff0000000000000, AX
 	MOVQ AX, X13 // 1.0
 	SHLQ $2, R9 // bytes per row
+	// Two rows at a time when rows are whole YMM vectors (n a multiple of
+	// 8), each row's operations exactly as ln_row's: the rows' dependency
+	// chains (the sums, the roots) overlap, and the elementwise steps take
+	// 8 lanes. A squared deviation's low half is added to the row's sum
+	// before its high half, as ln_row's two 4-lane steps add them.
+ln_pairs:
+	CMPQ R8, $2
+	JB ln_rest
+	TESTQ $31, R9
+	JNZ ln_rest
+	LEAQ (SI)(R9*1), R13 // the second row's x
+	LEAQ (DX)(R9*1), R14 // xh
+	LEAQ (DI)(R9*1), BX // out
+	VXORPS X0, X0, X0
+	VXORPS X8, X8, X8
+	XORQ AX, AX
+ln2_sum:
+	VADDPS (SI)(AX*1), X0, X0
+	VADDPS (R13)(AX*1), X8, X8
+	ADDQ $16, AX
+	CMPQ AX, R9
+	JB ln2_sum
+	HSUM(X0, X1, X2)
+	HSUM(X8, X9, X10)
+	VDIVSS X14, X2, X2
+	VDIVSS X14, X10, X10
+	VBROADCASTSS X2, Y2
+	VBROADCASTSS X10, Y10
+	VXORPS X0, X0, X0
+	VXORPS X8, X8, X8
+	XORQ AX, AX
+ln2_dev:
+	VMOVUPS (SI)(AX*1), Y3
+	VMOVUPS (R13)(AX*1), Y11
+	VSUBPS Y2, Y3, Y3
+	VSUBPS Y10, Y11, Y11
+	VMOVUPS Y3, (DX)(AX*1)
+	VMOVUPS Y11, (R14)(AX*1)
+	VMULPS Y3, Y3, Y4
+	VMULPS Y11, Y11, Y12
+	VADDPS X4, X0, X0
+	VADDPS X12, X8, X8
+	VEXTRACTF128 $1, Y4, X4
+	VEXTRACTF128 $1, Y12, X12
+	VADDPS X4, X0, X0
+	VADDPS X12, X8, X8
+	ADDQ $32, AX
+	CMPQ AX, R9
+	JB ln2_dev
+	HSUM(X0, X1, X2)
+	HSUM(X8, X9, X10)
+	VDIVSS X14, X2, X2
+	VDIVSS X14, X10, X10
+	VADDSS X15, X2, X2
+	VADDSS X15, X10, X10
+	VCVTSS2SD X2, X2, X2
+	VCVTSS2SD X10, X10, X10
+	VSQRTSD X2, X2, X2
+	VSQRTSD X10, X10, X10
+	VDIVSD X2, X13, X2
+	VDIVSD X10, X13, X10
+	VCVTSD2SS X2, X2, X2
+	VCVTSD2SS X10, X10, X10
+	VMOVSS X2, (R12)
+	VMOVSS X10, 4(R12)
+	VBROADCASTSS X2, Y2
+	VBROADCASTSS X10, Y10
+	XORQ AX, AX
+ln2_out:
+	VMULPS (DX)(AX*1), Y2, Y3
+	VMULPS (R14)(AX*1), Y10, Y11
+	VMOVUPS Y3, (DX)(AX*1)
+	VMOVUPS Y11, (R14)(AX*1)
+	VMULPS (R10)(AX*1), Y3, Y3
+	VMULPS (R10)(AX*1), Y11, Y11
+	VADDPS (R11)(AX*1), Y3, Y3
+	VADDPS (R11)(AX*1), Y11, Y11
+	VMOVUPS Y3, (DI)(AX*1)
+	VMOVUPS Y11, (BX)(AX*1)
+	ADDQ $32, AX
+	CMPQ AX, R9
+	JB ln2_out
+	LEAQ (SI)(R9*2), SI
+	LEAQ (DX)(R9*2), DX
+	LEAQ (DI)(R9*2), DI
+	ADDQ $8, R12
+	SUBQ $2, R8
+	JMP ln_pairs
+ln_rest:
+	TESTQ R8, R8
+	JZ ln_done
 ln_row:
 	VXORPS X0, X0, X0
 	XORQ AX, AX
@@ -120,6 +211,8 @@ ln_out:
 	ADDQ $4, R12
 	DECQ R8
 	JNZ ln_row
+ln_done:
+	VZEROUPPER
 	RET
 
 // func lnGradKernel(rows, n int, out, gamma, dy, xh, inv *float32): the
@@ -135,6 +228,86 @@ TEXT ·lnGradKernel(SB), NOSPLIT, $0-56
 	VXORPS X14, X14, X14
 	VCVTSI2SSQ R9, X14, X14 // float32(n)
 	SHLQ $2, R9
+	// Two rows at a time when rows are whole YMM vectors, each row's
+	// operations exactly as lng_row's (as in lnKernel: low halves before
+	// high halves into the sums).
+lng_pairs:
+	CMPQ R8, $2
+	JB lng_rest
+	TESTQ $31, R9
+	JNZ lng_rest
+	LEAQ (DI)(R9*1), R13 // the second row's out
+	LEAQ (SI)(R9*1), R14 // dy
+	LEAQ (DX)(R9*1), BX // xh
+	VXORPS X0, X0, X0
+	VXORPS X1, X1, X1
+	VXORPS X8, X8, X8
+	VXORPS X9, X9, X9
+	XORQ AX, AX
+lng2_sums:
+	VMOVUPS (SI)(AX*1), Y2
+	VMOVUPS (R14)(AX*1), Y10
+	VMULPS (R10)(AX*1), Y2, Y2
+	VMULPS (R10)(AX*1), Y10, Y10
+	VMOVUPS Y2, (DI)(AX*1)
+	VMOVUPS Y10, (R13)(AX*1)
+	VMULPS (DX)(AX*1), Y2, Y3
+	VMULPS (BX)(AX*1), Y10, Y11
+	VADDPS X2, X0, X0
+	VADDPS X10, X8, X8
+	VADDPS X3, X1, X1
+	VADDPS X11, X9, X9
+	VEXTRACTF128 $1, Y2, X2
+	VEXTRACTF128 $1, Y10, X10
+	VEXTRACTF128 $1, Y3, X3
+	VEXTRACTF128 $1, Y11, X11
+	VADDPS X2, X0, X0
+	VADDPS X10, X8, X8
+	VADDPS X3, X1, X1
+	VADDPS X11, X9, X9
+	ADDQ $32, AX
+	CMPQ AX, R9
+	JB lng2_sums
+	HSUM(X0, X3, X5)
+	HSUM(X8, X11, X12)
+	VDIVSS X14, X5, X5
+	VDIVSS X14, X12, X12
+	VBROADCASTSS X5, Y5
+	VBROADCASTSS X12, Y12
+	HSUM(X1, X3, X6)
+	HSUM(X9, X11, X13)
+	VDIVSS X14, X6, X6
+	VDIVSS X14, X13, X13
+	VBROADCASTSS X6, Y6
+	VBROADCASTSS X13, Y13
+	VBROADCASTSS (R12), Y7
+	VBROADCASTSS 4(R12), Y15
+	XORQ AX, AX
+lng2_out:
+	VMOVUPS (DI)(AX*1), Y2
+	VMOVUPS (R13)(AX*1), Y10
+	VSUBPS Y5, Y2, Y2
+	VSUBPS Y12, Y10, Y10
+	VMULPS (DX)(AX*1), Y6, Y3
+	VMULPS (BX)(AX*1), Y13, Y11
+	VSUBPS Y3, Y2, Y2
+	VSUBPS Y11, Y10, Y10
+	VMULPS Y2, Y7, Y2
+	VMULPS Y10, Y15, Y10
+	VMOVUPS Y2, (DI)(AX*1)
+	VMOVUPS Y10, (R13)(AX*1)
+	ADDQ $32, AX
+	CMPQ AX, R9
+	JB lng2_out
+	LEAQ (SI)(R9*2), SI
+	LEAQ (DX)(R9*2), DX
+	LEAQ (DI)(R9*2), DI
+	ADDQ $8, R12
+	SUBQ $2, R8
+	JMP lng_pairs
+lng_rest:
+	TESTQ R8, R8
+	JZ lng_done
 lng_row:
 	VXORPS X0, X0, X0
 	VXORPS X1, X1, X1
@@ -173,6 +346,8 @@ lng_out:
 	ADDQ $4, R12
 	DECQ R8
 	JNZ lng_row
+lng_done:
+	VZEROUPPER
 	RET
 
 // func adamKernel(n int, w, grad, m, v *float32, p *AdamStep): one Adam
