@@ -282,14 +282,17 @@ func (d *Device) ColScale(S, rows, n int, x, g, out kernels.Tensor) error {
 	return nil
 }
 
-// id reads a whole number stored as a float and checks it against n.
-func id(v float32, n int) (int, error) {
+// id reads a whole number stored as a float: -1 unless it is in 0..n-1
+// (small enough to inline into the per-row loops; badID is the error).
+func id(v float32, n int) int {
 	i := int(v)
 	if float32(i) != v || i < 0 || i >= n {
-		return 0, fmt.Errorf("cpu: index %v out of range 0..%d", v, n-1)
+		return -1
 	}
-	return i, nil
+	return i
 }
+
+func badID(v float32, n int) error { return fmt.Errorf("cpu: index %v out of range 0..%d", v, n-1) }
 
 // Embed implements kernels.Device. A copied row equals the one-hot
 // product it replaces: that product adds exact zeros to one 1*w term.
@@ -301,9 +304,9 @@ func (d *Device) Embed(S, rows, n int, ids, table, out kernels.Tensor) error {
 		is, tb, o := seed(ids, s), seed(table, s), seed(out, s)
 		vocab := len(tb) / n
 		for r := 0; r < rows; r++ {
-			v, err := id(is[r], vocab)
-			if err != nil {
-				return err
+			v := id(is[r], vocab)
+			if v < 0 {
+				return badID(is[r], vocab)
 			}
 			copy(o[r*n:r*n+n], tb[v*n:v*n+n])
 		}
@@ -321,9 +324,9 @@ func (d *Device) EmbedGrad(S, rows, n, vocab int, ids, dy, out kernels.Tensor) e
 		is, g, o := seed(ids, s), seed(dy, s), seed(out, s)[:vocab*n]
 		clear(o)
 		for r := 0; r < rows; r++ {
-			v, err := id(is[r], vocab)
-			if err != nil {
-				return err
+			v := id(is[r], vocab)
+			if v < 0 {
+				return badID(is[r], vocab)
 			}
 			or := o[v*n : v*n+n]
 			simd.Add(or, or, g[r*n:r*n+n])
@@ -438,8 +441,8 @@ func (d *Device) SoftmaxXent(S, rows, v int, logits, targets, probs, loss kernel
 			if t < 0 {
 				continue
 			}
-			if _, err := id(t, v); err != nil {
-				return err
+			if id(t, v) < 0 {
+				return badID(t, v)
 			}
 			blk = append(blk, lg[r*v:r*v+v]...)
 		}
