@@ -421,10 +421,10 @@ func answerWeight(tg []float32) float32 {
 
 // SoftmaxXent implements kernels.Device. A seed's answer rows are
 // gathered into one block and take the attention softmax's row kernels
-// (max subtracted, simd.Exp, serial row sums, division), so they run as
-// vectors on every path; the block holds x - max, so the target's
-// log-probability is its shifted logit minus log(sum), the logarithm and
-// the loss in float64.
+// (max subtracted, simd.Exp, serial row sums, division: vector kernels on
+// avx512, avx2 and neon, their portable loops on go); the block holds
+// x - max, so the target's log-probability is its shifted logit minus
+// log(sum), the logarithm and the loss in float64.
 func (d *Device) SoftmaxXent(S, rows, v int, logits, targets, probs, loss kernels.Tensor) error {
 	if err := d.launch(S, []kernels.Tensor{logits, targets, probs, loss}, rows*v, rows, rows*v, 1); err != nil {
 		return err
