@@ -282,7 +282,7 @@ func TrainSteps(dev kernels.Device, batch int, tm Timing) (StepResult, error) {
 		return StepResult{}, err
 	}
 	runtime.ReadMemStats(&after)
-	flops := StepFlops(tr.Model.Shape, batch)
+	flops := StepFlops(tr.Model.Shape, batch, tr.Model.Task.AnswerPositions())
 	return StepResult{Backend: dev.Name(), Batch: batch, MsPerStep: 1000 * secs / float64(steps),
 		StepsPerSec:   float64(steps) / secs,
 		AllocsPerStep: float64(after.Mallocs-before.Mallocs) / float64(steps),

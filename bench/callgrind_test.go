@@ -43,7 +43,7 @@ func TestCountInstructions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flops := StepFlops(c0.Model(tk), 32)
+	flops := StepFlops(c0.Model(tk), 32, tk.AnswerPositions())
 	if c.PerStep < flops/16 || c.PerStep > 100*flops {
 		t.Errorf("%.3g instructions per step for %.3g FLOPs", c.PerStep, flops)
 	}

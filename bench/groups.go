@@ -77,7 +77,7 @@ func SeedTraffic(c train.Config) (bytes int64, kernels int, err error) {
 		return 0, 0, err
 	}
 	defer b.Free()
-	n, err := graph.Build(b, c.Batch, true)
+	n, err := graph.BuildTrain(b, c.Batch, t.AnswerPositions())
 	if err != nil {
 		return 0, 0, err
 	}
@@ -231,6 +231,7 @@ func Groups(b Backend, c train.Config, S int, tm Timing) (GroupResult, error) {
 	after := r.stats()
 	n := float64(steps)
 	seedSteps := float64(S) * n / secs
+	m := r.groups[0].Models[0]
 	return GroupResult{
 		Backend:              b.Name,
 		Group:                S,
@@ -238,7 +239,7 @@ func Groups(b Backend, c train.Config, S int, tm Timing) (GroupResult, error) {
 		DispatchesPerStep:    float64(after.Dispatches-before.Dispatches) / n,
 		UploadBytesPerStep:   float64(after.Uploaded-before.Uploaded) / n,
 		ReadbackBytesPerStep: float64(after.ReadBack-before.ReadBack) / n,
-		GFLOPs:               StepFlops(r.groups[0].Models[0].Shape, c.Batch) * seedSteps / 1e9,
+		GFLOPs:               StepFlops(m.Shape, c.Batch, m.Task.AnswerPositions()) * seedSteps / 1e9,
 		GBs:                  float64(traffic) * seedSteps / 1e9,
 		MsPerStep:            1000 * secs / n,
 	}, nil

@@ -49,7 +49,7 @@ func netKernels(t *testing.T, c train.Config) (bytes int64, kernels, params int)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := graph.Build(b, c.Batch, true)
+	n, err := graph.BuildTrain(b, c.Batch, tk.AnswerPositions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,8 @@ func checkRow(t *testing.T, r GroupResult, c train.Config, S int) {
 	if r.ReadbackBytesPerStep != 0 {
 		t.Errorf("S=%d: %v bytes read back per step, want 0", S, r.ReadbackBytesPerStep)
 	}
-	if want := float64(2 * c.Batch * tk.SeqLen() * 4 * S); r.UploadBytesPerStep != want {
+	// A training step reads the targets of the answer positions only.
+	if want := float64(c.Batch * (tk.SeqLen() + len(tk.AnswerPositions())) * 4 * S); r.UploadBytesPerStep != want {
 		t.Errorf("S=%d: %v bytes uploaded per step, want tokens+targets = %v", S, r.UploadBytesPerStep, want)
 	}
 	if r.SeedStepsPerS <= 0 || r.MsPerStep <= 0 || r.GFLOPs <= 0 || r.GBs <= 0 {
@@ -100,7 +101,7 @@ func checkRow(t *testing.T, r GroupResult, c train.Config, S int) {
 	}
 	traffic, _, _ := SeedTraffic(c)
 	tk2, _ := tasks.New(c.Task)
-	flops := StepFlops(c.Model(tk2), c.Batch)
+	flops := StepFlops(c.Model(tk2), c.Batch, tk2.AnswerPositions())
 	if math.Abs(r.GFLOPs*1e9/r.SeedStepsPerS-flops) > 1e-6*flops || math.Abs(r.GBs*1e9/r.SeedStepsPerS-float64(traffic)) > 1e-6*float64(traffic) {
 		t.Errorf("S=%d: GFLOP/s %v, GB/s %v at %v seed-steps/s", S, r.GFLOPs, r.GBs, r.SeedStepsPerS)
 	}

@@ -296,6 +296,10 @@ type Net struct {
 	gateGrads              []kernels.Tensor
 	mem                    kernels.Arena
 
+	// answers are the positions the loss reads, for a Net of BuildTrain
+	// that leaves some out; nil when it reads every row.
+	answers []int
+
 	// Host staging, uploaded by Run when changed.
 	tok, tgt, gate     []float32
 	inDirty, gateDirty bool
@@ -305,13 +309,42 @@ type Net struct {
 // Build compiles the model for batch sequences per model on the models of
 // p. With train set it also builds the gradients of the loss for every
 // parameter and every head gate.
-func Build(p *Block, batch int, train bool) (_ *Net, err error) {
+func Build(p *Block, batch int, train bool) (*Net, error) { return compileNet(p, batch, train, nil) }
+
+// BuildTrain compiles a training Net whose loss reads only the answer
+// positions given (ascending positions within a sequence, as
+// tasks.Task.AnswerPositions declares them). No other row of the last
+// block's output reaches the loss, so from the last block's attention on,
+// the Net computes those rows alone: their MLP, the final LayerNorm, the
+// unembedding and the loss. The loss and every gradient are those of
+// Build's training Net, bit for bit: the rows left out add only zeros to
+// the sums over rows. Logits holds just those rows, and SetInputs refuses
+// a target anywhere else.
+func BuildTrain(p *Block, batch int, answers []int) (*Net, error) {
+	c := p.Config
+	for i, a := range answers {
+		if a < 0 || a >= c.SeqLen || i > 0 && a <= answers[i-1] {
+			return nil, fmt.Errorf("graph: answer positions %v are not ascending positions of 0..%d", answers, c.SeqLen-1)
+		}
+	}
+	if len(answers) == 0 {
+		return nil, fmt.Errorf("graph: a training Net needs answer positions")
+	}
+	return compileNet(p, batch, true, answers)
+}
+
+// compileNet is Build, reading only the answer positions when answers is
+// non-nil and leaves some out.
+func compileNet(p *Block, batch int, train bool, answers []int) (_ *Net, err error) {
 	c := p.Config
 	if batch <= 0 {
 		return nil, fmt.Errorf("batch must be positive, got %d", batch)
 	}
 	S, d := p.S, p.Dev
 	n := &Net{Config: c, Batch: batch, Seeds: S, dev: d, block: p}
+	if len(answers) < c.SeqLen {
+		n.answers = answers
+	}
 	// A failure frees what was made.
 	defer func() {
 		if err != nil {
@@ -341,22 +374,41 @@ func Build(p *Block, batch int, train bool) (_ *Net, err error) {
 		n.params = append(n.params, nd)
 		return nd
 	}
+	// out is the rows the loss reads: all of them, or the answer rows.
+	out := n.outRows()
 	if n.tokens, err = alloc(rows); err != nil {
 		return nil, err
 	}
-	if n.targets, err = alloc(rows); err != nil {
+	if n.targets, err = alloc(out); err != nil {
 		return nil, err
 	}
 	if n.gates, err = alloc(c.Layers * dm); err != nil {
 		return nil, err
 	}
-	n.tok, n.tgt = make([]float32, S*rows), make([]float32, S*rows)
+	n.tok, n.tgt = make([]float32, S*rows), make([]float32, S*out)
 	for i := range n.tgt {
 		n.tgt[i] = -1
 	}
 	n.gate = make([]float32, S*c.Layers*dm)
-	tokens, targets := node("tokens", rows), node("targets", rows)
+	tokens, targets := node("tokens", rows), node("targets", out)
 	bound[tokens], bound[targets] = n.tokens, n.targets
+	// The answer rows' ids within a model's rows, shared by every model:
+	// the last block looks them up as the embeddings look up tokens.
+	var answerRows *G.Node
+	if n.answers != nil {
+		ids := make([]float32, 0, out)
+		for b := range batch {
+			for _, a := range n.answers {
+				ids = append(ids, float32(b*c.SeqLen+a))
+			}
+		}
+		t, err := n.mem.Shared(ids)
+		if err != nil {
+			return nil, err
+		}
+		answerRows = node("answer_rows", out)
+		bound[answerRows] = t
+	}
 
 	// One node for the token embedding: with tied embeddings the
 	// unembedding reads it too, and Gorgonia sums both gradients into it.
@@ -397,6 +449,9 @@ func Build(p *Block, batch int, train bool) (_ *Net, err error) {
 		n.probs, probs = append(n.probs, t), append(probs, pr)
 		o := colScale(attentionMix(s, pr, v), gate)
 		x = add(x, linear(o, param(b+"attn.out.weight"), param(b+"attn.out.bias")))
+		if l == c.Layers-1 && answerRows != nil {
+			x = embed(answerRows, x)
+		}
 
 		h = layerNorm(x, param(b+"ln2.weight"), param(b+"ln2.bias"))
 		h = gelu(linear(h, param(b+"mlp.fc1.weight"), param(b+"mlp.fc1.bias")))
@@ -410,7 +465,7 @@ func Build(p *Block, batch int, train bool) (_ *Net, err error) {
 		logits = linear(x, param("unembed.weight"), param("unembed.bias"))
 	}
 	loss := softmaxXent(logits, targets)
-	if n.logits, err = alloc(rows * c.Vocab); err != nil {
+	if n.logits, err = alloc(out * c.Vocab); err != nil {
 		return nil, err
 	}
 	if n.loss, err = alloc(1); err != nil {
@@ -472,7 +527,9 @@ func (n *Net) SetInputs(s int, tokens, targets []int) error {
 	if len(tokens) != rows || len(targets) != len(tokens) {
 		return fmt.Errorf("graph: batch of %d tokens, want %d", len(tokens), rows)
 	}
-	tok, tgt := n.tok[s*rows:(s+1)*rows], n.tgt[s*rows:(s+1)*rows]
+	out := n.outRows()
+	tok, tgt := n.tok[s*rows:(s+1)*rows], n.tgt[s*out:(s+1)*out]
+	next := 0 // the answer row the next read position fills
 	for r, t := range tokens {
 		if t < 0 || t >= c.Vocab {
 			return fmt.Errorf("graph: token %d out of range 0..%d", t, c.Vocab-1)
@@ -480,10 +537,28 @@ func (n *Net) SetInputs(s int, tokens, targets []int) error {
 		if targets[r] >= c.Vocab {
 			return fmt.Errorf("graph: target %d out of range 0..%d", targets[r], c.Vocab-1)
 		}
-		tok[r], tgt[r] = float32(t), float32(max(targets[r], -1))
+		tok[r] = float32(t)
+		if n.answers == nil {
+			tgt[r] = float32(max(targets[r], -1))
+			continue
+		}
+		if next < out && r == next/len(n.answers)*c.SeqLen+n.answers[next%len(n.answers)] {
+			tgt[next] = float32(max(targets[r], -1))
+			next++
+		} else if targets[r] >= 0 {
+			return fmt.Errorf("graph: a target at position %d, which this Net does not read (it reads %v)", r%c.SeqLen, n.answers)
+		}
 	}
 	n.inDirty = true
 	return nil
+}
+
+// outRows is the number of rows the loss reads per model.
+func (n *Net) outRows() int {
+	if n.answers != nil {
+		return n.Batch * len(n.answers)
+	}
+	return n.Batch * n.Config.SeqLen
 }
 
 // SetAblation switches heads off for model s: off[l][h] true zeroes head
@@ -564,7 +639,8 @@ func (n *Net) Correct() ([]float32, error) {
 	return n.read(n.correct)
 }
 
-// Logits reads the last run's logits, [Seeds][Batch*SeqLen][Vocab].
+// Logits reads the last run's logits, [Seeds][Batch*SeqLen][Vocab]; for
+// a Net of BuildTrain, only the answer rows, [Seeds][Batch*len(answers)][Vocab].
 func (n *Net) Logits() ([]float32, error) { return n.read(n.logits) }
 
 // Probs reads the last run's attention probabilities of layer l for the

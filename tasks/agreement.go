@@ -74,6 +74,13 @@ func noun(k int, plural bool) int {
 	return agrSingular + k
 }
 
+// AnswerPositions implements Task: the verb slot follows at least a
+// subject and one phrase (3 tokens), and at most the longest prefix, the
+// subject with its adjective and two phrases of four.
+func (Agreement) AnswerPositions() []int {
+	return span(3, agrMaxPrefix+2+2*(2+2))
+}
+
 // Sample implements Task.
 func (Agreement) Sample(rng *rand.Rand, tokens, targets []int) {
 	noTargets(targets)

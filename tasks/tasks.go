@@ -37,6 +37,19 @@ type Task interface {
 	// Sample writes one example: tokens and targets both of length SeqLen,
 	// targets NoTarget except at the answer positions.
 	Sample(rng *rand.Rand, tokens, targets []int)
+	// AnswerPositions lists, ascending, every position at which some
+	// example may have an answer. A training step computes the model's
+	// last layers on these rows alone (graph.BuildTrain).
+	AnswerPositions() []int
+}
+
+// span is the positions lo..hi.
+func span(lo, hi int) []int {
+	p := make([]int, 0, hi-lo+1)
+	for i := lo; i <= hi; i++ {
+		p = append(p, i)
+	}
+	return p
 }
 
 var registry = map[string]Task{
@@ -195,6 +208,9 @@ func (t Induction) Describe() string {
 	return d
 }
 
+// AnswerPositions implements Task: the second half.
+func (t Induction) AnswerPositions() []int { return span(t.N, 2*t.N-1) }
+
 // Sample implements Task.
 func (t Induction) Sample(rng *rand.Rand, tokens, targets []int) {
 	t.sample(rng, 0, t.V-t.Unseen, tokens, targets)
@@ -271,6 +287,9 @@ func (t Repeat) Describe() string {
 	return fmt.Sprintf("%d random %s of %d, then %s; answers: the next token from position %d on", t.N, what, t.V, then, t.N-1)
 }
 
+// AnswerPositions implements Task: N-1..2N-2.
+func (t Repeat) AnswerPositions() []int { return span(t.N-1, 2*t.N-2) }
+
 // Sample implements Task.
 func (t Repeat) Sample(rng *rand.Rand, tokens, targets []int) {
 	noTargets(targets)
@@ -313,6 +332,9 @@ func (Majority) DefaultSteps() int { return 2000 }
 func (t Majority) Describe() string {
 	return fmt.Sprintf("%d symbols of %d with a unique most frequent one; answer at the last position: that symbol", t.N, t.V)
 }
+
+// AnswerPositions implements Task: the last position.
+func (t Majority) AnswerPositions() []int { return []int{t.N - 1} }
 
 // Sample implements Task.
 func (t Majority) Sample(rng *rand.Rand, tokens, targets []int) {

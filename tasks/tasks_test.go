@@ -178,3 +178,41 @@ func TestInductionUnseen(t *testing.T) {
 		}
 	}
 }
+
+// Every task's declared answer positions are exactly those its examples
+// use, in every split: a position left out would silently drop answers
+// from a training step (graph.BuildTrain reads only these rows), and one
+// too many would only cost time, but says the declaration is wrong.
+func TestAnswerPositionsAreThoseUsed(t *testing.T) {
+	for _, name := range Names() {
+		task, _ := New(name)
+		want := task.AnswerPositions()
+		if !slices.IsSorted(want) || len(slices.Compact(slices.Clone(want))) != len(want) ||
+			len(want) == 0 || want[0] < 0 || want[len(want)-1] >= task.SeqLen() {
+			t.Errorf("%s: answer positions %v are not ascending distinct positions of 0..%d", name, want, task.SeqLen()-1)
+			continue
+		}
+		splits := []Split{Train, HeldOut}
+		if HasUnseen(task) {
+			splits = append(splits, Unseen)
+		}
+		for _, sp := range splits {
+			b := NewStream(task, 3, sp).Next(4000)
+			used := map[int]bool{}
+			for i, tg := range b.Targets {
+				if tg != NoTarget {
+					used[i%b.T] = true
+				}
+			}
+			var got []int
+			for p := range b.T {
+				if used[p] {
+					got = append(got, p)
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s split %v: answers fall at %v, the task declares %v", name, sp, got, want)
+			}
+		}
+	}
+}

@@ -83,7 +83,7 @@ func NewGroup(cs []Config, dev kernels.Device) (_ *Group, err error) {
 	if err = g.block.Upload(ws); err != nil {
 		return nil, err
 	}
-	if g.net, err = graph.Build(g.block, cs[0].Batch, true); err != nil {
+	if g.net, err = graph.BuildTrain(g.block, cs[0].Batch, t.AnswerPositions()); err != nil {
 		return nil, err
 	}
 	if g.opt, err = newAdam(dev, g.block.P, lrs); err != nil {

@@ -10,7 +10,10 @@ cross-entropy over the answer positions, and Adam (lr 3e-3, betas 0.9 and
 0.999, eps 1e-8). Each step draws a fresh induction batch (8 distinct tokens
 of 16, then the same rotated by a random r; answers at the second half),
 with torch's RNG: the same shape and distribution as headlab's data, not the
-same bits.
+same bits. With --answer-rows (which headlab's bench passes) the last
+block's MLP, the final LayerNorm and the unembedding run on the answer
+positions only, as headlab's training step computes them: the same loss
+and gradients, less work.
 
 Used only for comparison, never by the product. Prints one JSON object.
 Exit status 3 when torch cannot be imported.
@@ -73,12 +76,15 @@ class Model(torch.nn.Module):
         mask = torch.ones(seq_len, seq_len, dtype=torch.bool).triu(1)
         self.register_buffer("mask", mask)
 
-    def forward(self, tok):
+    def forward(self, tok, first_answer=0):
+        """Logits [B*(T-first_answer), V]: with first_answer > 0, the last
+        block's MLP, the final LayerNorm and the unembedding run on
+        positions first_answer.. only, as headlab's training step does."""
         B, T = tok.shape
         H, D = self.heads, self.d
         Dh = D // H
         x = F.embedding(tok, self.tok_emb) + self.pos_emb[:T]
-        for b in self.blocks:
+        for i, b in enumerate(self.blocks):
             h = F.layer_norm(x, (D,), b["ln1"][0], b["ln1"][1], 1e-5)
             q = torch.addmm(b["q"][1], h.reshape(B * T, D), b["q"][0]).view(B, T, H, Dh).transpose(1, 2)
             k = torch.addmm(b["k"][1], h.reshape(B * T, D), b["k"][0]).view(B, T, H, Dh).transpose(1, 2)
@@ -88,11 +94,14 @@ class Model(torch.nn.Module):
             p = torch.softmax(s, dim=-1)
             o = (p @ v).transpose(1, 2).reshape(B * T, D)
             x = x + torch.addmm(b["out"][1], o, b["out"][0]).view(B, T, D)
-            h = F.layer_norm(x, (D,), b["ln2"][0], b["ln2"][1], 1e-5).reshape(B * T, D)
+            if i == len(self.blocks) - 1 and first_answer > 0:
+                x = x[:, first_answer:]
+            R = x.shape[0] * x.shape[1]
+            h = F.layer_norm(x, (D,), b["ln2"][0], b["ln2"][1], 1e-5).reshape(R, D)
             h = F.gelu(torch.addmm(b["fc1"][1], h, b["fc1"][0]))  # exact (erf) GELU
-            x = x + torch.addmm(b["fc2"][1], h, b["fc2"][0]).view(B, T, D)
+            x = x + torch.addmm(b["fc2"][1], h, b["fc2"][0]).view(x.shape)
         x = F.layer_norm(x, (D,), self.ln_f[0], self.ln_f[1], 1e-5)
-        return torch.addmm(self.unembed[1], x.reshape(B * T, D), self.unembed[0])
+        return torch.addmm(self.unembed[1], x.reshape(-1, D), self.unembed[0])
 
 
 def induction_batch(B, n=8, vocab=16, gen=None):
@@ -115,6 +124,8 @@ def main():
     ap.add_argument("--start-at", type=float, default=0,
                     help="sweep mode: wait until this Unix time, then train for --seconds")
     ap.add_argument("--seconds", type=float, default=0)
+    ap.add_argument("--answer-rows", action="store_true",
+                    help="compute the last block's MLP and the unembedding on the answer positions only")
     args = ap.parse_args()
     torch.set_num_threads(1)
     try:
@@ -127,8 +138,9 @@ def main():
 
     def step():
         tok, tgt = induction_batch(args.batch, gen=gen)
-        logits = model(tok)
-        loss = F.cross_entropy(logits, tgt.reshape(-1), ignore_index=-100)
+        first = tok.shape[1] // 2 if args.answer_rows else 0
+        logits = model(tok, first)
+        loss = F.cross_entropy(logits, tgt[:, first:].reshape(-1), ignore_index=-100)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
