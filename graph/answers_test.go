@@ -50,15 +50,15 @@ func runBoth(t *testing.T, c Config, batch int, answers []int) (full, pruned *Ne
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { full.Close(); pruned.Close() })
-	for i, s := range seeds {
-		tok, tgt := answerBatch(c, batch, s, answers)
-		for _, n := range []*Net{full, pruned} {
+	for _, n := range []*Net{full, pruned} {
+		for i, s := range seeds {
+			tok, tgt := answerBatch(c, batch, s, answers)
 			if err := n.SetInputs(i, tok, tgt); err != nil {
 				t.Fatal(err)
 			}
-			if err := n.Run(); err != nil {
-				t.Fatal(err)
-			}
+		}
+		if err := n.Run(); err != nil {
+			t.Fatal(err)
 		}
 	}
 	return full, pruned
