@@ -296,9 +296,10 @@ type Net struct {
 	gateGrads              []kernels.Tensor
 	mem                    kernels.Arena
 
-	// answers are the positions the loss reads, for a Net of BuildTrain
-	// that leaves some out; nil when it reads every row.
-	answers []int
+	// reads are the rows (of a model's Batch*SeqLen) the loss reads, in
+	// order, for a Net of BuildTrain that leaves some out; nil when it
+	// reads every row.
+	reads []int
 
 	// Host staging, uploaded by Run when changed.
 	tok, tgt, gate     []float32
@@ -343,7 +344,11 @@ func compileNet(p *Block, batch int, train bool, answers []int) (_ *Net, err err
 	S, d := p.S, p.Dev
 	n := &Net{Config: c, Batch: batch, Seeds: S, dev: d, block: p}
 	if len(answers) < c.SeqLen {
-		n.answers = answers
+		for b := range batch {
+			for _, a := range answers {
+				n.reads = append(n.reads, b*c.SeqLen+a)
+			}
+		}
 	}
 	// A failure frees what was made.
 	defer func() {
@@ -395,12 +400,10 @@ func compileNet(p *Block, batch int, train bool, answers []int) (_ *Net, err err
 	// The answer rows' ids within a model's rows, shared by every model:
 	// the last block looks them up as the embeddings look up tokens.
 	var answerRows *G.Node
-	if n.answers != nil {
-		ids := make([]float32, 0, out)
-		for b := range batch {
-			for _, a := range n.answers {
-				ids = append(ids, float32(b*c.SeqLen+a))
-			}
+	if n.reads != nil {
+		ids := make([]float32, len(n.reads))
+		for i, r := range n.reads {
+			ids[i] = float32(r)
 		}
 		t, err := n.mem.Shared(ids)
 		if err != nil {
@@ -538,15 +541,15 @@ func (n *Net) SetInputs(s int, tokens, targets []int) error {
 			return fmt.Errorf("graph: target %d out of range 0..%d", targets[r], c.Vocab-1)
 		}
 		tok[r] = float32(t)
-		if n.answers == nil {
+		switch {
+		case n.reads == nil:
 			tgt[r] = float32(max(targets[r], -1))
-			continue
-		}
-		if next < out && r == next/len(n.answers)*c.SeqLen+n.answers[next%len(n.answers)] {
+		case next < out && n.reads[next] == r:
 			tgt[next] = float32(max(targets[r], -1))
 			next++
-		} else if targets[r] >= 0 {
-			return fmt.Errorf("graph: a target at position %d, which this Net does not read (it reads %v)", r%c.SeqLen, n.answers)
+		case targets[r] >= 0:
+			// The first sequence's rows are the positions read.
+			return fmt.Errorf("graph: a target at position %d, which this Net does not read (it reads %v)", r%c.SeqLen, n.reads[:out/n.Batch])
 		}
 	}
 	n.inDirty = true
@@ -555,8 +558,8 @@ func (n *Net) SetInputs(s int, tokens, targets []int) error {
 
 // outRows is the number of rows the loss reads per model.
 func (n *Net) outRows() int {
-	if n.answers != nil {
-		return n.Batch * len(n.answers)
+	if n.reads != nil {
+		return len(n.reads)
 	}
 	return n.Batch * n.Config.SeqLen
 }
