@@ -204,8 +204,8 @@ measured. Under llvmpipe GL is expected to be slower than the CPU.
 With --vs-pytorch it instead measures headlab's CPU training against the
 same model in PyTorch eager on one thread (bench/pytorch/train_step.py, run
 with --python and --answer-rows: like headlab's step, it computes the last
-block's MLP and the unembedding on the answer rows only): one default training run first (its peak resident memory),
-the single-core sgemm peak, ms per step at batch 32 and 64 (medians of
+block's MLP and the unembedding on the answer rows only): one default
+training run first (its peak resident memory), the single-core sgemm peak, ms per step at batch 32 and 64 (medians of
 --rounds rounds, each timing headlab, then PyTorch with OpenBLAS's own
 kernel choice, then with OPENBLAS_CORETYPE=Haswell; --steps steps each,
 50 when 0), the ratio against the faster PyTorch (named), achieved
