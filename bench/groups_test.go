@@ -100,8 +100,7 @@ func checkRow(t *testing.T, r GroupResult, c train.Config, S int) {
 		t.Errorf("S=%d: seed-steps/s x s/step = %v", S, got)
 	}
 	traffic, _, _ := SeedTraffic(c)
-	tk2, _ := tasks.New(c.Task)
-	flops := StepFlops(c.Model(tk2), c.Batch, tk2.AnswerPositions())
+	flops := StepFlops(c.Model(tk), c.Batch, tk.AnswerPositions())
 	if math.Abs(r.GFLOPs*1e9/r.SeedStepsPerS-flops) > 1e-6*flops || math.Abs(r.GBs*1e9/r.SeedStepsPerS-float64(traffic)) > 1e-6*float64(traffic) {
 		t.Errorf("S=%d: GFLOP/s %v, GB/s %v at %v seed-steps/s", S, r.GFLOPs, r.GBs, r.SeedStepsPerS)
 	}

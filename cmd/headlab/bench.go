@@ -202,20 +202,20 @@ default command takes about a minute; on a GPU the whole curve is
 measured. Under llvmpipe GL is expected to be slower than the CPU.
 
 With --vs-pytorch it instead measures headlab's CPU training against the
-same model in PyTorch eager on one thread (bench/pytorch/train_step.py, run
-with --python and --answer-rows: like headlab's step, it computes the last
-block's MLP and the unembedding on the answer rows only): one default
-training run first (its peak resident memory), the single-core sgemm peak, ms per step at batch 32 and 64 (medians of
---rounds rounds, each timing headlab, then PyTorch with OpenBLAS's own
-kernel choice, then with OPENBLAS_CORETYPE=Haswell; --steps steps each,
-50 when 0), the ratio against the faster PyTorch (named), achieved
-GFLOP/s and its share of the sgemm peak, and sweep throughput with
---workers trainers (goroutines) against as many PyTorch processes (with
-the faster BLAS), each side training for --window. Then, where valgrind
-is installed, instructions per step under callgrind at both batches: a
-figure that does not move with the machine's load (valgrind has no
-AVX-512, so that count is of the avx2 path). Without PyTorch it says so
-in one line and reports headlab alone.`,
+same model in PyTorch eager on one thread (bench/pytorch/train_step.py,
+run with --python and --answer-rows: like headlab's step, it computes the
+last block's MLP and the unembedding on the answer rows only): one default
+training run first (its peak resident memory), the single-core sgemm peak,
+ms per step at batch 32 and 64 (medians of --rounds rounds, each timing
+headlab, then PyTorch with OpenBLAS's own kernel choice, then with
+OPENBLAS_CORETYPE=Haswell; --steps steps each, 50 when 0), the ratio
+against the faster PyTorch (named), achieved GFLOP/s and its share of the
+sgemm peak, and sweep throughput with --workers trainers (goroutines)
+against as many PyTorch processes (with the faster BLAS), each side
+training for --window. Then, where valgrind is installed, instructions per
+step under callgrind at both batches: a figure that does not move with the
+machine's load (valgrind has no AVX-512, so that count is of the avx2
+path). Without PyTorch it says so in one line and reports headlab alone.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if budget <= 0 || stepTime <= 0 || steps < 0 || maxStep < 0 {
