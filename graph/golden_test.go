@@ -7,12 +7,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/nlpodyssey/safetensors"
 
 	"headlab/backend/cpu"
 	"headlab/kernels"
+	"headlab/tasks"
 )
 
 // goldenConfig is the model bench/pytorch/golden.py built.
@@ -43,14 +45,16 @@ func readTensors(t *testing.T, name string) map[string][]float32 {
 
 // TestGolden is llm.c's test_gpt2 for headlab: a checked-in model and
 // batch, and the loss, logits and every parameter's gradient PyTorch
-// computed for them (bench/pytorch/golden.py, float64). One training
-// forward and backward pass on the CPU device must match each value
-// within 1e-5 absolute plus 1e-4 relative.
+// computed for them (bench/pytorch/golden.py, float64), under each loss.
+// One training forward and backward pass on the CPU device must match
+// each value within 1e-5 absolute plus 1e-4 relative.
 func TestGolden(t *testing.T) { golden(t, cpu.New()) }
 
 func golden(t *testing.T, dev kernels.Device) {
-	weights, want := readTensors(t, "model.safetensors"), readTensors(t, "expected.safetensors")
-	var batch struct{ Tokens, Targets [][]int }
+	var batch struct {
+		Tokens, Targets  [][]int
+		NextTokenTargets [][]int `json:"next_token_targets"`
+	}
 	data, err := os.ReadFile(filepath.Join("testdata", "golden", "batch.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +62,33 @@ func golden(t *testing.T, dev kernels.Device) {
 	if err := json.Unmarshal(data, &batch); err != nil {
 		t.Fatal(err)
 	}
+	// PyTorch's next-token targets are tasks.LossTargets' (an
+	// independent writing of the rule).
+	b := &tasks.Batch{N: len(batch.Tokens), T: goldenConfig.SeqLen}
+	for i := range batch.Tokens {
+		b.Tokens, b.Targets = append(b.Tokens, batch.Tokens[i]...), append(b.Targets, batch.Targets[i]...)
+	}
+	nt := make([]int, len(b.Targets))
+	tasks.LossTargets(tasks.NextToken, b, nt)
+	if want := slices.Concat(batch.NextTokenTargets...); !slices.Equal(nt, want) {
+		t.Fatalf("next-token targets %v, PyTorch's %v", nt, want)
+	}
+	for _, loss := range []struct {
+		name     string
+		expected string
+		targets  []int
+	}{
+		{tasks.Answers, "expected.safetensors", b.Targets},
+		{tasks.NextToken, "expected-next-token.safetensors", nt},
+	} {
+		t.Run(loss.name, func(t *testing.T) { goldenPass(t, dev, b.Tokens, loss.targets, len(batch.Tokens), loss.expected) })
+	}
+}
+
+// goldenPass runs one training pass of the golden model on tokens and
+// targets and holds it to PyTorch's values in the file expected.
+func goldenPass(t *testing.T, dev kernels.Device, tokens, targets []int, batch int, expected string) {
+	weights, want := readTensors(t, "model.safetensors"), readTensors(t, expected)
 	w := NewWeights(goldenConfig)
 	for _, p := range w.Params {
 		v, ok := weights[p.Name]
@@ -66,16 +97,12 @@ func golden(t *testing.T, dev kernels.Device) {
 		}
 		copy(p.Data, v)
 	}
-	var tokens, targets []int
-	for i := range batch.Tokens {
-		tokens, targets = append(tokens, batch.Tokens[i]...), append(targets, batch.Targets[i]...)
-	}
 	block, err := BlockOf(dev, goldenConfig, []*Weights{w})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer block.Free()
-	net, err := Build(block, len(batch.Tokens), true)
+	net, err := Build(block, batch, true)
 	if err != nil {
 		t.Fatal(err)
 	}

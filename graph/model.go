@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	G "gorgonia.org/gorgonia"
 
@@ -287,8 +288,11 @@ type Net struct {
 
 	// On the device: the batch (token ids and target ids as floats, per
 	// model [Batch*SeqLen]), the gates (per model [Layers*DModel]: 1 keeps
-	// a column, 0 ablates it), and the outputs.
+	// a column, 0 ablates it), and the outputs. A training Net also
+	// takes the batch's answers (its targets on the answer positions
+	// alone) and reports the loss on them beside the training loss.
 	tokens, targets, gates kernels.Tensor
+	answers, answerLoss    kernels.Tensor
 	loss, logits           kernels.Tensor
 	correct                kernels.Tensor // argmax hits, for Nets built without gradients
 	probs                  []kernels.Tensor
@@ -302,8 +306,8 @@ type Net struct {
 	reads []int
 
 	// Host staging, uploaded by Run when changed.
-	tok, tgt, gate     []float32
-	inDirty, gateDirty bool
+	tok, tgt, ans, gate []float32
+	inDirty, gateDirty  bool
 	host               []float32 // download scratch
 }
 
@@ -394,6 +398,15 @@ func compileNet(p *Block, batch int, train bool, answers []int) (_ *Net, err err
 	for i := range n.tgt {
 		n.tgt[i] = -1
 	}
+	if train {
+		if n.answers, err = alloc(out); err != nil {
+			return nil, err
+		}
+		if n.answerLoss, err = alloc(1); err != nil {
+			return nil, err
+		}
+		n.ans = slices.Clone(n.tgt)
+	}
 	n.gate = make([]float32, S*c.Layers*dm)
 	tokens, targets := node("tokens", rows), node("targets", out)
 	bound[tokens], bound[targets] = n.tokens, n.targets
@@ -480,6 +493,11 @@ func compileNet(p *Block, batch int, train bool, answers []int) (_ *Net, err err
 	// The executor (exec.go) runs what these outputs need.
 	outputs := append(G.Nodes{loss, logits}, probs...)
 	if train {
+		// The loss on the answers alone: reported, never differentiated.
+		answers := node("answers", out)
+		al := softmaxXent(logits, answers)
+		bound[answers], bound[al] = n.answers, n.answerLoss
+		outputs = append(outputs, al)
 		// The gates' gradients say how much each head matters (pruning).
 		wrt := append(append(G.Nodes(nil), n.params...), gates...)
 		grads, err := G.Grad(loss, wrt...)
@@ -519,8 +537,8 @@ func compileNet(p *Block, batch int, train bool, answers []int) (_ *Net, err err
 func (n *Net) Block() *Block { return n.block }
 
 // SetInputs stages model s's batch: tokens and targets are
-// [Batch*SeqLen], targets negative where a position is not an answer. The
-// loss is the mean cross-entropy over the answer positions.
+// [Batch*SeqLen], targets negative where a position has none. The loss
+// is the mean cross-entropy over the positions with a target.
 func (n *Net) SetInputs(s int, tokens, targets []int) error {
 	c := n.Config
 	rows := n.Batch * c.SeqLen
@@ -530,24 +548,49 @@ func (n *Net) SetInputs(s int, tokens, targets []int) error {
 	if len(tokens) != rows || len(targets) != len(tokens) {
 		return fmt.Errorf("graph: batch of %d tokens, want %d", len(tokens), rows)
 	}
-	out := n.outRows()
-	tok, tgt := n.tok[s*rows:(s+1)*rows], n.tgt[s*out:(s+1)*out]
-	next := 0 // the answer row the next read position fills
+	tok := n.tok[s*rows : (s+1)*rows]
 	for r, t := range tokens {
 		if t < 0 || t >= c.Vocab {
 			return fmt.Errorf("graph: token %d out of range 0..%d", t, c.Vocab-1)
 		}
-		if targets[r] >= c.Vocab {
-			return fmt.Errorf("graph: target %d out of range 0..%d", targets[r], c.Vocab-1)
-		}
 		tok[r] = float32(t)
+	}
+	return n.stageTargets(n.tgt, s, targets)
+}
+
+// SetAnswers stages, for a training Net, model s's answers: the targets
+// of its batch's answer positions alone ([Batch*SeqLen], negative
+// elsewhere), whose loss AnswerLosses reports.
+func (n *Net) SetAnswers(s int, answers []int) error {
+	if n.ans == nil {
+		return fmt.Errorf("graph: only a training Net takes answers")
+	}
+	if s < 0 || s >= n.Seeds {
+		return fmt.Errorf("graph: model %d of %d", s, n.Seeds)
+	}
+	if len(answers) != n.Batch*n.Config.SeqLen {
+		return fmt.Errorf("graph: %d answers, want %d", len(answers), n.Batch*n.Config.SeqLen)
+	}
+	return n.stageTargets(n.ans, s, answers)
+}
+
+// stageTargets puts model s's targets of every row into dst's rows that
+// the loss reads; a target on a row it does not read is refused.
+func (n *Net) stageTargets(dst []float32, s int, targets []int) error {
+	c, out := n.Config, n.outRows()
+	tgt := dst[s*out : (s+1)*out]
+	next := 0 // the read row the next read position fills
+	for r, y := range targets {
+		if y >= c.Vocab {
+			return fmt.Errorf("graph: target %d out of range 0..%d", y, c.Vocab-1)
+		}
 		switch {
 		case n.reads == nil:
-			tgt[r] = float32(max(targets[r], -1))
+			tgt[r] = float32(max(y, -1))
 		case next < out && n.reads[next] == r:
-			tgt[next] = float32(max(targets[r], -1))
+			tgt[next] = float32(max(y, -1))
 			next++
-		case targets[r] >= 0:
+		case y >= 0:
 			// The first sequence's rows are the positions read.
 			return fmt.Errorf("graph: a target at position %d, which this Net does not read (it reads %v)", r%c.SeqLen, n.reads[:out/n.Batch])
 		}
@@ -598,6 +641,11 @@ func (n *Net) Run() error {
 		if err := n.dev.Upload(n.targets, n.Seeds, n.tgt); err != nil {
 			return err
 		}
+		if n.ans != nil {
+			if err := n.dev.Upload(n.answers, n.Seeds, n.ans); err != nil {
+				return err
+			}
+		}
 		n.inDirty = false
 	}
 	if n.gateDirty {
@@ -629,6 +677,15 @@ func (n *Net) read(t kernels.Tensor) ([]float32, error) {
 
 // Losses reads the last run's loss of every model.
 func (n *Net) Losses() ([]float32, error) { return n.read(n.loss) }
+
+// AnswerLosses reads, after a training Run, every model's loss on the
+// answers SetAnswers staged (0 for a model with none).
+func (n *Net) AnswerLosses() ([]float32, error) {
+	if n.ans == nil {
+		return nil, fmt.Errorf("graph: only a training Net has an answer loss")
+	}
+	return n.read(n.answerLoss)
+}
 
 // LossTensor is where each model's loss lands (1 float per model).
 func (n *Net) LossTensor() kernels.Tensor { return n.loss }

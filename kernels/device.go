@@ -177,9 +177,11 @@ type Device interface {
 
 	// Adam takes one step (docs/model.md) on n parameters w with
 	// gradients g and moments m, v, for every seed whose failed (1 float)
-	// is 0. negLR (1 float) is minus the seed's learning rate; c1 and c2
-	// are 1/(1-beta1^t) and 1/(1-beta2^t) rounded to float32.
-	Adam(S, n int, w, g, m, v, negLR, failed Tensor, c1, c2 float32) error
+	// is 0. negLR (1 float) is minus the seed's learning rate; decay (1
+	// float) is its decoupled weight decay's factor 1 - lr*wd, which
+	// multiplies w before the update (1: no decay, Gorgonia's bits); c1
+	// and c2 are 1/(1-beta1^t) and 1/(1-beta2^t) rounded to float32.
+	Adam(S, n int, w, g, m, v, negLR, decay, failed Tensor, c1, c2 float32) error
 	// MarkDiverged sets failed (1 float) to step where it is 0 and loss
 	// (1 float) is not finite.
 	MarkDiverged(S int, loss, failed Tensor, step int) error

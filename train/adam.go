@@ -8,24 +8,27 @@ import (
 )
 
 // adam is Adam on a device over the parameter blocks of S models: the
-// arithmetic of Gorgonia's AdamSolver (v0.9.18, float32, no
-// regularisation or clipping), operation for operation and rounding for
-// rounding (kernels.Device.Adam; docs/model.md gives the formula;
-// TestAdamMatchesGorgonia checks it bit for bit). Each model has its own
-// learning rate, and a model whose loss stopped being finite stops
-// moving.
+// arithmetic of Gorgonia's AdamSolver (v0.9.18, float32, no clipping),
+// operation for operation and rounding for rounding (kernels.Device.Adam;
+// docs/model.md gives the formula; TestAdamMatchesGorgonia checks it bit
+// for bit), after AdamW's decoupled weight decay where a model has one.
+// Each model has its own learning rate and weight decay, and a model
+// whose loss stopped being finite stops moving.
 type adam struct {
 	dev   kernels.Device
 	S, n  int
 	t     int
 	m, v  kernels.Tensor // [S][n]
 	negLR kernels.Tensor // [S][1]: minus each model's learning rate
+	decay kernels.Tensor // [S][1]: each model's 1 - lr*wd
 	// failed holds, per model, the step whose loss was not finite, or 0.
 	failed kernels.Tensor
 	mem    kernels.Arena
 }
 
-func newAdam(dev kernels.Device, n int, lrs []float64) (_ *adam, err error) {
+// newAdam makes Adam for len(lrs) models of n parameters, model s with
+// learning rate lrs[s] and weight decay wds[s].
+func newAdam(dev kernels.Device, n int, lrs, wds []float64) (_ *adam, err error) {
 	S := len(lrs)
 	a := &adam{dev: dev, S: S, n: n, mem: kernels.Arena{Dev: dev, S: S}}
 	// A failure frees what was made.
@@ -43,14 +46,21 @@ func newAdam(dev kernels.Device, n int, lrs []float64) (_ *adam, err error) {
 	if a.negLR, err = alloc(1); err != nil {
 		return nil, err
 	}
+	if a.decay, err = alloc(1); err != nil {
+		return nil, err
+	}
 	if a.failed, err = alloc(1); err != nil {
 		return nil, err
 	}
-	neg := make([]float32, S)
+	neg, decay := make([]float32, S), make([]float32, S)
 	for s, lr := range lrs {
-		neg[s] = -float32(lr)
+		// PyTorch's AdamW: w *= 1 - lr*wd, the factor from float64.
+		neg[s], decay[s] = -float32(lr), float32(1-lr*wds[s])
 	}
-	return a, dev.Upload(a.negLR, S, neg)
+	if err := dev.Upload(a.negLR, S, neg); err != nil {
+		return nil, err
+	}
+	return a, dev.Upload(a.decay, S, decay)
 }
 
 // step records which models' loss is not finite, then updates every
@@ -62,7 +72,7 @@ func (a *adam) step(w, g, loss kernels.Tensor) error {
 	}
 	c1 := float32(1) / float32(1-math.Pow(kernels.AdamBeta1, float64(a.t)))
 	c2 := float32(1) / float32(1-math.Pow(kernels.AdamBeta2, float64(a.t)))
-	return a.dev.Adam(a.S, a.n, w, g, a.m, a.v, a.negLR, a.failed, c1, c2)
+	return a.dev.Adam(a.S, a.n, w, g, a.m, a.v, a.negLR, a.decay, a.failed, c1, c2)
 }
 
 // diverged reads, per model, the step at which its loss stopped being

@@ -13,8 +13,8 @@ import (
 // parameter block, one graph, one set of kernel launches per step for
 // all of them. Each model has its own seed's initial weights and data
 // stream (the same as the model trained alone) and its own learning
-// rate. Nothing is read back from the device during a step: losses and
-// weights are read when asked for.
+// rate and weight decay. Nothing is read back from the device during a
+// step: losses and weights are read when asked for.
 type Group struct {
 	Models []*Model
 	Step   int // steps taken
@@ -25,19 +25,21 @@ type Group struct {
 	opt   *adam
 
 	streams []*tasks.Stream
-	// batches hold the next step's batches. The Net copies a batch when
-	// it is set, so the step after can be sampled into the same memory
-	// while the device runs this one; sampled says when it is there.
+	// batches hold the next step's batches, and targets their targets
+	// under the loss. The Net copies a batch when it is set, so the step
+	// after can be sampled into the same memory while the device runs
+	// this one; sampled says when it is there.
 	batches  []*tasks.Batch
+	targets  [][]int
 	samplers []chan struct{} // one per sampling goroutine
 	sampling bool
 	sampled  chan struct{}
 }
 
 // SameShape reports whether two configurations can share a Group: they
-// may differ in seed and learning rate only.
+// may differ in seed, learning rate and weight decay only.
 func SameShape(a, b Config) bool {
-	a.Seed, a.LR = b.Seed, b.LR
+	a.Seed, a.LR, a.WeightDecay = b.Seed, b.LR, b.WeightDecay
 	return a == b
 }
 
@@ -47,15 +49,15 @@ func NewGroup(cs []Config, dev kernels.Device) (_ *Group, err error) {
 	if len(cs) == 0 {
 		return nil, fmt.Errorf("train: a group of no models")
 	}
-	lrs := make([]float64, len(cs))
+	lrs, wds := make([]float64, len(cs)), make([]float64, len(cs))
 	for i, c := range cs {
 		if err := c.Validate(); err != nil {
 			return nil, err
 		}
 		if !SameShape(c, cs[0]) {
-			return nil, fmt.Errorf("train: seed %d's configuration differs from seed %d's in more than seed and lr", c.Seed, cs[0].Seed)
+			return nil, fmt.Errorf("train: seed %d's configuration differs from seed %d's in more than seed, lr and weight decay", c.Seed, cs[0].Seed)
 		}
-		lrs[i] = c.LR
+		lrs[i], wds[i] = c.LR, c.WeightDecay
 	}
 	t, _ := tasks.New(cs[0].Task)
 	shape := cs[0].Model(t)
@@ -72,10 +74,14 @@ func NewGroup(cs []Config, dev kernels.Device) (_ *Group, err error) {
 		m := &Model{Train: c, Shape: shape, Task: tk, Weights: graph.InitWeights(shape, c.Seed)}
 		g.Models, ws = append(g.Models, m), append(ws, m.Weights)
 		st := tasks.NewStream(tk, c.Seed, tasks.Train)
+		if c.TrainExamples > 0 {
+			st = tasks.NewTrainingSet(tk, c.Seed, c.TrainExamples)
+		}
 		g.streams = append(g.streams, st)
 		// The first batch drawn is never trained on: a lone model has
 		// always drawn it so, and the streams must stay the same.
-		g.batches = append(g.batches, st.Next(c.Batch))
+		b := st.Next(c.Batch)
+		g.batches, g.targets = append(g.batches, b), append(g.targets, make([]int, len(b.Targets)))
 	}
 	if g.block, err = graph.NewBlock(dev, shape, len(cs)); err != nil {
 		return nil, err
@@ -83,22 +89,23 @@ func NewGroup(cs []Config, dev kernels.Device) (_ *Group, err error) {
 	if err = g.block.Upload(ws); err != nil {
 		return nil, err
 	}
-	if g.net, err = graph.BuildTrain(g.block, cs[0].Batch, t.AnswerPositions()); err != nil {
+	if g.net, err = graph.BuildTrain(g.block, cs[0].Batch, tasks.LossPositions(t, cs[0].Loss)); err != nil {
 		return nil, err
 	}
-	if g.opt, err = newAdam(dev, g.block.P, lrs); err != nil {
+	if g.opt, err = newAdam(dev, g.block.P, lrs, wds); err != nil {
 		return nil, err
 	}
 	return g, nil
 }
 
-// sample starts drawing every model's next batch into g.batches; wait
-// waits for it. Each stream is drawn in order, so the batches are those
-// the model draws alone.
+// sample starts drawing every model's next batch into g.batches, with
+// its targets under the loss; wait waits for it. Each stream is drawn in
+// order, so the batches are those the model draws alone.
 func (g *Group) sample() {
 	if g.samplers == nil {
 		// Samplers live as long as the group: a step starts them with
 		// one token each, without allocating.
+		loss := g.Models[0].Train.Loss
 		workers := min(len(g.batches), runtime.GOMAXPROCS(0))
 		g.samplers = make([]chan struct{}, workers)
 		for w := range g.samplers {
@@ -107,6 +114,7 @@ func (g *Group) sample() {
 				for range start {
 					for s := w; s < len(g.batches); s += workers {
 						g.streams[s].Fill(g.batches[s])
+						tasks.LossTargets(loss, g.batches[s], g.targets[s])
 					}
 					g.sampled <- struct{}{}
 				}
@@ -138,7 +146,10 @@ func (g *Group) TrainStep() error {
 	}
 	g.wait()
 	for s, b := range g.batches {
-		if err := g.net.SetInputs(s, b.Tokens, b.Targets); err != nil {
+		if err := g.net.SetInputs(s, b.Tokens, g.targets[s]); err != nil {
+			return err
+		}
+		if err := g.net.SetAnswers(s, b.Targets); err != nil {
 			return err
 		}
 	}
@@ -169,8 +180,14 @@ func (g *Group) TrainStep() error {
 const syncEvery = 16
 
 // Losses reads the last step's batch loss of every model.
-func (g *Group) Losses() ([]float64, error) {
-	l, err := g.net.Losses()
+func (g *Group) Losses() ([]float64, error) { return widen(g.net.Losses()) }
+
+// AnswerLosses reads, for every model, the last step's batch loss on its
+// answer positions alone: under --loss answers, Losses itself.
+func (g *Group) AnswerLosses() ([]float64, error) { return widen(g.net.AnswerLosses()) }
+
+// widen is a read of float32s, in float64.
+func widen(l []float32, err error) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,11 @@ func Run(c Config, dev kernels.Device, reportEvery int, progress func(Progress),
 			if err != nil {
 				return nil, Result{}, err
 			}
-			progress(Progress{Step: tr.Step, Steps: c.Steps, Loss: loss, Accuracy: acc,
+			al, err := tr.g.AnswerLosses()
+			if err != nil {
+				return nil, Result{}, err
+			}
+			progress(Progress{Step: tr.Step, Steps: c.Steps, Loss: loss, AnswerLoss: al[0], Accuracy: acc,
 				StepsPerSec: float64(tr.Step) / time.Since(start).Seconds()})
 		}
 	}
@@ -83,6 +87,13 @@ func Run(c Config, dev kernels.Device, reportEvery int, progress func(Progress),
 	}
 	res := Result{Params: m.Weights.Count(), Accuracy: acc, Chance: m.Task.Chance(), Loss: heldLoss,
 		TrainLoss: loss, TrainSeconds: secs}
+	if c.Steps > 0 {
+		al, err := tr.g.AnswerLosses()
+		if err != nil {
+			return nil, Result{}, err
+		}
+		res.TrainAnswerLoss = al[0]
+	}
 	if tasks.HasUnseen(m.Task) {
 		acc, err := UnseenAccuracy(eval, m)
 		if err != nil {

@@ -3,6 +3,8 @@
 package train
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -19,16 +21,40 @@ type Config struct {
 	Steps int     `json:"steps"`
 	Batch int     `json:"batch"`
 	LR    float64 `json:"lr"`
+	// Loss is the training objective, tasks.NextToken or tasks.Answers.
+	Loss string `json:"loss"`
+	// TrainExamples, when positive, is the size of a finite training set
+	// drawn once and sampled with replacement (tasks.NewTrainingSet); 0
+	// trains on a fresh stream.
+	TrainExamples int `json:"train_examples"`
+	// WeightDecay is AdamW's decoupled weight decay (0: none).
+	WeightDecay float64 `json:"weight_decay"`
 	// Arch is the model's architecture (layers, heads, widths, positions,
 	// the causal mask, tied embeddings); its fields are Config's own, in
 	// Go and in JSON.
 	graph.Arch
 }
 
+// UnmarshalJSON reads a configuration, refusing unknown fields. One
+// written before the loss was recorded, when headlab trained on the
+// answer positions alone, reads as that loss.
+func (c *Config) UnmarshalJSON(data []byte) error {
+	type fields Config // Config's fields without this method
+	f := fields{Loss: tasks.Answers}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return err
+	}
+	*c = Config(f)
+	return nil
+}
+
 // Defaults returns the default configuration for a task (Steps = the
 // task's default).
 func Defaults(task string) Config {
-	c := Config{Task: task, Seed: 1, Batch: 32, LR: 3e-3, Arch: graph.Arch{Layers: 2, Heads: 2, DModel: 32, DFF: 64, Positions: true, Causal: true}}
+	c := Config{Task: task, Seed: 1, Batch: 32, LR: 3e-3, Loss: tasks.NextToken,
+		Arch: graph.Arch{Layers: 2, Heads: 2, DModel: 32, DFF: 64, Positions: true, Causal: true}}
 	if t, err := tasks.New(task); err == nil {
 		c.Steps = t.DefaultSteps()
 	}
@@ -52,6 +78,15 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--batch must be in 1..4096, got %d", c.Batch)
 	case !(c.LR > 0 && c.LR < 1):
 		return fmt.Errorf("--lr must be in (0, 1), got %g", c.LR)
+	case c.TrainExamples < 0 || c.TrainExamples > tasks.MaxTrainingSet:
+		return fmt.Errorf("--train-examples must be in 0..%d, got %d", tasks.MaxTrainingSet, c.TrainExamples)
+	case c.TrainExamples > 0 && c.TrainExamples < c.Batch:
+		return fmt.Errorf("--train-examples %d is fewer sequences than one batch (--batch %d)", c.TrainExamples, c.Batch)
+	case !(c.WeightDecay >= 0 && c.WeightDecay*c.LR < 1):
+		return fmt.Errorf("--weight-decay must be >= 0 and below 1/lr (%g), got %g", 1/c.LR, c.WeightDecay)
+	}
+	if err := tasks.CheckLoss(c.Loss); err != nil {
+		return err
 	}
 	return c.Model(t).Validate()
 }
@@ -85,20 +120,26 @@ func (m *Model) NonFinite() string {
 // Progress is one progress report during training.
 type Progress struct {
 	Step, Steps int
-	Loss        float64
-	Accuracy    float64 // on QuickHeldOut
-	StepsPerSec float64
+	// Loss is the last batch's training loss; AnswerLoss the same
+	// batch's loss on its answer positions alone.
+	Loss, AnswerLoss float64
+	Accuracy         float64 // on QuickHeldOut
+	StepsPerSec      float64
 }
 
-// Result is what a finished run reports.
+// Result is what a finished run reports. Accuracy and Loss are on the
+// held-out answer positions, whatever the training loss; TrainLoss is
+// the last batch's training loss and TrainAnswerLoss that batch's loss on
+// its answer positions alone.
 type Result struct {
-	Params       int     `json:"params"`
-	Accuracy     float64 `json:"accuracy"`
-	Chance       float64 `json:"chance"`
-	Loss         float64 `json:"loss"`
-	TrainLoss    float64 `json:"train_loss"`
-	TrainSeconds float64 `json:"train_seconds"`
-	MsPerStep    float64 `json:"ms_per_step"`
+	Params          int     `json:"params"`
+	Accuracy        float64 `json:"accuracy"`
+	Chance          float64 `json:"chance"`
+	Loss            float64 `json:"loss"`
+	TrainLoss       float64 `json:"train_loss"`
+	TrainAnswerLoss float64 `json:"train_answer_loss"`
+	TrainSeconds    float64 `json:"train_seconds"`
+	MsPerStep       float64 `json:"ms_per_step"`
 	// UnseenAccuracy is held-out accuracy on sequences made only of
 	// vocabulary that training never showed, for tasks that hold some back.
 	UnseenAccuracy *float64 `json:"unseen_accuracy,omitempty"`

@@ -526,11 +526,11 @@ func (d *Device) CountCorrect(S, rows, v int, logits, targets, out kernels.Tenso
 }
 
 // Adam implements kernels.Device on simd.Adam: the arithmetic of
-// Gorgonia's AdamSolver (v0.9.18, float32, no regularisation or
-// clipping), operation for operation and rounding for rounding
-// (docs/model.md).
-func (d *Device) Adam(S, n int, w, g, m, v, negLR, failed kernels.Tensor, c1, c2 float32) error {
-	if err := d.launch(S, []kernels.Tensor{w, g, m, v, negLR, failed}, n, n, n, n, 1, 1); err != nil {
+// Gorgonia's AdamSolver (v0.9.18, float32, no clipping), operation for
+// operation and rounding for rounding, after AdamW's decoupled weight
+// decay (docs/model.md).
+func (d *Device) Adam(S, n int, w, g, m, v, negLR, decay, failed kernels.Tensor, c1, c2 float32) error {
+	if err := d.launch(S, []kernels.Tensor{w, g, m, v, negLR, decay, failed}, n, n, n, n, 1, 1, 1); err != nil {
 		return err
 	}
 	b1, b2 := float32(kernels.AdamBeta1), float32(kernels.AdamBeta2)
@@ -539,7 +539,7 @@ func (d *Device) Adam(S, n int, w, g, m, v, negLR, failed kernels.Tensor, c1, c2
 		if seed(failed, s)[0] != 0 {
 			continue
 		}
-		p.NegLR = seed(negLR, s)[0]
+		p.NegLR, p.Decay = seed(negLR, s)[0], seed(decay, s)[0]
 		simd.Adam(seed(w, s)[:n], seed(g, s), seed(m, s), seed(v, s), &p)
 	}
 	return nil

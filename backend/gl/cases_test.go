@@ -151,6 +151,12 @@ func negLROf(_ *rand.Rand, id int, x []float32) {
 	x[0] = -float32(1e-3 * float64(1+(id+4)%4))
 }
 
+// decayOf is an AdamW factor 1 - lr*wd that differs by seed, 1 (no
+// decay) for some.
+func decayOf(_ *rand.Rand, id int, x []float32) {
+	x[0] = [...]float32{1, 1 - 3e-4, 1 - 1e-2}[(id+3)%3]
+}
+
 // lossOf is a loss that is NaN, +Inf, -Inf or finite by seed.
 func lossOf(_ *rand.Rand, id int, x []float32) {
 	x[0] = [...]float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 2.5, 1e38}[(id+5)%5]
@@ -428,9 +434,9 @@ func allCases() []kcase {
 				for i := range x {
 					x[i] = float32(math.Abs(float64(x[i])))
 				}
-			}), pr(1, negLROf), pr(1, failedOf)},
+			}), pr(1, negLROf), pr(1, decayOf), pr(1, failedOf)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
-				return dv.Adam(S, 50, t[0], t[1], t[2], t[3], t[4], t[5], c1, c2)
+				return dv.Adam(S, 50, t[0], t[1], t[2], t[3], t[4], t[5], t[6], c1, c2)
 			}})
 	}
 

@@ -545,13 +545,13 @@ func (d *Device) CountCorrect(S, rows, v int, logits, targets, out kernels.Tenso
 
 // Adam implements kernels.Device: one invocation per parameter; w, m and
 // v are updated in place.
-func (d *Device) Adam(S, n int, w, g, m, v, negLR, failed kernels.Tensor, c1, c2 float32) error {
+func (d *Device) Adam(S, n int, w, g, m, v, negLR, decay, failed kernels.Tensor, c1, c2 float32) error {
 	const name = "Adam"
 	if err := sizes(name, n); err != nil {
 		return err
 	}
-	ts := []kernels.Tensor{w, g, m, v, negLR, failed}
-	if err := d.check(name, S, ts, []int{n, n, n, n, 1, 1}); err != nil {
+	ts := []kernels.Tensor{w, g, m, v, negLR, failed, decay}
+	if err := d.check(name, S, ts, []int{n, n, n, n, 1, 1, 1}); err != nil {
 		return err
 	}
 	if err := fits32(name, S, n); err != nil {

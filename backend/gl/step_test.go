@@ -41,15 +41,15 @@ func stLayout() stParams {
 
 // stState is one device's tensors.
 type stState struct {
-	dv                              kernels.Device
-	S                               int
-	lay                             stParams
-	w, g, m, v                      kernels.Buffer // parameter, gradient, moment blocks
-	ids, tg, gate, up, negLR, fail  kernels.Tensor
-	x, h, xh, inv, q, k, vv, p, o   kernels.Tensor
-	o2, r, ge, dge, logits, probs   kernels.Tensor
-	loss, correct, dl, dg, dr, do   kernels.Tensor
-	dP, dq, dk, dV, dh, t1, dx2, dx kernels.Tensor
+	dv                                    kernels.Device
+	S                                     int
+	lay                                   stParams
+	w, g, m, v                            kernels.Buffer // parameter, gradient, moment blocks
+	ids, tg, gate, up, negLR, decay, fail kernels.Tensor
+	x, h, xh, inv, q, k, vv, p, o         kernels.Tensor
+	o2, r, ge, dge, logits, probs         kernels.Tensor
+	loss, correct, dl, dg, dr, do         kernels.Tensor
+	dP, dq, dk, dV, dh, t1, dx2, dx       kernels.Tensor
 }
 
 func (st *stState) par(b kernels.Buffer, off, n int) kernels.Tensor {
@@ -66,7 +66,7 @@ func newStep(t *testing.T, dv kernels.Device, ids []int) *stState {
 	st.ids, st.tg = dense(stRows), dense(stRows)
 	st.gate = kernels.Tensor{Buf: alloc(stD), Len: stD}
 	st.up = kernels.Tensor{Buf: alloc(1), Len: 1}
-	st.negLR, st.fail = dense(1), dense(1)
+	st.negLR, st.decay, st.fail = dense(1), dense(1), dense(1)
 	for _, p := range []*kernels.Tensor{&st.x, &st.h, &st.xh, &st.q, &st.k, &st.vv, &st.o, &st.o2, &st.r, &st.ge, &st.dge,
 		&st.dg, &st.dr, &st.do, &st.dq, &st.dk, &st.dV, &st.dh, &st.t1, &st.dx2, &st.dx} {
 		*p = dense(stRows * stD)
@@ -78,7 +78,7 @@ func newStep(t *testing.T, dv kernels.Device, ids []int) *stState {
 
 	// Initial weights, learning rates and failures by seed id.
 	w := make([]float32, 0, S*P)
-	lr := make([]float32, S)
+	lr, decay := make([]float32, S), make([]float32, S)
 	for i, id := range ids {
 		r := rand.New(rand.NewPCG(uint64(id), 77))
 		blk := make([]float32, P)
@@ -90,9 +90,11 @@ func newStep(t *testing.T, dv kernels.Device, ids []int) *stState {
 		}
 		w = append(w, blk...)
 		lr[i] = -float32(1e-3 * float64(1+id%3))
+		decay[i] = 1 - float32(1e-4*float64(id%2))
 	}
 	must(t, dv.Upload(kernels.Dense(st.w, P), S, w))
 	must(t, dv.Upload(st.negLR, S, lr))
+	must(t, dv.Upload(st.decay, S, decay))
 	must(t, dv.Upload(st.gate, 1, []float32{1, 1, 1, 1, 0, 0, 0, 0}))
 	must(t, dv.Upload(st.up, 1, []float32{1}))
 	return st
@@ -165,7 +167,7 @@ func (st *stState) step(t *testing.T, k int) {
 		dv.LayerNormGradX(S, R, D, W(l.gamma, D), st.dh, st.xh, st.inv, st.dx2),
 		dv.Add(S, R*D, st.dr, st.dx2, st.dx),
 		dv.EmbedGrad(S, R, D, V, st.ids, st.dx, G(l.tok, V*D)),
-		dv.Adam(S, l.P, W(0, l.P), G(0, l.P), st.par(st.m, 0, l.P), st.par(st.v, 0, l.P), st.negLR, st.fail, c1, c2),
+		dv.Adam(S, l.P, W(0, l.P), G(0, l.P), st.par(st.m, 0, l.P), st.par(st.v, 0, l.P), st.negLR, st.decay, st.fail, c1, c2),
 	} {
 		if err != nil {
 			t.Fatalf("step %d on %s: %v", k, dv.Name(), err)

@@ -6,13 +6,18 @@ Builds a small headlab model (induction's vocabulary 16 and length 16,
 train_step.py's Model (docs/model.md), gives every parameter random values
 (LayerNorm gains and every bias too, so that each one's gradient is
 exercised), draws a batch of 4 induction sequences, and computes in float64
-from the float32 weights: the loss (mean cross-entropy over the answer
-positions), the logits, and every parameter's gradient. Writes, into the
-directory given (default graph/testdata/golden):
+from the float32 weights, for each loss: the loss, the logits, and every
+parameter's gradient. The answers loss is the mean cross-entropy over the
+answer positions; the next-token loss the mean over every position with a
+target: the answer where there is one, else the next token, and at the
+last position only an answer (docs/model.md). Writes, into the directory
+given (default graph/testdata/golden):
 
   model.safetensors     the weights, headlab's names and shapes (F32)
-  batch.json            {"tokens": [B][T], "targets": [B][T]}, -1 off the answers
-  expected.safetensors  "loss" [1], "logits" [B*T, V], "grad.NAME" for every weight (F32)
+  batch.json            {"tokens": [B][T], "targets": [B][T] (-1 off the answers),
+                         "next_token_targets": [B][T] (-1 where none)}
+  expected.safetensors  answers: "loss" [1], "logits" [B*T, V], "grad.NAME" for every weight (F32)
+  expected-next-token.safetensors   the same under the next-token loss
 
 Run once (python3-torch); the outputs are checked in and the Go test needs
 no Python.
@@ -63,6 +68,17 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 
 
+def next_token_targets(tok, tgt):
+    """The next-token loss's targets: each answer, else the next token;
+    the last position keeps only an answer."""
+    out = tgt.clone()
+    T = tok.shape[1]
+    for i in range(T - 1):
+        none = out[:, i] == -100
+        out[none, i] = tok[none, i + 1]
+    return out
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "graph", "testdata", "golden")
     os.makedirs(out, exist_ok=True)
@@ -77,19 +93,23 @@ def main():
             elif "ln" in name:
                 p.copy_(1 + 0.2 * torch.randn(p.shape, generator=g))
     tok, tgt = induction_batch(B, gen=torch.Generator().manual_seed(3))
+    nt = next_token_targets(tok, tgt)
     # float64 from the float32 weights: the truth the Go float32 is held to.
     m = m.double()
-    logits = m(tok)
-    loss = F.cross_entropy(logits, tgt.reshape(-1), ignore_index=-100)
-    loss.backward()
     write_safetensors(os.path.join(out, "model.safetensors"), [(n, p.float()) for n, p in params])
     with open(os.path.join(out, "batch.json"), "w") as f:
-        json.dump({"tokens": tok.tolist(), "targets": tgt.clamp(min=-1).tolist()}, f)
+        json.dump({"tokens": tok.tolist(), "targets": tgt.clamp(min=-1).tolist(),
+                   "next_token_targets": nt.clamp(min=-1).tolist()}, f)
         f.write("\n")
-    expected = [("loss", loss.reshape(1)), ("logits", logits)]
-    expected += [("grad." + n, p.grad) for n, p in params]
-    write_safetensors(os.path.join(out, "expected.safetensors"), expected)
-    print("loss %.6f, %d parameters, written to %s" % (loss.item(), sum(p.numel() for _, p in params), out))
+    for name, targets in (("expected.safetensors", tgt), ("expected-next-token.safetensors", nt)):
+        m.zero_grad(set_to_none=True)
+        logits = m(tok)
+        loss = F.cross_entropy(logits, targets.reshape(-1), ignore_index=-100)
+        loss.backward()
+        expected = [("loss", loss.reshape(1)), ("logits", logits)]
+        expected += [("grad." + n, p.grad) for n, p in params]
+        write_safetensors(os.path.join(out, name), expected)
+        print("%s: loss %.6f, %d parameters, written to %s" % (name, loss.item(), sum(p.numel() for _, p in params), out))
 
 
 if __name__ == "__main__":

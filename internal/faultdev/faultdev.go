@@ -24,7 +24,7 @@ type Device struct {
 }
 
 // Adam is the device's Adam, with the fault injected into g first.
-func (d *Device) Adam(S, n int, w, g, m, v, negLR, failed kernels.Tensor, c1, c2 float32) error {
+func (d *Device) Adam(S, n int, w, g, m, v, negLR, decay, failed kernels.Tensor, c1, c2 float32) error {
 	d.calls++
 	if d.calls == d.At {
 		grads := make([]float32, S*g.Len)
@@ -36,5 +36,5 @@ func (d *Device) Adam(S, n int, w, g, m, v, negLR, failed kernels.Tensor, c1, c2
 			return err
 		}
 	}
-	return d.Device.Adam(S, n, w, g, m, v, negLR, failed, c1, c2)
+	return d.Device.Adam(S, n, w, g, m, v, negLR, decay, failed, c1, c2)
 }

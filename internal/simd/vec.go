@@ -157,16 +157,20 @@ func LayerNormGradX(out, gamma, dy, xh, inv []float32) {
 }
 
 // AdamStep holds one Adam update's constants: the betas, 1 minus each,
-// epsilon, the bias corrections c1 and c2 of this step, and -lr.
+// epsilon, the bias corrections c1 and c2 of this step, -lr, and the
+// decoupled weight decay's factor 1 - lr*wd (1: none).
 type AdamStep struct {
-	B1, B2, OneMinusB1, OneMinusB2, Eps, C1, C2, NegLR float32
+	B1, B2, OneMinusB1, OneMinusB2, Eps, C1, C2, NegLR, Decay float32
 }
 
 // Adam updates w, m and v in place from the gradient g, with Gorgonia's
-// AdamSolver arithmetic (v0.9.18, float32), rounding for rounding:
-// m = g(1-b1) + m b1; v = g²(1-b2) + v b2; w += (m c1)(-lr) / (sqrt(v c2) + eps).
-// The root is correctly rounded in float32, which equals the float64 root
-// rounded to float32.
+// AdamSolver arithmetic (v0.9.18, float32), rounding for rounding, after
+// AdamW's decoupled decay of w (PyTorch's order):
+// m = g(1-b1) + m b1; v = g²(1-b2) + v b2;
+// w = w Decay + (m c1)(-lr) / (sqrt(v c2) + eps).
+// With Decay 1, w Decay is w exactly: Gorgonia's bits. The root is
+// correctly rounded in float32, which equals the float64 root rounded to
+// float32.
 func Adam(w, g, m, v []float32, p *AdamStep) {
 	n := len(w)
 	g, m, v = g[:n], m[:n], v[:n]
@@ -181,6 +185,6 @@ func Adam(w, g, m, v []float32, p *AdamStep) {
 		vj := float32(float32(gr*gr)*p.OneMinusB2) + float32(v[j]*p.B2)
 		m[j], v[j] = mj, vj
 		den := float32(math.Sqrt(float64(float32(vj*p.C2)))) + p.Eps
-		w[j] += float32(float32(mj*p.C1)*p.NegLR) / den
+		w[j] = float32(w[j]*p.Decay) + float32(float32(mj*p.C1)*p.NegLR)/den
 	}
 }

@@ -205,6 +205,8 @@ TEXT ·adamKernel(SB), NOSPLIT, $0-48
 	VDUP V25.S[1], V21.S4 // c1
 	VDUP V25.S[2], V22.S4 // c2
 	VDUP V25.S[3], V23.S4 // -lr
+	MOVWU 32(R5), R6
+	VDUP R6, V26.S4 // decay
 adam_loop:
 	VLD1.P 16(R2), [V0.S4]
 	WORD $0x6e32dc01 // fmul v1.4s, v0.4s, v18.4s
@@ -225,6 +227,7 @@ adam_loop:
 	WORD $0x6e37dc21 // fmul v1.4s, v1.4s, v23.4s
 	WORD $0x6e23fc21 // fdiv v1.4s, v1.4s, v3.4s
 	VLD1 (R1), [V5.S4]
+	WORD $0x6e3adca5 // fmul v5.4s, v5.4s, v26.4s
 	WORD $0x4e21d4a5 // fadd v5.4s, v5.4s, v1.4s
 	VST1.P [V5.S4], 16(R1)
 	SUBS $4, R0, R0

@@ -60,16 +60,20 @@ func TestVecMatchesGo(t *testing.T) {
 				v[i] *= v[i]
 			}
 			w := fill(r, n)
-			p := &AdamStep{B1: 0.9, B2: 0.999, OneMinusB1: 1 - float32(0.9), OneMinusB2: 1 - float32(0.999), Eps: 1e-8, C1: 1.7, C2: 31.6, NegLR: -3e-3}
-			wantW, wantM, wantV := slices.Clone(w), slices.Clone(m), slices.Clone(v)
-			onPath(pathGo, func() { Adam(wantW, g, wantM, wantV, p) })
-			gotW, guards := guarded(r, n)
-			copy(gotW, w)
-			Adam(gotW, g, m, v, p)
-			guards(t, "Adam")
-			equalBits(t, "Adam w", gotW, wantW)
-			equalBits(t, "Adam m", m, wantM)
-			equalBits(t, "Adam v", v, wantV)
+			// Decay 1 (no weight decay) and an AdamW factor.
+			for _, decay := range []float32{1, 1 - 3e-3*0.1} {
+				p := &AdamStep{B1: 0.9, B2: 0.999, OneMinusB1: 1 - float32(0.9), OneMinusB2: 1 - float32(0.999), Eps: 1e-8, C1: 1.7, C2: 31.6, NegLR: -3e-3, Decay: decay}
+				wantW, wantM, wantV := slices.Clone(w), slices.Clone(m), slices.Clone(v)
+				onPath(pathGo, func() { Adam(wantW, g, wantM, wantV, p) })
+				gotW, guards := guarded(r, n)
+				copy(gotW, w)
+				gotM, gotV := slices.Clone(m), slices.Clone(v)
+				Adam(gotW, g, gotM, gotV, p)
+				guards(t, "Adam")
+				equalBits(t, "Adam w", gotW, wantW)
+				equalBits(t, "Adam m", gotM, wantM)
+				equalBits(t, "Adam v", gotV, wantV)
+			}
 		}
 	})
 }
@@ -84,12 +88,12 @@ func TestAdamFormula(t *testing.T) {
 		for i := range v {
 			v[i] *= v[i]
 		}
-		p := &AdamStep{B1: 0.9, B2: 0.999, OneMinusB1: 0.1, OneMinusB2: 0.001, Eps: 1e-8, C1: 2, C2: 3, NegLR: -0.01}
+		p := &AdamStep{B1: 0.9, B2: 0.999, OneMinusB1: 0.1, OneMinusB2: 0.001, Eps: 1e-8, C1: 2, C2: 3, NegLR: -0.01, Decay: 0.999}
 		want := make([]float64, n)
 		for i := range want {
 			mi := float64(g[i])*0.1 + float64(m[i])*0.9
 			vi := float64(g[i])*float64(g[i])*0.001 + float64(v[i])*0.999
-			want[i] = float64(w[i]) - 0.01*mi*2/(math.Sqrt(vi*3)+1e-8)
+			want[i] = float64(w[i])*0.999 - 0.01*mi*2/(math.Sqrt(vi*3)+1e-8)
 		}
 		Adam(w, g, m, v, p)
 		for i, x := range w {
@@ -97,6 +101,29 @@ func TestAdamFormula(t *testing.T) {
 				t.Fatalf("w[%d] = %v, float64 formula %v", i, x, want[i])
 			}
 		}
+	})
+}
+
+// TestAdamWithoutDecayIsGorgonias: with Decay 1 the update is Gorgonia's
+// w += ((m c1)(-lr)) / den, bit for bit, on every path.
+func TestAdamWithoutDecayIsGorgonias(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(7, 8))
+		n := 37
+		g, m, v, w := fill(r, n), fill(r, n), fill(r, n), fill(r, n)
+		for i := range v {
+			v[i] *= v[i]
+		}
+		p := &AdamStep{B1: 0.9, B2: 0.999, OneMinusB1: 1 - float32(0.9), OneMinusB2: 1 - float32(0.999), Eps: 1e-8, C1: 1.7, C2: 31.6, NegLR: -3e-3, Decay: 1}
+		want := slices.Clone(w)
+		for j := range want {
+			mj := float32(g[j]*p.OneMinusB1) + float32(m[j]*p.B1)
+			vj := float32(float32(g[j]*g[j])*p.OneMinusB2) + float32(v[j]*p.B2)
+			den := float32(math.Sqrt(float64(float32(vj*p.C2)))) + p.Eps
+			want[j] += float32(float32(mj*p.C1)*p.NegLR) / den
+		}
+		Adam(w, g, m, v, p)
+		equalBits(t, "Adam w", w, want)
 	})
 }
 

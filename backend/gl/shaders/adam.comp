@@ -1,7 +1,8 @@
 // Adam: one step on every parameter (s, i) of every seed whose failed is
 // 0 (docs/model.md; the CPU device's rounding, step for step):
 //   m = g*(1-b1) + m*b1;  v = (g*g)*(1-b2) + v*b2;
-//   w = w + ((m*c1)*negLR) / (float(sqrt(double(v*c2))) + eps)
+//   w = w*decay + ((m*c1)*negLR) / (float(sqrt(double(v*c2))) + eps)
+// decay is AdamW's 1 - lr*wd (1: none, and w*1 is w exactly).
 // A failed seed's w, m and v are left as they are.
 
 layout(std430, binding = 0) buffer Wbuf { float w[]; };
@@ -10,6 +11,7 @@ layout(std430, binding = 2) buffer Mbuf { float m[]; };
 layout(std430, binding = 3) buffer Vbuf { float v[]; };
 layout(std430, binding = 4) readonly buffer LRbuf { float negLR[]; };
 layout(std430, binding = 5) readonly buffer Fbuf { float failed[]; };
+layout(std430, binding = 6) readonly buffer Dbuf { float decay[]; };
 
 uniform float c1;
 uniform float c2;
@@ -39,5 +41,6 @@ void main() {
 	precise float den = float(sqrt(double(vc))) + eps;
 	precise float mc = mj * c1;
 	precise float num = mc * eta;
-	w[wi] = w[wi] + div(num, den);
+	precise float wd = w[wi] * decay[base(6, s)];
+	w[wi] = wd + div(num, den);
 }
