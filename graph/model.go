@@ -308,7 +308,7 @@ type Net struct {
 	// Host staging, uploaded by Run when changed.
 	tok, tgt, ans, gate []float32
 	inDirty, gateDirty  bool
-	host               []float32 // download scratch
+	host                []float32 // download scratch
 }
 
 // Build compiles the model for batch sequences per model on the models of
