@@ -883,6 +883,8 @@ type refHead struct {
 	OffsetD   int                `json:"offset_d"`
 	PositionJ int                `json:"position_j"`
 	MirrorC   *int               `json:"mirror_c"`
+	Sink      *float64           `json:"sink"`
+	RestMass  *float64           `json:"rest_mass"`
 }
 
 func TestCrossCheckPythonReference(t *testing.T) {
@@ -960,6 +962,7 @@ func TestCrossCheckPythonReference(t *testing.T) {
 		}
 	})
 	dir := t.TempDir()
+	rested := 0
 	for name, a := range files {
 		path := filepath.Join(dir, name+".json")
 		var buf bytes.Buffer
@@ -994,6 +997,15 @@ func TestCrossCheckPythonReference(t *testing.T) {
 			if !near(r.Score, g.Score, 1e-4) {
 				t.Errorf("%s %s: score Go %v, reference %v", name, g.Name, g.Score, r.Score)
 			}
+			if r.Sink == nil || !near(*r.Sink, g.Sink, 1e-4) || g.Sink != g.Scores["attention-sink"] {
+				t.Errorf("%s %s: sink Go %v (score %v), reference %v", name, g.Name, g.Sink, g.Scores["attention-sink"], r.Sink)
+			}
+			if (r.RestMass == nil) != (g.RestMass == nil) || r.RestMass != nil && !near(*r.RestMass, *g.RestMass, 1e-4) {
+				t.Errorf("%s %s (%s): rest mass Go %v, reference %v", name, g.Name, g.Label, fmtPtr(g.RestMass), fmtPtr(r.RestMass))
+			}
+			if g.RestMass != nil {
+				rested++
+			}
 			for _, p := range Patterns {
 				rv, ok := r.Scores[p]
 				if !ok || !near(rv, g.Scores[p], 1e-4) {
@@ -1008,4 +1020,15 @@ func TestCrossCheckPythonReference(t *testing.T) {
 			t.Errorf("%s: only %d of %d hand-made heads got a label", name, labelled, len(got))
 		}
 	}
+	if rested == 0 {
+		t.Error("no head of any file has a rest mass: the comparison tested nothing")
+	}
+}
+
+// fmtPtr prints a *float64, or nil.
+func fmtPtr(p *float64) string {
+	if p == nil {
+		return "nil"
+	}
+	return fmt.Sprint(*p)
 }

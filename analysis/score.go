@@ -46,6 +46,16 @@ type HeadScore struct {
 	PositionJ int `json:"position_j"`
 	// MirrorC is the better mirror anti-diagonal, T-1 or T-2 (ties to T-1).
 	MirrorC int `json:"mirror_c"`
+	// Sink is the head's attention-sink score, Scores["attention-sink"]:
+	// its mean mass on key 0, shown beside the label.
+	Sink float64 `json:"sink"`
+	// RestMass is the head's mean mass on key 0 over the queries where
+	// its label's pattern has no cell to read (an induction head's
+	// queries with no earlier copy of their token): where it rests when
+	// it has nothing to do. nil for a head with no clear pattern, or
+	// whose pattern has a cell for every query (previous-token,
+	// attention-sink, uniform).
+	RestMass *float64 `json:"rest_mass"`
 	// Relations scores the head on every relation the task declares, in
 	// its order (none for tasks without relations).
 	Relations []RelationScore `json:"relations,omitempty"`
@@ -101,27 +111,34 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 		}
 	}
 
+	// cells is each cell-reading pattern's cell (the best c, d and j's).
+	cells := map[string]cellFunc{
+		"previous-token": func(_, i int) (int, bool) { return i - 1, i >= 1 },
+		"induction": func(n, i int) (int, bool) {
+			m := prevSame[n*T+i]
+			return m + 1, m >= 0
+		},
+		"matching": func(n, i int) (int, bool) {
+			m := prevSame[n*T+i]
+			return m, m >= 0
+		},
+		"attention-sink": func(_, i int) (int, bool) { return 0, i >= 1 },
+	}
 	scores := make(map[string]float64, len(Patterns))
-	scores["previous-token"] = batchScore(a, l, h, func(_, i int) (int, bool) { return i - 1, i >= 1 })
-	scores["induction"] = batchScore(a, l, h, func(n, i int) (int, bool) {
-		m := prevSame[n*T+i]
-		return m + 1, m >= 0
-	})
-	scores["matching"] = batchScore(a, l, h, func(n, i int) (int, bool) {
-		m := prevSame[n*T+i]
-		return m, m >= 0
-	})
+	for _, p := range []string{"previous-token", "induction", "matching", "attention-sink"} {
+		scores[p] = batchScore(a, l, h, cells[p])
+	}
 	// Mirror: both anti-diagonals c = T-1 and c = T-2 are always
 	// candidates; the better on the batch score, ties to T-1.
 	bestC, bestMirror := T-1, 0.0
 	for c := T - 1; c >= T-2; c-- {
-		s := batchScore(a, l, h, func(_, i int) (int, bool) { return c - i, c-i >= 0 && c-i != i })
+		cell := func(_, i int) (int, bool) { return c - i, c-i >= 0 && c-i != i }
+		s := batchScore(a, l, h, cell)
 		if c == T-1 || s > bestMirror {
-			bestC, bestMirror = c, s
+			bestC, bestMirror, cells["mirror"] = c, s, cell
 		}
 	}
 	scores["mirror"] = bestMirror
-	scores["attention-sink"] = batchScore(a, l, h, func(_, i int) (int, bool) { return 0, i >= 1 })
 
 	// Offset and position: only candidates that at least half of the T
 	// queries are eligible for; the best one on the batch score, ties to the
@@ -133,7 +150,7 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 			continue
 		}
 		if s := batchScore(a, l, h, cell); bestD == 0 || s > bestOff {
-			bestD, bestOff = d, s
+			bestD, bestOff, cells["offset"] = d, s, cell
 		}
 	}
 	scores["offset"] = bestOff
@@ -144,7 +161,7 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 			continue
 		}
 		if s := batchScore(a, l, h, cell); bestJ == 0 || s > bestPos {
-			bestJ, bestPos = j, s
+			bestJ, bestPos, cells["position"] = j, s, cell
 		}
 	}
 	scores["position"] = bestPos
@@ -152,7 +169,7 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 
 	hs := HeadScore{
 		Name: HeadName(l, h), Layer: l, Head: h,
-		Scores: scores, OffsetD: bestD, PositionJ: bestJ, MirrorC: bestC,
+		Scores: scores, OffsetD: bestD, PositionJ: bestJ, MirrorC: bestC, Sink: scores["attention-sink"],
 	}
 	if len(a.Relations) > 0 {
 		hs.Relations = ScoreRelations(a, l, h)
@@ -178,7 +195,28 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 	default:
 		hs.Label = best
 	}
+	if cell, ok := cells[best]; ok && hs.Label != NoClearPattern {
+		hs.RestMass = restMass(a, l, h, cell)
+	}
 	return hs
+}
+
+// restMass is the mean over examples of the mean mass on key 0 over the
+// queries that see more than one key and are not eligible for cell; nil
+// when no query of the batch is such.
+func restMass(a *Attention, l, h int, cell cellFunc) *float64 {
+	found := false
+	m := batchMean(a, func(n, i int) (float64, bool) {
+		if _, ok := eligible(a, cell, n, i); ok || a.numVisible(i) < 2 {
+			return 0, false
+		}
+		found = true
+		return float64(a.At(n, l, h, i, 0)), true
+	})
+	if !found {
+		return nil
+	}
+	return &m
 }
 
 // eligible applies the contract's rule for a cell-reading pattern: the cell

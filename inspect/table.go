@@ -9,18 +9,29 @@ import (
 )
 
 // WriteAblationTable prints the head table as Markdown: one row for the
-// model as evaluated, then one per head with that head switched off.
+// model as evaluated, then one per head with that head switched off,
+// with its label, its sink score (mean mass on key 0) and where it rests
+// when its pattern has nothing to find (mass on key 0 there; - when it
+// always has something).
 func WriteAblationTable(w io.Writer, r *Report) {
 	intact := "none"
 	if len(r.Ablated) > 0 {
 		intact = "none beyond " + strings.Join(r.Ablated, ",")
 	}
-	fmt.Fprintln(w, "| Head switched off | Label | Held-out accuracy |")
-	fmt.Fprintln(w, "|---|---|---|")
-	fmt.Fprintf(w, "| %s | | %.1f%% |\n", intact, 100*r.Accuracy)
+	fmt.Fprintln(w, "| Head switched off | Label | Sink | Rest on 0 | Held-out accuracy |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	fmt.Fprintf(w, "| %s | | | | %.1f%% |\n", intact, 100*r.Accuracy)
 	for _, h := range r.Heads {
-		fmt.Fprintf(w, "| %s | %s | %.1f%% |\n", h.Name, h.Title(), 100*h.AblatedAccuracy)
+		fmt.Fprintf(w, "| %s | %s | %.2f | %s | %.1f%% |\n", h.Name, h.Title(), h.Sink, RestText(h.RestMass), 100*h.AblatedAccuracy)
 	}
+}
+
+// RestText is a rest mass to two decimals, or - when there is none.
+func RestText(rest *float64) string {
+	if rest == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", *rest)
 }
 
 // WriteScoreTable prints every head's eight pattern scores as Markdown.

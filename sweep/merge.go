@@ -231,6 +231,7 @@ func Differ(a, b *Record) (field, va, vb string) {
 		{"accuracy", a.Accuracy, b.Accuracy},
 		{"loss", a.Loss, b.Loss},
 		{"train_loss", a.TrainLoss, b.TrainLoss},
+		{"train_answer_loss", a.TrainAnswerLoss, b.TrainAnswerLoss},
 		{"params", a.Params, b.Params},
 		{"chance", a.Chance, b.Chance},
 		{"heads", a.Heads, b.Heads},

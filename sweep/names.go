@@ -17,6 +17,13 @@ func ConfigName(c train.Config) string {
 	if c.TiedEmbeddings {
 		name += ", tied embeddings"
 	}
+	name += ", " + c.Loss + " loss"
+	if c.TrainExamples > 0 {
+		name += fmt.Sprintf(", %d training sequences", c.TrainExamples)
+	}
+	if c.WeightDecay != 0 {
+		name += fmt.Sprintf(", weight decay %g", c.WeightDecay)
+	}
 	return name
 }
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"headlab/tasks"
 	"headlab/train"
 )
 
@@ -69,7 +70,7 @@ func TestParseShardAndSeedsBoundaries(t *testing.T) {
 // setting a grid moves have different names.
 func TestConfigNameTellsCellsApart(t *testing.T) {
 	base := train.Defaults("induction")
-	if got, want := ConfigName(base), "induction, 2 layers x 2 heads, d-model 32, positions on, causal on, 2500 steps of batch 32 at lr 0.003"; got != want {
+	if got, want := ConfigName(base), "induction, 2 layers x 2 heads, d-model 32, positions on, causal on, 2500 steps of batch 32 at lr 0.003, next-token loss"; got != want {
 		t.Errorf("ConfigName(default) = %q, want %q", got, want)
 	}
 	seen := map[string]bool{ConfigName(base): true}
@@ -77,6 +78,8 @@ func TestConfigNameTellsCellsApart(t *testing.T) {
 		func(c *train.Config) { c.DModel, c.DFF = 64, 128 }, func(c *train.Config) { c.DFF = 96 }, func(c *train.Config) { c.LR = 1e-3 },
 		func(c *train.Config) { c.Batch = 8 }, func(c *train.Config) { c.Steps = 1000 }, func(c *train.Config) { c.TiedEmbeddings = true },
 		func(c *train.Config) { c.Layers = 1 }, func(c *train.Config) { c.Positions = false },
+		func(c *train.Config) { c.Loss = tasks.Answers }, func(c *train.Config) { c.TrainExamples = 2000 },
+		func(c *train.Config) { c.WeightDecay = 0.1 },
 	} {
 		c := base
 		f(&c)

@@ -65,7 +65,7 @@ type GroupHooks struct {
 }
 
 // RunGroup trains the pairs as one train.Group on pl.Device (their
-// configurations may differ in seed and lr only) and analyses every
+// configurations may differ in seed, lr and weight decay only) and analyses every
 // model: held-out accuracy and loss, every head's label and scores, each
 // head switched off alone, and the induction and previous-token heads
 // switched off together, all as passes over every model at once. A run
@@ -125,6 +125,10 @@ func RunGroup(ps []Pair, pl Platform, h GroupHooks) ([]*Outcome, error) {
 	if err != nil {
 		return failAll(err)
 	}
+	answerLosses, err := g.AnswerLosses()
+	if err != nil {
+		return failAll(err)
+	}
 	diverged, err := g.Diverged()
 	if err != nil {
 		return failAll(err)
@@ -134,7 +138,7 @@ func RunGroup(ps []Pair, pl Platform, h GroupHooks) ([]*Outcome, error) {
 	}
 	trained := time.Since(start).Seconds()
 	for i, o := range outs {
-		o.Record.TrainLoss, o.Record.TrainSeconds = losses[i], trained
+		o.Record.TrainLoss, o.Record.TrainAnswerLoss, o.Record.TrainSeconds = losses[i], answerLosses[i], trained
 		o.Model = g.Models[i]
 		if diverged[i] > 0 {
 			o.Model = nil
@@ -224,7 +228,8 @@ type Options struct {
 	// good choice; on a GPU, one.
 	Workers int
 	// Group is the most pairs trained together as one train.Group (at
-	// least 1); pairs that differ in more than seed and lr never share one.
+	// least 1); pairs that differ in more than seed, lr and weight
+	// decay never share one.
 	Group int
 	// NewPlatform makes the device of one worker; it is called once per
 	// worker.

@@ -19,11 +19,15 @@ import (
 //	2: runs gains backend, renderer, simd and group_size.
 //	3: runs gains headlab_version and revision; tables heads (one row per
 //	   head per run) and claims (work in progress, for concurrent sweeps).
+//	4: runs gains objective (the training loss, --loss), train_examples,
+//	   weight_decay and train_answer_loss; heads gains sink and rest_mass.
 //
 // A sweep that opens an older database to write migrates it (a version 1
 // run reads as cpu, "", "", 1; versions and revisions are empty; heads are
-// filled from heads_json); reading one changes nothing.
-const schemaVersion = 3
+// filled from heads_json; a run of before version 4 trained on the
+// answers alone, on a fresh stream, without weight decay, and its answer
+// loss is its training loss); reading one changes nothing.
+const schemaVersion = 4
 
 // columns is the version 1 part of runs, in the order put writes and scan
 // reads.
@@ -38,10 +42,15 @@ const platformColumns = `, backend, renderer, simd, group_size`
 // provenanceColumns are version 3's, after platformColumns.
 const provenanceColumns = `, headlab_version, revision`
 
+// objectiveColumns are version 4's, after provenanceColumns.
+const objectiveColumns = `, objective, train_examples, weight_decay, train_answer_loss`
+
 // runsColumns lists the columns of runs in a database of version v.
 func runsColumns(v int) string {
 	switch {
-	case v >= 3:
+	case v >= 4:
+		return columns + platformColumns + provenanceColumns + objectiveColumns
+	case v == 3:
 		return columns + platformColumns + provenanceColumns
 	case v == 2:
 		return columns + platformColumns
@@ -88,6 +97,10 @@ CREATE TABLE IF NOT EXISTS runs (
 	group_size              INTEGER NOT NULL DEFAULT 1,
 	headlab_version         TEXT    NOT NULL DEFAULT '',
 	revision                TEXT    NOT NULL DEFAULT '',
+	objective               TEXT    NOT NULL DEFAULT 'answers',
+	train_examples          INTEGER NOT NULL DEFAULT 0,
+	weight_decay            REAL    NOT NULL DEFAULT 0,
+	train_answer_loss       REAL,
 	PRIMARY KEY (config_key, seed)
 );
 CREATE INDEX IF NOT EXISTS runs_task ON runs (task, positions, causal, layers, heads);
@@ -126,6 +139,8 @@ var headColumns = append([]headColumn{
 	{"head", "INTEGER NOT NULL", func(h *inspect.Head) any { return h.Head }},
 	{"label", "TEXT", func(h *inspect.Head) any { return h.Label }},
 	{"score", "REAL", func(h *inspect.Head) any { return h.Score }},
+	{"sink", "REAL", func(h *inspect.Head) any { return h.Sink }},
+	{"rest_mass", "REAL", func(h *inspect.Head) any { return nullable(h.RestMass) }},
 	{"offset_d", "INTEGER", func(h *inspect.Head) any { return h.OffsetD }},
 	{"position_j", "INTEGER", func(h *inspect.Head) any { return h.PositionJ }},
 	{"ablated_accuracy", "REAL", func(h *inspect.Head) any { return h.AblatedAccuracy }},
@@ -172,6 +187,13 @@ ALTER TABLE runs ADD COLUMN group_size INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE runs ADD COLUMN headlab_version TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN revision TEXT NOT NULL DEFAULT '';
 ` + headsTable() + claimsTable,
+	3: `
+ALTER TABLE runs ADD COLUMN objective TEXT NOT NULL DEFAULT 'answers';
+ALTER TABLE runs ADD COLUMN train_examples INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN weight_decay REAL NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN train_answer_loss REAL;
+UPDATE runs SET train_answer_loss = train_loss;
+`,
 }
 
 // querier is a *sql.DB or a *sql.Tx.
@@ -273,6 +295,12 @@ func migrate(tx execer, v int) error {
 			return err
 		}
 	}
+	if v > 0 && v < 4 {
+		// The sink score had no column of its own.
+		if _, err := tx.Exec("UPDATE heads SET sink = score_attention_sink WHERE sink IS NULL"); err != nil {
+			return err
+		}
+	}
 	if v == schemaVersion {
 		return nil
 	}
@@ -303,6 +331,9 @@ func fillHeads(tx execer) error {
 		if err := json.Unmarshal([]byte(js), &r.heads); err != nil {
 			rows.Close()
 			return fmt.Errorf("seed %d of %s: heads_json: %v", seed, r.key, err)
+		}
+		for i := range r.heads {
+			r.heads[i].Sink = r.heads[i].Scores["attention-sink"]
 		}
 		r.seed = uint64(seed)
 		runs = append(runs, r)

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"headlab/tasks"
 	"headlab/train"
 )
 
@@ -67,7 +68,8 @@ type Axis struct {
 
 // GridKeys are the configuration fields a grid may vary, named like the
 // train flags. positions and causal take on/off.
-var GridKeys = []string{"task", "positions", "causal", "layers", "heads", "d-model", "d-ff", "lr", "batch", "steps"}
+var GridKeys = []string{"task", "positions", "causal", "layers", "heads", "d-model", "d-ff", "lr", "batch", "steps",
+	"loss", "train-examples", "weight-decay"}
 
 // ParseGrid reads a grid such as "positions=on,off;layers=1,2". Keys are
 // GridKeys (d_model and d_ff are accepted for d-model and d-ff); every
@@ -153,12 +155,23 @@ func set(c *train.Config, key, v string) error {
 		return atoi(&c.Batch)
 	case "steps":
 		return atoi(&c.Steps)
-	case "lr":
+	case "lr", "weight-decay":
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
 			return bad()
 		}
-		c.LR = f
+		if key == "lr" {
+			c.LR = f
+		} else {
+			c.WeightDecay = f
+		}
+	case "loss":
+		if err := tasks.CheckLoss(v); err != nil {
+			return err
+		}
+		c.Loss = v
+	case "train-examples":
+		return atoi(&c.TrainExamples)
 	default:
 		return fmt.Errorf("unknown grid key %q", key)
 	}
@@ -211,9 +224,21 @@ func Key(c train.Config) string {
 	k := fmt.Sprintf("task=%s layers=%d heads=%d d_model=%d d_ff=%d positions=%s causal=%s steps=%d batch=%d lr=%s",
 		c.Task, c.Layers, c.Heads, c.DModel, c.DFF, OnOff(c.Positions), OnOff(c.Causal), c.Steps, c.Batch,
 		strconv.FormatFloat(c.LR, 'g', -1, 64))
-	// Only when on, so that the keys of every earlier sweep stay as they were.
+	// Each only when it differs from what every run had before it was a
+	// choice, so that the keys of every earlier sweep stay as they were
+	// (their runs trained on the answers, on a fresh stream, without
+	// weight decay) and a run of another objective never takes their key.
 	if c.TiedEmbeddings {
 		k += " tied_embeddings=on"
+	}
+	if c.Loss != tasks.Answers {
+		k += " loss=" + c.Loss
+	}
+	if c.TrainExamples > 0 {
+		k += fmt.Sprintf(" train_examples=%d", c.TrainExamples)
+	}
+	if c.WeightDecay != 0 {
+		k += " weight_decay=" + strconv.FormatFloat(c.WeightDecay, 'g', -1, 64)
 	}
 	return k
 }

@@ -35,8 +35,11 @@ type Record struct {
 	Params    int     `json:"params"`
 	Accuracy  float64 `json:"accuracy"` // held-out, all heads on
 	Chance    float64 `json:"chance"`
-	Loss      float64 `json:"loss"` // held-out
+	Loss      float64 `json:"loss"` // held-out, on the answers
 	TrainLoss float64 `json:"train_loss"`
+	// TrainAnswerLoss is the last training batch's loss on its answers
+	// alone (TrainLoss itself under --loss answers).
+	TrainAnswerLoss float64 `json:"train_answer_loss"`
 	// Heads are every head's scores, label and accuracy with it alone
 	// switched off, layer-major.
 	Heads    []inspect.Head `json:"heads"`
@@ -362,7 +365,8 @@ func put(db execer, r *Record) error {
 		args = append(args, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, string(cfg), nil, nil)
 	}
 	args = append(args, r.Seconds, nullIfFailed(r, r.TrainSeconds), r.FinishedAt,
-		cmp.Or(r.Backend, "cpu"), r.Renderer, r.SIMD, max(r.Group, 1), r.Version, r.Revision)
+		cmp.Or(r.Backend, "cpu"), r.Renderer, r.SIMD, max(r.Group, 1), r.Version, r.Revision,
+		c.Loss, c.TrainExamples, c.WeightDecay, nullIfFailed(r, r.TrainAnswerLoss))
 	_, err = db.Exec("INSERT INTO runs ("+runsColumns(schemaVersion)+") VALUES ("+strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+")", args...)
 	if err != nil {
 		return fmt.Errorf("store seed %d of %s: %v", c.Seed, r.Key, err)
@@ -410,7 +414,7 @@ func scan(rows *sql.Rows, version int) (Record, error) {
 		acc, chance, loss, tloss, indOff, pOff sql.NullFloat64
 		indHeads, pHeads, heads, abl           sql.NullString
 		circuit                                sql.NullBool
-		tsecs                                  sql.NullFloat64
+		tsecs, aloss                           sql.NullFloat64
 		cfg                                    string
 		c                                      = &r.Config
 	)
@@ -425,22 +429,35 @@ func scan(rows *sql.Rows, version int) (Record, error) {
 	if version >= 3 {
 		dst = append(dst, &r.Version, &r.Revision)
 	}
+	if version >= 4 {
+		dst = append(dst, &c.Loss, &c.TrainExamples, &c.WeightDecay, &aloss)
+	}
 	if err := rows.Scan(dst...); err != nil {
 		return r, err
 	}
 	c.Seed = uint64(seed)
-	// Fields with no column of their own (tied embeddings) come from the
-	// whole config kept beside the columns.
+	// Fields with no column of their own (tied embeddings), and before
+	// version 4 the objective, come from the whole config kept beside the
+	// columns (one of before version 4 reads as --loss answers).
 	var whole train.Config
 	if err := json.Unmarshal([]byte(cfg), &whole); err != nil {
 		return r, fmt.Errorf("seed %d of %s: config_json: %v", seed, r.Key, err)
 	}
 	c.TiedEmbeddings = whole.TiedEmbeddings
+	if version < 4 {
+		c.Loss, c.TrainExamples, c.WeightDecay = whole.Loss, whole.TrainExamples, whole.WeightDecay
+		aloss = tloss
+	}
 	r.Params, r.Accuracy, r.Chance, r.Loss, r.TrainLoss = int(params.Int64), acc.Float64, chance.Float64, loss.Float64, tloss.Float64
+	r.TrainAnswerLoss = aloss.Float64
 	r.Circuit, r.TrainSeconds = circuit.Bool, tsecs.Float64
 	if heads.Valid {
 		if err := json.Unmarshal([]byte(heads.String), &r.Heads); err != nil {
 			return r, fmt.Errorf("seed %d of %s: heads_json: %v", seed, r.Key, err)
+		}
+		// Heads stored before the sink had a field of its own.
+		for i := range r.Heads {
+			r.Heads[i].Sink = r.Heads[i].Scores["attention-sink"]
 		}
 	}
 	if abl.Valid {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"headlab/tasks"
 )
 
 // schemaV2 is table runs as headlab wrote it at schema version 2, kept
@@ -121,14 +123,38 @@ const oldRow = `INSERT INTO runs (` + columns + `) VALUES ('k', 1, 'majority', 1
 	  {"name":"L0H1","layer":0,"head":1,"label":"mirror","score":0.6,"scores":{"mirror":0.6},"offset_d":-2,"position_j":3,"ablated_accuracy":0.85}]',
 	'{"intact":0.9}', 1.5, 1.0, '2026-01-01T00:00:00Z')`
 
-// TestOlderDatabases: files of schema versions 1 and 2 read as such,
+// schemaV3 is the database of schema version 3: version 2's runs with
+// its additions, and tables heads (without the sink and rest_mass of
+// version 4) and claims.
+func schemaV3() string {
+	var heads []string
+	for _, line := range strings.Split(headsTable(), "\n") {
+		if f := strings.Fields(line); len(f) == 0 || f[0] != "sink" && f[0] != "rest_mass" {
+			heads = append(heads, line)
+		}
+	}
+	return schemaV2 + `
+ALTER TABLE runs ADD COLUMN headlab_version TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN revision TEXT NOT NULL DEFAULT '';
+` + strings.Join(heads, "\n") + claimsTable
+}
+
+// TestOlderDatabases: files of schema versions 1, 2 and 3 read as such,
 // byte for byte untouched; a sweep that opens one to write migrates it to
-// version 3, filling table heads from heads_json, and goes on storing.
+// this version, filling table heads from heads_json, and goes on storing.
+// Their runs trained on the answers alone: that is their objective, and
+// their answer loss is their training loss.
 func TestOlderDatabases(t *testing.T) {
-	for v, ddl := range map[int]string{1: schemaV1(), 2: schemaV2} {
+	v3heads := `INSERT INTO heads (config_key, seed, name, layer, head, label, score, offset_d, position_j, ablated_accuracy, score_mirror, score_attention_sink)
+		VALUES ('k', 1, 'L0H1', 0, 1, 'mirror', 0.6, -2, 3, 0.85, 0.6, 0.25)`
+	for v, ddl := range map[int]string{1: schemaV1(), 2: schemaV2, 3: schemaV3()} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "old.db")
-		rawDB(t, path, ddl, "PRAGMA user_version = "+strconv.Itoa(v), oldRow)
+		stmts := []string{ddl, "PRAGMA user_version = " + strconv.Itoa(v), oldRow}
+		if v == 3 {
+			stmts = append(stmts, v3heads)
+		}
+		rawDB(t, path, stmts...)
 		sum := fileSum(t, path)
 		st, err := OpenExisting(path)
 		if err != nil {
@@ -138,6 +164,9 @@ func TestOlderDatabases(t *testing.T) {
 		st.Close()
 		if err != nil || len(recs) != 1 || recs[0].Backend != "cpu" || recs[0].Group != 1 || recs[0].Seconds != 1.5 || len(recs[0].Heads) != 2 {
 			t.Fatalf("version %d read as %+v, %v", v, recs, err)
+		}
+		if c := recs[0].Config; c.Loss != tasks.Answers || c.TrainExamples != 0 || c.WeightDecay != 0 || recs[0].TrainAnswerLoss != 0.3 {
+			t.Errorf("version %d: objective read as %s, %d, %g, answer loss %g", v, c.Loss, c.TrainExamples, c.WeightDecay, recs[0].TrainAnswerLoss)
 		}
 		if fileSum(t, path) != sum || !slices.Equal(dirNames(t, dir), []string{"old.db"}) {
 			t.Errorf("version %d: reading changed the file or left %v", v, dirNames(t, dir))
@@ -175,6 +204,17 @@ func TestOlderDatabases(t *testing.T) {
 		}
 		if name != "L0H1" || label != "mirror" || offset != -2 || pos != 3 || mirror.Float64 != 0.6 || induction.Valid {
 			t.Errorf("version %d: head row %s %s %d %d %v %v", v, name, label, offset, pos, mirror, induction)
+		}
+		var sink sql.NullFloat64
+		var objective string
+		var aloss float64
+		if err := st.db.QueryRow(`SELECT sink FROM heads WHERE seed = 1 AND layer = 0 AND head = 1`).Scan(&sink); err != nil ||
+			v == 3 && sink.Float64 != 0.25 || v < 3 && (!sink.Valid || sink.Float64 != 0) {
+			t.Errorf("version %d: the sink column holds %v, %v", v, sink, err)
+		}
+		if err := st.db.QueryRow(`SELECT objective, train_answer_loss FROM runs WHERE seed = 1`).Scan(&objective, &aloss); err != nil ||
+			objective != tasks.Answers || aloss != 0.3 {
+			t.Errorf("version %d: the migrated run's objective %q, answer loss %v, %v", v, objective, aloss, err)
 		}
 		st.Close()
 	}

@@ -18,6 +18,7 @@ import (
 	"headlab/backend/cpu"
 	"headlab/inspect"
 	"headlab/internal/version"
+	"headlab/tasks"
 	"headlab/train"
 )
 
@@ -71,8 +72,47 @@ func TestSweepGridAndExpand(t *testing.T) {
 	if _, err := Expand(base, g3, true); err == nil {
 		t.Error("heads=3 with d-model 32 accepted")
 	}
-	if k := Key(train.Defaults("induction")); k != "task=induction layers=2 heads=2 d_model=32 d_ff=64 positions=on causal=on steps=2500 batch=32 lr=0.003" {
-		t.Errorf("Key = %q (the key format is part of the schema)", k)
+	// A run of before the loss was a choice trained on the answers: its
+	// key is unchanged; the objective's settings are in every other key.
+	c := train.Defaults("induction")
+	old := "task=induction layers=2 heads=2 d_model=32 d_ff=64 positions=on causal=on steps=2500 batch=32 lr=0.003"
+	for _, k := range []struct {
+		set  func(*train.Config)
+		want string
+	}{
+		{func(c *train.Config) { c.Loss = tasks.Answers }, old},
+		{func(*train.Config) {}, old + " loss=next-token"},
+		{func(c *train.Config) { c.TrainExamples, c.WeightDecay = 2000, 0.1 }, old + " loss=next-token train_examples=2000 weight_decay=0.1"},
+	} {
+		d := c
+		k.set(&d)
+		if got := Key(d); got != k.want {
+			t.Errorf("Key = %q, want %q (the key format is part of the schema)", got, k.want)
+		}
+	}
+	g4, err := ParseGrid("loss=next-token,answers;train-examples=0,2000;weight_decay=0,0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err = Expand(c, g4, false)
+	if err != nil || len(cs) != 8 {
+		t.Fatalf("the objective's grid gave %d configurations, %v", len(cs), err)
+	}
+	keys := map[string]bool{}
+	for _, c := range cs {
+		keys[Key(c)] = true
+	}
+	if len(keys) != 8 {
+		t.Errorf("8 configurations share %d keys", len(keys))
+	}
+	for _, bad := range []string{"loss=tokens", "train-examples=-1", "train-examples=5", "weight-decay=-1", "weight-decay=x"} {
+		g, err := ParseGrid(bad)
+		if err == nil {
+			_, err = Expand(c, g, false)
+		}
+		if err == nil {
+			t.Errorf("%s accepted", bad)
+		}
 	}
 }
 

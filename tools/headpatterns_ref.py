@@ -9,7 +9,10 @@ Usage: headpatterns_ref.py FILE.json   (or - for standard input)
 The input is {"causal": bool, "tokens": [N][T], "attention": [N][L][H][T][T]}.
 The output is a JSON list, one object per head in layer-major order:
 {"name", "layer", "head", "label", "score", "scores": {8 keys},
- "offset_d", "position_j", "mirror_c"}.
+ "offset_d", "position_j", "mirror_c", "sink", "rest_mass"}: sink is the
+attention-sink score; rest_mass the mean mass on key 0 over the queries
+(seeing more than one key) for which the label's pattern has no eligible
+cell, null for no clear pattern, uniform, or a pattern eligible everywhere.
 """
 
 import json
@@ -172,6 +175,21 @@ def score_head(A, causal, T, tokens):
         if scores[p] > scores[best]:
             best = p
     score = scores[best]
+    cell_of = {"previous-token": prev, "induction": induction, "matching": matching,
+               "mirror": mirror_at(best_c), "attention-sink": sink}
+    if best_d:
+        cell_of["offset"] = lambda tok, i: i - best_d if i >= best_d else None
+    if best_j:
+        cell_of["position"] = lambda tok, i: best_j if best_j != i else None
+    rest = None
+    if score >= THRESHOLD and best in cell_of:
+        per_example = []
+        for n in range(len(A)):
+            per_example.append([A[n][i][0] for i in range(T)
+                                if n_visible(causal, T, i) > 1
+                                and not cell_eligible(causal, T, i, cell_of[best](tokens[n], i))])
+        if any(per_example):
+            rest = batch_mean(per_example)
     if not score >= THRESHOLD:
         label = "no clear pattern"
     elif best == "offset":
@@ -182,7 +200,7 @@ def score_head(A, causal, T, tokens):
         label = "mirror shifted"
     else:
         label = best
-    return label, score, scores, best_d, best_j, best_c
+    return label, score, scores, best_d, best_j, best_c, rest
 
 
 def main(argv):
@@ -206,10 +224,11 @@ def main(argv):
         for h in range(H):
             A = [[[f32(float(x)) for x in att[n][l][h][i]] for i in range(T)]
                  for n in range(N)]
-            label, score, scores, d, j, c = score_head(A, causal, T, tokens)
+            label, score, scores, d, j, c, rest = score_head(A, causal, T, tokens)
             out.append({"name": "L%dH%d" % (l, h), "layer": l, "head": h,
                         "label": label, "score": score, "scores": scores,
-                        "offset_d": d, "position_j": j, "mirror_c": c})
+                        "offset_d": d, "position_j": j, "mirror_c": c,
+                        "sink": scores["attention-sink"], "rest_mass": rest})
     json.dump(out, sys.stdout, indent=1)
     sys.stdout.write("\n")
     return 0

@@ -37,6 +37,10 @@ func (f *trainFlags) register(cmd *cobra.Command) {
 	fs.IntVar(&f.cfg.Steps, "steps", 0, "training steps (default: the task's plateau, induction 2500)")
 	fs.IntVar(&f.cfg.Batch, "batch", d.Batch, "sequences per step")
 	fs.Float64Var(&f.cfg.LR, "lr", d.LR, "Adam learning rate")
+	fs.StringVar(&f.cfg.Loss, "loss", d.Loss, "training loss: next-token (every position: the answer where there is one, else the next token) or answers (the answer positions alone)")
+	_ = cmd.RegisterFlagCompletionFunc("loss", cobra.FixedCompletions(tasks.Losses(), cobra.ShellCompDirectiveNoFileComp))
+	fs.IntVar(&f.cfg.TrainExamples, "train-examples", 0, "train on a finite set of this many sequences, drawn once and sampled with replacement (0: a fresh stream)")
+	fs.Float64Var(&f.cfg.WeightDecay, "weight-decay", 0, "decoupled (AdamW) weight decay")
 	fs.IntVar(&f.cfg.Layers, "layers", d.Layers, "transformer blocks")
 	fs.IntVar(&f.cfg.Heads, "heads", d.Heads, "attention heads per block (must divide --d-model)")
 	fs.IntVar(&f.cfg.DModel, "d-model", d.DModel, "residual stream width")
@@ -124,7 +128,7 @@ func trainCmd(e *env) *cobra.Command {
 			var onProgress func(train.Progress)
 			var bar *progress.Bar
 			if !quiet {
-				onProgress, hooks, bar = trainProgress(e.stderr, c.Steps)
+				onProgress, hooks, bar = trainProgress(e.stderr, c.Steps, c.Loss)
 			}
 			var rec inspect.Recorder
 			if recordEvery > 0 {
@@ -227,8 +231,9 @@ func printTrainReport(w io.Writer, m *train.Model, r trainReport) {
 	fmt.Fprintf(w, "model       %d layers, %d heads, d-model %d, d-ff %d, positions %v, causal %v, tied embeddings %v\n",
 		m.Shape.Layers, m.Shape.Heads, m.Shape.DModel, m.Shape.DFF, m.Shape.Positions, m.Shape.Causal, m.Shape.TiedEmbeddings)
 	fmt.Fprintf(w, "parameters  %d\n", r.Params)
+	fmt.Fprintf(w, "training    %s\n", trainingLine(r.Config.Config))
 	fmt.Fprintf(w, "accuracy    %.4f on %d held-out examples (chance %.4f)\n", r.Accuracy, train.HeldOutExamples, r.Chance)
-	fmt.Fprintf(w, "loss        %.4f held-out, %.4f last training batch\n", r.Loss, r.TrainLoss)
+	fmt.Fprintf(w, "loss        %.4f held-out on the answers; last training batch %s\n", r.Loss, lossPair(r.Config.Loss, r.TrainLoss, r.TrainAnswerLoss))
 	if r.UnseenAccuracy != nil {
 		fmt.Fprintf(w, "unseen      %.4f on %d held-out examples made only of tokens training never showed\n", *r.UnseenAccuracy, train.HeldOutExamples)
 		fmt.Fprint(w, "            heads on those sequences:")
@@ -240,16 +245,38 @@ func printTrainReport(w io.Writer, m *train.Model, r trainReport) {
 	fmt.Fprintf(w, "time        %.1f s for %d steps (%.2f ms/step, backend %s, simd %s)\n", r.TrainSeconds, r.Config.Steps, r.MsPerStep, r.Config.Backend, r.Config.SIMD)
 }
 
+// trainingLine says how c trains: the loss, the data and the optimiser.
+func trainingLine(c train.Config) string {
+	data := "fresh sequences"
+	if c.TrainExamples > 0 {
+		data = fmt.Sprintf("a set of %d sequences", c.TrainExamples)
+	}
+	return fmt.Sprintf("%s loss, %d steps of batch %d from %s, Adam lr %g, weight decay %g", c.Loss, c.Steps, c.Batch, data, c.LR, c.WeightDecay)
+}
+
+// lossPair is a training loss, with its answers' loss beside it when the
+// loss counts more than the answers.
+func lossPair(loss string, l, answers float64) string {
+	if loss == tasks.Answers {
+		return fmt.Sprintf("%.4f (answers)", l)
+	}
+	return fmt.Sprintf("%.4f (%s), %.4f on its answers", l, loss, answers)
+}
+
 // trainProgress is train's progress: a line every --progress-every steps
 // with the loss and the held-out accuracy of a quick check, and on a
 // terminal a bar redrawn about every hundredth of the run between them.
-func trainProgress(stderr io.Writer, steps int) (func(train.Progress), []train.Hook, *progress.Bar) {
+func trainProgress(stderr io.Writer, steps int, loss string) (func(train.Progress), []train.Hook, *progress.Bar) {
 	bar := progress.New(stderr, "train", "steps", steps)
 	var mu sync.Mutex
 	note := ""
 	report := func(p train.Progress) {
 		mu.Lock()
-		note = fmt.Sprintf("loss %.4f, held-out acc %.3f", p.Loss, p.Accuracy)
+		note = fmt.Sprintf("loss %.4f", p.Loss)
+		if loss != tasks.Answers {
+			note += fmt.Sprintf(" (answers %.4f)", p.AnswerLoss)
+		}
+		note += fmt.Sprintf(", held-out acc %.3f", p.Accuracy)
 		mu.Unlock()
 		bar.Update(p.Step, note)
 	}
