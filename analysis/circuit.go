@@ -1,9 +1,11 @@
 package analysis
 
-// Labels of the two halves of the induction circuit, as in Patterns.
+// Labels of the two halves of the induction circuit, and of the sink, as
+// in Patterns.
 const (
 	LabelPreviousToken = "previous-token"
 	LabelInduction     = "induction"
+	LabelAttentionSink = "attention-sink"
 )
 
 // CircuitDrop is how much held-out accuracy (a fraction: 0.20 is 20

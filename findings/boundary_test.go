@@ -138,7 +138,7 @@ func TestSingleHeadRulesMatchTheCircuitRule(t *testing.T) {
 		}
 	}
 	in := newInput()
-	in.Plan = NewPlan(1, 1, 1, true)
+	in.Plan = NewPlan(1, 1, 1, true, tasks.NextToken)
 	for i, c := range in.Plan.Regime[:2] {
 		off := []float64{at, below}[i]
 		fake(in, c, in.Plan.CircuitSeeds[0], 1, head(0, 0, "previous-token", off, nil))

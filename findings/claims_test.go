@@ -28,11 +28,11 @@ func fake(in *Input, c train.Config, s uint64, acc float64, heads ...inspect.Hea
 }
 
 func newInput() *Input {
-	return &Input{Plan: NewPlan(8, 8, 1, false), ByID: map[sweep.RunID]*sweep.Record{}, Extras: map[sweep.RunID]*Extra{}}
+	return &Input{Plan: NewPlan(8, 8, 1, false, tasks.NextToken), ByID: map[sweep.RunID]*sweep.Record{}, Extras: map[sweep.RunID]*Extra{}}
 }
 
 func TestPlanClaims(t *testing.T) {
-	p := NewPlan(32, 8, 1, false)
+	p := NewPlan(32, 8, 1, false, tasks.NextToken)
 	if p.Wide.Heads != 8 || p.Wide.DModel != 64 || p.Wide.Layers != 2 || !p.UnseenTied.TiedEmbeddings || p.Unseen.TiedEmbeddings || p.Dynamics.Steps != 500 || p.Copy.Task != "copy" || p.Agreement.Task != "agreement" {
 		t.Fatalf("claims' plan %+v", p)
 	}
@@ -44,8 +44,8 @@ func TestPlanClaims(t *testing.T) {
 	if p.NeedsExtra(p.Induction) || p.NeedsExtra(p.Copy) {
 		t.Error("the default model or copy needs an extra")
 	}
-	if len(p.Regime) != 0 || len(NewPlan(32, 8, 1, true).Regime) != 9 {
-		t.Errorf("regime grid: %d cells without --regime, %d with", len(p.Regime), len(NewPlan(32, 8, 1, true).Regime))
+	if len(p.Regime) != 0 || len(NewPlan(32, 8, 1, true, tasks.NextToken).Regime) != 9 {
+		t.Errorf("regime grid: %d cells without --regime, %d with", len(p.Regime), len(NewPlan(32, 8, 1, true, tasks.NextToken).Regime))
 	}
 	// 32 induction seeds, then 8 of the wide model, copy, agreement, the
 	// two unseen variants, the four position runs, no mask and one layer.
@@ -233,7 +233,7 @@ func TestClaims8To10FromExtras(t *testing.T) {
 
 func TestRegimeClosestCell(t *testing.T) {
 	in := newInput()
-	in.Plan = NewPlan(3, 2, 1, true)
+	in.Plan = NewPlan(3, 2, 1, true, tasks.NextToken)
 	in.Plan.CircuitSeeds = []uint64{1, 2, 3}
 	for i, c := range in.Plan.Regime {
 		for s := uint64(1); s <= 3; s++ {
@@ -260,7 +260,7 @@ func TestRegimeClosestCell(t *testing.T) {
 
 // TestRegimeReading: the words under the grid follow its numbers.
 func TestRegimeReading(t *testing.T) {
-	grid := RegimeGrid(func(n int) int { return n })
+	grid := RegimeGrid(func(n int) int { return n }, tasks.NextToken)
 	cells := make([]RegimeCell, len(grid))
 	for i, c := range grid {
 		cells[i] = RegimeCell{Config: c, Seeds: 8, Circuit: sweep.NewProportion(7, 8), LoadBearing: 0.25}
@@ -297,7 +297,7 @@ func TestRegimeReading(t *testing.T) {
 }
 
 func TestMeasuredRoundTrip(t *testing.T) {
-	p := NewPlan(4, 2, 1, false)
+	p := NewPlan(4, 2, 1, false, tasks.NextToken)
 	one, two := 0.5, 0.25
 	extras := map[sweep.RunID]*Extra{
 		{Key: sweep.Key(p.UnseenTied), Seed: 2}: {Unseen: &one},
@@ -317,10 +317,10 @@ func TestMeasuredRoundTrip(t *testing.T) {
 	if d := m.DynamicsFor(p); len(d) != 2 || d[0].Seed != 1 || d[1].Seed != 2 {
 		t.Fatalf("dynamics %+v", d)
 	}
-	if d := m.DynamicsFor(NewPlan(4, 3, 1, false)); d != nil {
+	if d := m.DynamicsFor(NewPlan(4, 3, 1, false, tasks.NextToken)); d != nil {
 		t.Errorf("a missing seed gave %+v", d)
 	}
-	if d := m.DynamicsFor(NewPlan(4, 2, 0.5, false)); d != nil {
+	if d := m.DynamicsFor(NewPlan(4, 2, 0.5, false, tasks.NextToken)); d != nil {
 		t.Errorf("another step count gave %+v", d)
 	}
 }
@@ -378,11 +378,11 @@ func TestScaledSettings(t *testing.T) {
 		scale float64
 		every int
 	}{{1, 5}, {0.5, 3}, {2, 10}, {0.01, 1}} {
-		if got := NewPlan(2, 2, c.scale, false).dynamicsEvery(); got != c.every {
+		if got := NewPlan(2, 2, c.scale, false, tasks.NextToken).dynamicsEvery(); got != c.every {
 			t.Errorf("scale %v: history every %d steps, want %d", c.scale, got, c.every)
 		}
 	}
-	g := RegimeGrid(func(n int) int { return n })
+	g := RegimeGrid(func(n int) int { return n }, tasks.NextToken)
 	if g[1].DModel != 16 || g[1].DFF != 32 || g[2].DModel != 64 || g[2].DFF != 128 {
 		t.Errorf("d-model cells %+v %+v", g[1], g[2])
 	}
@@ -623,7 +623,7 @@ func TestRegimeCellPublished(t *testing.T) {
 // without runs has zero fractions; a tie names the first cell.
 func TestRegimeCellsAndClosest(t *testing.T) {
 	in := newInput()
-	in.Plan = NewPlan(8, 2, 1, true)
+	in.Plan = NewPlan(8, 2, 1, true, tasks.NextToken)
 	for _, i := range []int{0, 2} { // the default and d-model 64, alike
 		for s := uint64(1); s <= 8; s++ {
 			off := 0.8
@@ -673,7 +673,7 @@ func TestRegimeCellsAndClosest(t *testing.T) {
 
 // TestMeasuredOrder: the file lists extras by key, then seed.
 func TestMeasuredOrder(t *testing.T) {
-	p := NewPlan(8, 8, 1, false)
+	p := NewPlan(8, 8, 1, false, tasks.NextToken)
 	extras := map[sweep.RunID]*Extra{}
 	for _, c := range []train.Config{p.Wide, p.Agreement, p.Unseen} {
 		for s := uint64(1); s <= 8; s++ {

@@ -83,7 +83,10 @@ func maskMatters(withMask, noMask []float64) bool {
 
 // Plan is the configurations reproduce trains.
 type Plan struct {
-	Scale                  float64
+	Scale float64
+	// Loss is the training loss of every run but the regime grid's other
+	// half (tasks.NextToken, the default, or tasks.Answers).
+	Loss                   string
 	Induction, OneLayer    train.Config
 	Positions              []train.Config // reverse, majority x positions on, off
 	RevNone                train.Config   // reverse, no positions, no causal mask
@@ -94,32 +97,31 @@ type Plan struct {
 	Wide               train.Config // induction, 2 layers x 8 heads, d-model 64: claims 4 and 8
 	Agreement          train.Config // claim 9
 	Unseen, UnseenTied train.Config // claim 10
-	Dynamics           train.Config // claim 7: trained outside the sweep, with a history
-	// Regime is the grid of --regime (item 5), on CircuitSeeds; empty
-	// without it.
+	Dynamics           train.Config // claim 7: the default run, trained outside the sweep with a history
+	// Regime is the grid of --regime, on CircuitSeeds; empty without it.
 	Regime []train.Config
 }
 
 // NewPlan is the plan of seeds circuit seeds, small seeds of every other
-// comparison, every step count scaled by scale, with the regime grid when
-// regime is set.
-func NewPlan(seeds, small int, scale float64, regime bool) Plan {
+// comparison, every step count scaled by scale, every run at loss, with
+// the regime grid when regime is set.
+func NewPlan(seeds, small int, scale float64, regime bool, loss string) Plan {
 	steps := func(n int) int { return max(1, int(math.Round(float64(n)*scale))) }
-	p := Plan{Scale: scale}
-	p.Induction = train.Defaults("induction")
+	p := Plan{Scale: scale, Loss: loss}
+	p.Induction = defaults("induction", loss)
 	p.Induction.Steps = steps(2500)
 	p.OneLayer = p.Induction
 	p.OneLayer.Layers = 1
 	for _, task := range []string{"reverse", "majority"} {
 		for _, pos := range []bool{true, false} {
-			c := train.Defaults(task)
+			c := defaults(task, loss)
 			c.Steps, c.Positions = steps(2000), pos
 			p.Positions = append(p.Positions, c)
 		}
 	}
-	p.RevNone = train.Defaults("reverse")
+	p.RevNone = defaults("reverse", loss)
 	p.RevNone.Steps, p.RevNone.Positions, p.RevNone.Causal = steps(2000), false, false
-	p.claims(steps, regime)
+	p.claims(steps, regime, loss)
 	for s := 1; s <= max(seeds, small); s++ {
 		if s <= seeds {
 			p.CircuitSeeds = append(p.CircuitSeeds, uint64(s))
@@ -129,6 +131,13 @@ func NewPlan(seeds, small int, scale float64, regime bool) Plan {
 		}
 	}
 	return p
+}
+
+// defaults is train.Defaults of task at loss.
+func defaults(task, loss string) train.Config {
+	c := train.Defaults(task)
+	c.Loss = loss
+	return c
 }
 
 // Pairs lists every run, the default model's seed 1 first (its pictures

@@ -4,10 +4,11 @@ import (
 	"testing"
 
 	"headlab/sweep"
+	"headlab/tasks"
 )
 
 func TestPlanPairs(t *testing.T) {
-	p := NewPlan(4, 2, 0.5, false)
+	p := NewPlan(4, 2, 0.5, false, tasks.NextToken)
 	if p.Induction.Steps != 1250 || p.OneLayer.Layers != 1 || len(p.Positions) != 4 || p.RevNone.Causal || p.RevNone.Positions {
 		t.Fatalf("plan %+v", p)
 	}

@@ -26,8 +26,14 @@ type tally struct {
 
 // add records a verdict: a summary row, and why when it differs.
 func (t *tally) add(finding, pub, ours string, ok bool, why string) {
-	t.rows = append(t.rows, [4]string{finding, pub, ours, verdict(ok)})
-	if !ok {
+	t.addVerdict(finding, pub, ours, Verdict{Agrees: ok}, why)
+}
+
+// addVerdict is add for a verdict that may be untested: an untested
+// claim neither agrees nor differs.
+func (t *tally) addVerdict(finding, pub, ours string, v Verdict, why string) {
+	t.rows = append(t.rows, [4]string{finding, pub, ours, v.text()})
+	if !v.Agrees && !v.Untested {
 		t.differs = append(t.differs, why)
 	}
 }
@@ -48,7 +54,7 @@ func Markdown(w *strings.Builder, in Input) {
 		section(&body, &t)
 	}
 	for _, c := range in.Claims() {
-		claimSection(&body, &t, c)
+		claimSection(&body, &t, in.Plan.Loss, c)
 	}
 	in.regimeSection(&body, &t)
 
@@ -171,7 +177,7 @@ func (in *Input) defaultModelSection(b *strings.Builder, t *tally) {
 func (in *Input) positionsSection(b *strings.Builder, t *tally) {
 	p := in.Plan
 	fmt.Fprintf(b, "## 2. Positional embeddings: reverse and majority\n\n")
-	fmt.Fprintf(b, "%d steps, seeds %s; held-out accuracy per seed, in seed order.\n\n", p.Positions[0].Steps, seedRange(p.SmallSet))
+	fmt.Fprintf(b, "%d steps at the %s loss, seeds %s; held-out accuracy per seed, in seed order.\n\n", p.Positions[0].Steps, p.Loss, seedRange(p.SmallSet))
 	fmt.Fprintln(b, "| Task | Positions | Per-seed accuracy (%) | Mean | Modes | Published | Verdict |")
 	fmt.Fprintln(b, "|---|---|---|---|---|---|---|")
 	for _, c := range p.Positions {
@@ -262,6 +268,7 @@ func missedBySingle(s sweep.SeedAblation) bool {
 func (in *Input) layersSection(b *strings.Builder, t *tally) {
 	p := in.Plan
 	fmt.Fprintf(b, "## 4. One layer against two on induction\n\n")
+	fmt.Fprintf(b, "%s, and the same with one layer; seeds %s.\n\n", sweep.ConfigName(p.Induction), seedRange(p.SmallSet))
 	one := in.values(p.OneLayer, p.SmallSet)
 	two := in.values(p.Induction, p.SmallSet)
 	oneS, twoS := sweep.Describe(okOnly(one)), sweep.Describe(okOnly(two))
@@ -283,6 +290,7 @@ func (in *Input) layersSection(b *strings.Builder, t *tally) {
 func (in *Input) maskSection(b *strings.Builder, t *tally) {
 	p := in.Plan
 	fmt.Fprintf(b, "## 5. Reverse without positions and without the causal mask\n\n")
+	fmt.Fprintf(b, "%s, and the same without the causal mask; seeds %s.\n\n", sweep.ConfigName(p.Positions[1]), seedRange(p.SmallSet))
 	withMask := in.values(p.Positions[1], p.SmallSet)
 	noMask := in.values(p.RevNone, p.SmallSet)
 	wS, nS := sweep.Describe(okOnly(withMask)), sweep.Describe(okOnly(noMask))
@@ -300,15 +308,27 @@ func (in *Input) maskSection(b *strings.Builder, t *tally) {
 }
 
 // claimSection writes the section of one claim (claims.go): what was
-// published, its rule, its body and its verdict.
-func claimSection(b *strings.Builder, t *tally, c Claim) {
+// published, its rule (for a revised claim, the rule first fixed and the
+// revised one), its runs' loss, its body and its verdicts.
+func claimSection(b *strings.Builder, t *tally, loss string, c Claim) {
+	v := Verdict{Agrees: c.Agrees, Untested: c.Untested}
 	fmt.Fprintf(b, "## Claim %d. %s\n\n", c.N, c.Title)
-	fmt.Fprintf(b, "Published: %s. Rule, fixed before the runs: %s.\n\n", c.Published, c.Rule)
+	if c.First == nil {
+		fmt.Fprintf(b, "Published: %s. Rule, fixed before the runs: %s. Runs: the %s loss.\n\n", c.Published, c.Rule, loss)
+	} else {
+		fmt.Fprintf(b, "Published: %s. Runs: the %s loss.\n\n", c.Published, loss)
+		fmt.Fprintf(b, "- Rule first fixed, before the runs (issue 13): %s.\n", c.First.Rule)
+		fmt.Fprintf(b, "- Rule revised from the note's own words by issue 24, before the runs it judges: %s.\n\n", c.Rule)
+	}
 	for _, l := range c.Body {
 		fmt.Fprintln(b, l)
 	}
-	fmt.Fprintf(b, "\nVerdict: %s (%s).\n\n", verdict(c.Agrees), c.Measured)
-	t.add(fmt.Sprintf("claim %d: %s", c.N, strings.ToLower(c.Title[:1])+c.Title[1:]), c.Published, c.Measured, c.Agrees, c.Differs)
+	if c.First == nil {
+		fmt.Fprintf(b, "\nVerdict: %s (%s).\n\n", v.text(), c.Measured)
+	} else {
+		fmt.Fprintf(b, "\nVerdict under the rule first fixed: %s (%s). Verdict under the revised rule: %s (%s).\n\n", c.First.text(), c.First.Measured, v.text(), c.Measured)
+	}
+	t.addVerdict(fmt.Sprintf("claim %d: %s", c.N, strings.ToLower(c.Title[:1])+c.Title[1:]), c.Published, c.Measured, v, c.Differs)
 }
 
 // method writes "How this was measured": the measurements, the verdict

@@ -7,18 +7,19 @@ import (
 	"headlab/analysis"
 	"headlab/inspect"
 	"headlab/sweep"
+	"headlab/tasks"
 	"headlab/train"
 )
 
 // TestPlanSeeds: the circuit fraction uses seeds 1..seeds, every other
 // comparison 1..small.
 func TestPlanSeeds(t *testing.T) {
-	p := NewPlan(4, 2, 1, false)
+	p := NewPlan(4, 2, 1, false, tasks.NextToken)
 	if len(p.CircuitSeeds) != 4 || p.CircuitSeeds[0] != 1 || p.CircuitSeeds[3] != 4 ||
 		len(p.SmallSet) != 2 || p.SmallSet[0] != 1 || p.SmallSet[1] != 2 {
 		t.Fatalf("circuit seeds %v, small set %v", p.CircuitSeeds, p.SmallSet)
 	}
-	if p = NewPlan(1, 3, 1, false); len(p.CircuitSeeds) != 1 || len(p.SmallSet) != 3 {
+	if p = NewPlan(1, 3, 1, false, tasks.NextToken); len(p.CircuitSeeds) != 1 || len(p.SmallSet) != 3 {
 		t.Fatalf("circuit seeds %v, small set %v", p.CircuitSeeds, p.SmallSet)
 	}
 }
@@ -104,7 +105,7 @@ func publishedDiffers(md string) bool {
 // one number at a time past its rule and sees that verdict, and only it,
 // differ, with its line under "Where we differ".
 func TestMarkdownVerdicts(t *testing.T) {
-	p := NewPlan(3, 2, 1, false)
+	p := NewPlan(3, 2, 1, false, tasks.NextToken)
 	md := markdown(p, records(p, published(p)))
 	if publishedDiffers(md) {
 		t.Fatalf("published numbers do not all agree:\n%s", md)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"headlab/sweep"
+	"headlab/tasks"
 	"headlab/train"
 )
 
@@ -298,17 +299,33 @@ func TestMaskSection(t *testing.T) {
 func TestClaimSection(t *testing.T) {
 	c := Claim{N: 3, Title: "Pinned uniform heads", Published: "a layer-0 head pins", Rule: "6 of 8 seeds",
 		Body: []string{"| Seed | Holds |", "|---|---|", "| 1 | yes |"}, Measured: "5 of 8", Agrees: false, Differs: "Claim 3: 5 of 8."}
-	md, got := write(func(b *strings.Builder, t *tally) { claimSection(b, t, c) })
-	want := "## Claim 3. Pinned uniform heads\n\nPublished: a layer-0 head pins. Rule, fixed before the runs: 6 of 8 seeds.\n\n" +
+	md, got := write(func(b *strings.Builder, t *tally) { claimSection(b, t, "next-token", c) })
+	want := "## Claim 3. Pinned uniform heads\n\nPublished: a layer-0 head pins. Rule, fixed before the runs: 6 of 8 seeds. Runs: the next-token loss.\n\n" +
 		"| Seed | Holds |\n|---|---|\n| 1 | yes |\n\nVerdict: **differs** (5 of 8).\n\n"
 	if md != want {
 		t.Errorf("claim\n%q\nwant\n%q", md, want)
 	}
 	wantRows(t, "claim", got, [][4]string{{"claim 3: pinned uniform heads", "a layer-0 head pins", "5 of 8", "**differs**"}}, "Claim 3: 5 of 8.")
 	c.Agrees = true
-	md, got = write(func(b *strings.Builder, t *tally) { claimSection(b, t, c) })
+	md, got = write(func(b *strings.Builder, t *tally) { claimSection(b, t, "next-token", c) })
 	wantIn(t, "claim agrees", md, "\nVerdict: agrees (5 of 8).\n\n")
 	wantRows(t, "claim agrees", got, [][4]string{{"claim 3: pinned uniform heads", "a layer-0 head pins", "5 of 8", "agrees"}})
+
+	// A revised claim shows both rules and both verdicts, labelled; the
+	// summary row carries the revised one.
+	c.First = &Verdict{Rule: "7 of 8 seeds", Measured: "5 of 8"}
+	md, got = write(func(b *strings.Builder, t *tally) { claimSection(b, t, "answers", c) })
+	wantIn(t, "revised claim", md, "Published: a layer-0 head pins. Runs: the answers loss.\n\n",
+		"- Rule first fixed, before the runs (issue 13): 7 of 8 seeds.\n",
+		"- Rule revised from the note's own words by issue 24, before the runs it judges: 6 of 8 seeds.\n\n",
+		"\nVerdict under the rule first fixed: **differs** (5 of 8). Verdict under the revised rule: agrees (5 of 8).\n\n")
+	wantRows(t, "revised claim", got, [][4]string{{"claim 3: pinned uniform heads", "a layer-0 head pins", "5 of 8", "agrees"}})
+
+	// An untested claim neither agrees nor differs.
+	c.Agrees, c.Untested, c.Measured = false, true, "no sink heads"
+	md, got = write(func(b *strings.Builder, t *tally) { claimSection(b, t, "answers", c) })
+	wantIn(t, "untested claim", md, "Verdict under the revised rule: untested (no sink heads).")
+	wantRows(t, "untested claim", got, [][4]string{{"claim 3: pinned uniform heads", "a layer-0 head pins", "no sink heads", "untested"}})
 }
 
 // TestRegimeSectionNotRun: without --regime the section says what it
@@ -317,14 +334,14 @@ func TestClaimSection(t *testing.T) {
 func TestRegimeSectionNotRun(t *testing.T) {
 	in := newInput()
 	md, got := write(in.regimeSection)
-	want := "## Which setting gives the published numbers\n\nNot run by this invocation: `headlab reproduce --regime` sweeps d-model, learning rate, batch and steps around the default (9 cells of 8 seeds) and names the cell closest to the published model.\n\n"
+	want := "## Which setting gives the published numbers\n\nNot run by this invocation: `headlab reproduce --regime` sweeps the loss, d-model, learning rate, batch and steps around the default, with a finite training set and weight decay (20 cells of 8 seeds), and names the cell closest to the published model.\n\n"
 	if md != want {
 		t.Errorf("regime not run\n%q\nwant\n%q", md, want)
 	}
 	wantRows(t, "regime not run", got, [][4]string{{regimeFinding, regimePublished, "not run (`--regime`)", "not run"}})
 
 	// The grid was planned but no cell finished: no closest cell, no row.
-	in.Plan = NewPlan(8, 8, 1, true)
+	in.Plan = NewPlan(8, 8, 1, true, tasks.NextToken)
 	md, got = write(in.regimeSection)
 	wantIn(t, "no cell finished", md, "| 32 | 0.003 | 32 | 2500 | 0 |", "\nNo cell finished.\n\n")
 	wantRows(t, "no cell finished", got, nil)

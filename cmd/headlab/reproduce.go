@@ -22,6 +22,7 @@ import (
 	"headlab/internal/progress"
 	"headlab/kernels"
 	"headlab/sweep"
+	"headlab/tasks"
 	"headlab/viz"
 )
 
@@ -37,6 +38,7 @@ func reproduceCmd(e *env) *cobra.Command {
 		quiet        bool
 		quick        bool
 		regime       bool
+		loss         string
 		bf           backendFlag
 	)
 	cmd := &cobra.Command{
@@ -70,6 +72,9 @@ takes far longer: use the GPU backend where there is one.`,
 			case workers < 1:
 				return usagef("--workers must be at least 1, got %d", workers)
 			}
+			if err := tasks.CheckLoss(loss); err != nil {
+				return usageError{err}
+			}
 			if quick {
 				for _, f := range []string{"seeds", "small-seeds", "steps-scale"} {
 					if cmd.Flags().Changed(f) {
@@ -82,7 +87,7 @@ takes far longer: use the GPU backend where there is one.`,
 				return err
 			}
 			f := sweepFlags{bf: bf, workers: workers, workersGiven: cmd.Flags().Changed("workers"), noBar: quiet}
-			return reproduce(e, reproduceOpts{out: out, plan: findings.NewPlan(seeds, small, scale, regime), flags: f, resume: resume, quiet: quiet})
+			return reproduce(e, reproduceOpts{out: out, plan: findings.NewPlan(seeds, small, scale, regime, loss), flags: f, resume: resume, quiet: quiet})
 		},
 	}
 	fs := cmd.Flags()
@@ -94,7 +99,9 @@ takes far longer: use the GPU backend where there is one.`,
 	fs.BoolVar(&resume, "resume", false, "keep the runs of an interrupted reproduce in DIR/findings/findings.db instead of starting over")
 	fs.BoolVar(&quiet, "quiet", false, "no progress on stderr")
 	fs.BoolVar(&quick, "quick", false, "a small check of the machinery: --seeds 4 --small-seeds 2 --steps-scale 0.02")
-	fs.BoolVar(&regime, "regime", false, "also sweep the regime grid (d-model, lr, batch, steps around the default) and name the cell closest to the published model")
+	fs.BoolVar(&regime, "regime", false, "also sweep the regime grid (the loss, d-model, lr, batch, steps around the default; a finite training set; weight decay) and name the cell closest to the published model")
+	fs.StringVar(&loss, "loss", tasks.NextToken, "training loss of every run (the regime grid runs both): next-token or answers")
+	_ = cmd.RegisterFlagCompletionFunc("loss", cobra.FixedCompletions(tasks.Losses(), cobra.ShellCompDirectiveNoFileComp))
 	bf.register(cmd)
 	return cmd
 }
@@ -228,11 +235,11 @@ func reproduce(e *env, o reproduceOpts) error {
 			return err
 		}
 	}
-	// Runs carried over by --resume have no extra measurements: train them
-	// again (which also checks that they reproduce).
+	// Runs carried over by --resume have no extra measurements, or lack
+	// some: train them again (which also checks that they reproduce).
 	for _, pr := range pairs {
 		id := sweep.RunID{Key: pr.Key, Seed: pr.Config.Seed}
-		if r := byID[id]; r != nil && r.Status == sweep.StatusOK && p.NeedsExtra(pr.Config) && extras[id] == nil {
+		if r := byID[id]; r != nil && r.Status == sweep.StatusOK && p.NeedsExtra(pr.Config) && !extras[id].Complete() {
 			again, err := sweep.RunOne(pr, platform(dev), nil)
 			if err != nil {
 				return err
