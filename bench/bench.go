@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"headlab/kernels"
+	"headlab/tasks"
 	"headlab/train"
 )
 
@@ -259,11 +260,9 @@ func measure(tm Timing, run func(k int) error, begin func()) (int, float64, erro
 }
 
 // TrainSteps times training steps (forward, backward, Adam, and reading
-// the loss back, as train.Trainer does) of the default induction model at
-// the given batch on dev, after a short warm-up.
-func TrainSteps(dev kernels.Device, batch int, tm Timing) (StepResult, error) {
-	c := train.Defaults("induction")
-	c.Batch = batch
+// the loss back, as train.Trainer does) of c (BenchConfig: the default
+// induction model at a batch and loss) on dev, after a short warm-up.
+func TrainSteps(dev kernels.Device, c train.Config, tm Timing) (StepResult, error) {
 	tr, err := train.NewTrainer(c, dev)
 	if err != nil {
 		return StepResult{}, err
@@ -282,8 +281,8 @@ func TrainSteps(dev kernels.Device, batch int, tm Timing) (StepResult, error) {
 		return StepResult{}, err
 	}
 	runtime.ReadMemStats(&after)
-	flops := StepFlops(tr.Model.Shape, batch, tr.Model.Task.AnswerPositions())
-	return StepResult{Backend: dev.Name(), Batch: batch, MsPerStep: 1000 * secs / float64(steps),
+	flops := StepFlops(tr.Model.Shape, c.Batch, tasks.LossPositions(tr.Model.Task, c.Loss))
+	return StepResult{Backend: dev.Name(), Batch: c.Batch, MsPerStep: 1000 * secs / float64(steps),
 		StepsPerSec:   float64(steps) / secs,
 		AllocsPerStep: float64(after.Mallocs-before.Mallocs) / float64(steps),
 		BytesPerStep:  float64(after.TotalAlloc-before.TotalAlloc) / float64(steps),

@@ -26,7 +26,7 @@ type InstructionCount struct {
 var ErrNoValgrind = errors.New("valgrind is not installed")
 
 // CountInstructions runs exe (headlab's own binary) as `bench --parts
-// steps --steps N` at batch under callgrind for N = short and N = long
+// steps --steps N --loss loss` at batch under callgrind for N = short and N = long
 // and returns the difference per step: start-up, graph building and the
 // fixed warm-up cancel out, and what is left is the step with its batch
 // sampling. The runs use GOMAXPROCS=1 (valgrind runs one thread at a time
@@ -36,7 +36,7 @@ var ErrNoValgrind = errors.New("valgrind is not installed")
 // (avx2 where the CPU has it) is counted; SIMD names the path that ran.
 // Go's asynchronous preemption signals crash callgrind, so they are
 // turned off.
-func CountInstructions(exe string, batch, short, long int) (InstructionCount, error) {
+func CountInstructions(exe, loss string, batch, short, long int) (InstructionCount, error) {
 	if short < 0 || long <= short {
 		return InstructionCount{}, fmt.Errorf("callgrind: step counts %d and %d", short, long)
 	}
@@ -59,7 +59,7 @@ func CountInstructions(exe string, batch, short, long int) (InstructionCount, er
 		out := filepath.Join(dir, fmt.Sprintf("callgrind.%d", steps))
 		cmd := exec.Command("valgrind", "--tool=callgrind", "--callgrind-out-file="+out, exe,
 			"bench", "--parts", "steps", "--backends", "cpu", "--step-batches", strconv.Itoa(batch),
-			"--steps", strconv.Itoa(steps), "--json")
+			"--steps", strconv.Itoa(steps), "--loss", loss, "--json")
 		cmd.Env = env
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -30,7 +30,7 @@ func TestCountInstructions(t *testing.T) {
 	if out, err := exec.CommandContext(t.Context(), goTool, "build", "-o", bin, "headlab/cmd/headlab").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	c, err := CountInstructions(bin, 32, 1, 5)
+	c, err := CountInstructions(bin, tasks.NextToken, 32, 1, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestCountInstructions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flops := StepFlops(c0.Model(tk), 32, tk.AnswerPositions())
+	flops := StepFlops(c0.Model(tk), 32, tasks.LossPositions(tk, c0.Loss))
 	if c.PerStep < flops/16 || c.PerStep > 100*flops {
 		t.Errorf("%.3g instructions per step for %.3g FLOPs", c.PerStep, flops)
 	}

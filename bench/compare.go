@@ -19,6 +19,7 @@ import (
 	"headlab/backend/cpu"
 	"headlab/graph"
 	"headlab/internal/simd"
+	"headlab/tasks"
 	"headlab/train"
 )
 
@@ -36,12 +37,14 @@ var pytorchScript []byte
 // gradients for all but the embeddings; and the six attention
 // kernels, each 2*T*T*Dh per sequence and head (the causal mask's zeros
 // counted, like Flops). The last block's MLP and the unembedding count
-// the answer rows only, the rows a training step computes them on
-// (graph.BuildTrain; answers are the task's answer positions). Elementwise
-// work (LayerNorm, GELU, softmax, Adam) is left out. The default model at
-// batch 64 comes to 106.4 MFLOP (120.6 on every row).
-func StepFlops(c graph.Config, batch int, answers []int) float64 {
-	n, a := float64(batch*c.SeqLen), float64(batch*len(answers))
+// only rows, the positions a training step computes them on
+// (graph.BuildTrain; tasks.LossPositions of its loss: every one under
+// next-token on induction, the answers alone under --loss answers).
+// Elementwise work (LayerNorm, GELU, softmax, Adam) is left out. The
+// default model at batch 64 comes to 120.6 MFLOP (106.4 on the answer
+// rows).
+func StepFlops(c graph.Config, batch int, rows []int) float64 {
+	n, a := float64(batch*c.SeqLen), float64(batch*len(rows))
 	d, f, v, t := float64(c.DModel), float64(c.DFF), float64(c.Vocab), float64(c.SeqLen)
 	emb := 2 * n * v * d
 	if c.Positions {
@@ -110,7 +113,7 @@ func NewPyTorch(python string) (*PyTorch, error) {
 		p.Close()
 		return nil, err
 	}
-	if _, err := p.run(context.Background(), BLASDefault, 1, 1, 0, 0); err != nil {
+	if _, err := p.run(context.Background(), BLASDefault, tasks.NextToken, 1, 1, 0, 0); err != nil {
 		p.Close()
 		return nil, err
 	}
@@ -133,12 +136,16 @@ const (
 	BLASHaswell BLAS = "haswell"
 )
 
-// run runs the script with its BLAS chosen by blas; with startAt set
-// (Unix seconds) it trains from then for seconds, else steps steps. The
-// script computes what headlab's training step computes: the last block's
-// MLP and the unembedding on the answer rows only (--answer-rows).
-func (p *PyTorch) run(ctx context.Context, blas BLAS, batch, steps int, startAt, seconds float64) (PyTorchStep, error) {
-	args := []string{p.script(), "--answer-rows", "--batch", strconv.Itoa(batch), "--steps", strconv.Itoa(steps)}
+// run runs the script with its BLAS chosen by blas, training on loss;
+// with startAt set (Unix seconds) it trains from then for seconds, else
+// steps steps. The script computes what headlab's training step computes:
+// under --loss answers, the last block's MLP and the unembedding on the
+// answer rows only (--answer-rows); under next-token, every row.
+func (p *PyTorch) run(ctx context.Context, blas BLAS, loss string, batch, steps int, startAt, seconds float64) (PyTorchStep, error) {
+	args := []string{p.script(), "--loss", loss, "--batch", strconv.Itoa(batch), "--steps", strconv.Itoa(steps)}
+	if loss == tasks.Answers {
+		args = append(args, "--answer-rows")
+	}
 	if startAt > 0 {
 		args = append(args, "--start-at", strconv.FormatFloat(startAt, 'f', 3, 64), "--seconds", strconv.FormatFloat(seconds, 'f', 3, 64))
 	}
@@ -203,9 +210,9 @@ func median(xs []float64) float64 {
 
 // CompareSteps runs rounds rounds per batch, each timing headlab, then
 // PyTorch with its default BLAS, then with the Haswell kernels, so that
-// drift in the machine's speed reaches all three alike; it keeps each
-// side's median.
-func CompareSteps(p *PyTorch, batches []int, steps, rounds int, progress func(batch, round int)) ([]StepComparison, error) {
+// drift in the machine's speed reaches all three alike, both sides
+// training on loss; it keeps each side's median.
+func CompareSteps(p *PyTorch, loss string, batches []int, steps, rounds int, progress func(batch, round int)) ([]StepComparison, error) {
 	var out []StepComparison
 	for _, batch := range batches {
 		c := StepComparison{Batch: batch, Rounds: rounds}
@@ -214,13 +221,13 @@ func CompareSteps(p *PyTorch, batches []int, steps, rounds int, progress func(ba
 			if progress != nil {
 				progress(batch, round)
 			}
-			r, err := TrainSteps(cpu.New(), batch, Timing{Steps: steps})
+			r, err := TrainSteps(cpu.New(), BenchConfig(batch, loss), Timing{Steps: steps})
 			if err != nil {
 				return nil, err
 			}
 			h, gf, al = append(h, r.MsPerStep), append(gf, r.GFLOPs), append(al, r.AllocsPerStep)
 			for _, blas := range []BLAS{BLASDefault, BLASHaswell} {
-				t, err := p.run(context.Background(), blas, batch, steps, 0, 0)
+				t, err := p.run(context.Background(), blas, loss, batch, steps, 0, 0)
 				if err != nil {
 					return nil, err
 				}
@@ -260,13 +267,12 @@ type SweepComparison struct {
 }
 
 // SweepThroughput measures headlab's side of a sweep: workers trainers
-// start together and train for the same window; it returns the total
-// steps per second.
-func SweepThroughput(workers, batch int, window time.Duration) (float64, error) {
+// of c (with seeds 1, 2, ...) start together and train for the same
+// window; it returns the total steps per second.
+func SweepThroughput(workers int, c train.Config, window time.Duration) (float64, error) {
 	trs := make([]*train.Trainer, workers)
 	for i := range trs {
-		c := train.Defaults("induction")
-		c.Batch, c.Seed = batch, uint64(i+1)
+		c.Seed = uint64(i + 1)
 		tr, err := train.NewTrainer(c, cpu.New())
 		if err != nil {
 			return 0, err
@@ -309,11 +315,11 @@ func SweepThroughput(workers, batch int, window time.Duration) (float64, error) 
 }
 
 // CompareSweep runs both sides of the sweep comparison, one after the
-// other, PyTorch with the BLAS choice blas.
-func CompareSweep(p *PyTorch, blas BLAS, workers, batch int, window time.Duration) (SweepComparison, error) {
+// other, both training on loss, PyTorch with the BLAS choice blas.
+func CompareSweep(p *PyTorch, blas BLAS, loss string, workers, batch int, window time.Duration) (SweepComparison, error) {
 	s := SweepComparison{Workers: workers, Batch: batch, Seconds: window.Seconds(), BLAS: blas}
 	var err error
-	if s.HeadlabStepsPerS, err = SweepThroughput(workers, batch, window); err != nil {
+	if s.HeadlabStepsPerS, err = SweepThroughput(workers, BenchConfig(batch, loss), window); err != nil {
 		return s, err
 	}
 	// Python needs a few seconds to import torch: start every process's
@@ -323,7 +329,7 @@ func CompareSweep(p *PyTorch, blas BLAS, workers, batch int, window time.Duratio
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for i := range workers {
-		wg.Go(func() { res[i], errs[i] = p.run(context.Background(), blas, batch, 0, startAt, window.Seconds()) })
+		wg.Go(func() { res[i], errs[i] = p.run(context.Background(), blas, loss, batch, 0, startAt, window.Seconds()) })
 	}
 	wg.Wait()
 	for i := range res {

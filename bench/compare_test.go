@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"headlab/tasks"
 )
 
 func TestMedian(t *testing.T) {
@@ -41,7 +43,7 @@ echo "{\"torch\": \"stand-in\", \"ms_per_step\": $ms, \"steps_per_s\": 1}"
 		t.Fatal(err)
 	}
 	defer p.Close()
-	got, err := CompareSteps(p, []int{8}, 2, 3, nil)
+	got, err := CompareSteps(p, tasks.NextToken, []int{8}, 2, 3, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func SeedTraffic(c train.Config) (bytes int64, kernels int, err error) {
 		return 0, 0, err
 	}
 	defer b.Free()
-	n, err := graph.BuildTrain(b, c.Batch, t.AnswerPositions())
+	n, err := graph.BuildTrain(b, c.Batch, tasks.LossPositions(t, c.Loss))
 	if err != nil {
 		return 0, 0, err
 	}
@@ -198,11 +198,11 @@ func (r *groupRun) close() {
 }
 
 // BenchConfig is the model `headlab bench` measures: the default
-// induction model at the given batch, with steps enough never to run out
-// (so that the next batch is always sampled while a step runs).
-func BenchConfig(batch int) train.Config {
+// induction model at the given batch and loss, with steps enough never to
+// run out (so that the next batch is always sampled while a step runs).
+func BenchConfig(batch int, loss string) train.Config {
 	c := train.Defaults("induction")
-	c.Batch, c.Steps = batch, math.MaxInt32
+	c.Batch, c.Steps, c.Loss = batch, math.MaxInt32, loss
 	return c
 }
 
@@ -239,7 +239,7 @@ func Groups(b Backend, c train.Config, S int, tm Timing) (GroupResult, error) {
 		DispatchesPerStep:    float64(after.Dispatches-before.Dispatches) / n,
 		UploadBytesPerStep:   float64(after.Uploaded-before.Uploaded) / n,
 		ReadbackBytesPerStep: float64(after.ReadBack-before.ReadBack) / n,
-		GFLOPs:               StepFlops(m.Shape, c.Batch, m.Task.AnswerPositions()) * seedSteps / 1e9,
+		GFLOPs:               StepFlops(m.Shape, c.Batch, tasks.LossPositions(m.Task, c.Loss)) * seedSteps / 1e9,
 		GBs:                  float64(traffic) * seedSteps / 1e9,
 		MsPerStep:            1000 * secs / n,
 	}, nil

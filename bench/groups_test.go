@@ -49,7 +49,7 @@ func netKernels(t *testing.T, c train.Config) (bytes int64, kernels, params int)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := graph.BuildTrain(b, c.Batch, tk.AnswerPositions())
+	n, err := graph.BuildTrain(b, c.Batch, tasks.LossPositions(tk, c.Loss))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func netKernels(t *testing.T, c train.Config) (bytes int64, kernels, params int)
 }
 
 func TestSeedTraffic(t *testing.T) {
-	c := BenchConfig(64)
+	c := BenchConfig(64, tasks.NextToken)
 	bytes, k, err := SeedTraffic(c)
 	if err != nil {
 		t.Fatal(err)
@@ -88,9 +88,10 @@ func checkRow(t *testing.T, r GroupResult, c train.Config, S int) {
 	if r.ReadbackBytesPerStep != 0 {
 		t.Errorf("S=%d: %v bytes read back per step, want 0", S, r.ReadbackBytesPerStep)
 	}
-	// A training step reads the targets of the answer positions only.
-	if want := float64(c.Batch * (tk.SeqLen() + len(tk.AnswerPositions())) * 4 * S); r.UploadBytesPerStep != want {
-		t.Errorf("S=%d: %v bytes uploaded per step, want tokens+targets = %v", S, r.UploadBytesPerStep, want)
+	// A training step uploads the tokens, and the targets and the answers
+	// of the rows its loss reads only.
+	if want := float64(c.Batch * (tk.SeqLen() + 2*len(tasks.LossPositions(tk, c.Loss))) * 4 * S); r.UploadBytesPerStep != want {
+		t.Errorf("S=%d: %v bytes uploaded per step, want tokens+targets+answers = %v", S, r.UploadBytesPerStep, want)
 	}
 	if r.SeedStepsPerS <= 0 || r.MsPerStep <= 0 || r.GFLOPs <= 0 || r.GBs <= 0 {
 		t.Errorf("S=%d: %+v", S, r)
@@ -100,7 +101,7 @@ func checkRow(t *testing.T, r GroupResult, c train.Config, S int) {
 		t.Errorf("S=%d: seed-steps/s x s/step = %v", S, got)
 	}
 	traffic, _, _ := SeedTraffic(c)
-	flops := StepFlops(c.Model(tk), c.Batch, tk.AnswerPositions())
+	flops := StepFlops(c.Model(tk), c.Batch, tasks.LossPositions(tk, c.Loss))
 	if math.Abs(r.GFLOPs*1e9/r.SeedStepsPerS-flops) > 1e-6*flops || math.Abs(r.GBs*1e9/r.SeedStepsPerS-float64(traffic)) > 1e-6*float64(traffic) {
 		t.Errorf("S=%d: GFLOP/s %v, GB/s %v at %v seed-steps/s", S, r.GFLOPs, r.GBs, r.SeedStepsPerS)
 	}
@@ -111,7 +112,7 @@ func checkRow(t *testing.T, r GroupResult, c train.Config, S int) {
 // dispatches), whatever its size; uploads are the batches, nothing is read
 // back.
 func TestGroupsCPU(t *testing.T) {
-	c := BenchConfig(8)
+	c := BenchConfig(8, tasks.NextToken)
 	_, k, _ := netKernels(t, c)
 	for _, S := range []int{1, 2, 3} {
 		r, err := Groups(cpuBackend(2), c, S, Timing{Steps: 2})
@@ -129,7 +130,7 @@ func TestGroupsCPU(t *testing.T) {
 // uploads only the batches and reads nothing back.
 func TestGroupsGL(t *testing.T) {
 	b := glBackend(t)
-	c := BenchConfig(4)
+	c := BenchConfig(4, tasks.NextToken)
 	_, k, _ := netKernels(t, c)
 	var d1 float64
 	for _, S := range []int{1, 2} {
@@ -161,7 +162,7 @@ func (s small) MemoryBytes() (int64, bool) { return 0, false }
 // TestCurveSkipsTooLarge: a group the device cannot hold is skipped with
 // one report, and the curve goes on.
 func TestCurveSkipsTooLarge(t *testing.T) {
-	c := BenchConfig(4)
+	c := BenchConfig(4, tasks.NextToken)
 	largest, _, err := train.Footprint(c)
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +187,7 @@ func TestCurveSkipsTooLarge(t *testing.T) {
 // TestCurveSkipsTooSlow: a size whose step, at the last measured size's
 // speed, would take longer than maxStep is skipped without being run.
 func TestCurveSkipsTooSlow(t *testing.T) {
-	c := BenchConfig(4)
+	c := BenchConfig(4, tasks.NextToken)
 	opened := 0
 	b := cpuBackend(1)
 	open := b.Open
@@ -262,7 +263,7 @@ func TestMeasure(t *testing.T) {
 }
 
 func TestTrainSteps(t *testing.T) {
-	r, err := TrainSteps(cpu.New(), 8, Timing{Steps: 2})
+	r, err := TrainSteps(cpu.New(), BenchConfig(8, tasks.NextToken), Timing{Steps: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +276,7 @@ func TestTrainSteps(t *testing.T) {
 // 64: on the CPU as `headlab bench` runs it (one group per core), on GL
 // one group of S. Metrics: seed-steps/s, dispatches/step.
 func BenchmarkGroups(b *testing.B) {
-	c := BenchConfig(64)
+	c := BenchConfig(64, tasks.NextToken)
 	for _, backend := range []string{"cpu", "gl"} {
 		for _, S := range []int{1, 8} {
 			b.Run(fmt.Sprintf("%s/S%d", backend, S), func(b *testing.B) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"headlab/backend/cpu"
+	"headlab/tasks"
 	"headlab/train"
 )
 
@@ -46,7 +47,7 @@ func BenchmarkTrainStep(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			b.ReportMetric(StepFlops(tr.Model.Shape, batch, tr.Model.Task.AnswerPositions())*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			b.ReportMetric(StepFlops(tr.Model.Shape, batch, tasks.LossPositions(tr.Model.Task, c.Loss))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			after := liveHeapMB()
 			b.ReportMetric(after, "heap-MB")
 			b.ReportMetric((after-before)*1024, "heap-growth-KB")
@@ -61,7 +62,7 @@ func BenchmarkTrainStep(b *testing.B) {
 func BenchmarkSweep(b *testing.B) {
 	workers := runtime.GOMAXPROCS(0)
 	for b.Loop() {
-		r, err := SweepThroughput(workers, 32, 2e9)
+		r, err := SweepThroughput(workers, BenchConfig(32, tasks.NextToken), 2e9)
 		if err != nil {
 			b.Fatal(err)
 		}

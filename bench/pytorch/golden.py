@@ -33,7 +33,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from train_step import Model, induction_batch  # noqa: E402
+from train_step import Model, induction_batch, next_token_targets  # noqa: E402
 
 V, T, L, H, D, FF, B = 16, 16, 2, 2, 16, 32, 4
 
@@ -66,17 +66,6 @@ def write_safetensors(path, tensors):
     h += b" " * (-len(h) % 8)
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
-
-
-def next_token_targets(tok, tgt):
-    """The next-token loss's targets: each answer, else the next token;
-    the last position keeps only an answer."""
-    out = tgt.clone()
-    T = tok.shape[1]
-    for i in range(T - 1):
-        none = out[:, i] == -100
-        out[none, i] = tok[none, i + 1]
-    return out
 
 
 def main():

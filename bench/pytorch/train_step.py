@@ -6,14 +6,17 @@ eager on one thread: weights stored [in, out] (y = x W + b), pre-LN blocks
 of causal multi-head attention and an exact-GELU MLP, LayerNorm eps 1e-5,
 biases, headlab's initialisation (embeddings N(0,1), linear weights
 U(-1/sqrt(in), 1/sqrt(in)), biases 0, LayerNorm gains 1), the mean
-cross-entropy over the answer positions, and Adam (lr 3e-3, betas 0.9 and
-0.999, eps 1e-8). Each step draws a fresh induction batch (8 distinct tokens
-of 16, then the same rotated by a random r; answers at the second half),
-with torch's RNG: the same shape and distribution as headlab's data, not the
-same bits. With --answer-rows (which headlab's bench passes) the last
-block's MLP, the final LayerNorm and the unembedding run on the answer
-positions only, as headlab's training step computes them: the same loss
-and gradients, less work.
+cross-entropy of --loss (next-token, the default: every position's target,
+the answer where there is one, else the next token; answers: the answer
+positions alone), and Adam (lr 3e-3, betas 0.9 and 0.999, eps 1e-8). Each
+step draws a fresh induction batch (8 distinct tokens of 16, then the same
+rotated by a random r; answers at the second half), with torch's RNG: the
+same shape and distribution as headlab's data, not the same bits. With
+--loss answers --answer-rows (which headlab's bench passes for that loss)
+the last block's MLP, the final LayerNorm and the unembedding run on the
+answer positions only, as headlab's training step computes them: the same
+loss and gradients, less work. Under next-token every row has a target and
+both sides compute every row.
 
 Used only for comparison, never by the product. Prints one JSON object.
 Exit status 3 when torch cannot be imported.
@@ -115,6 +118,17 @@ def induction_batch(B, n=8, vocab=16, gen=None):
     return tok, tgt
 
 
+def next_token_targets(tok, tgt):
+    """The next-token loss's targets: each answer, else the next token;
+    the last position keeps only an answer."""
+    out = tgt.clone()
+    T = tok.shape[1]
+    for i in range(T - 1):
+        none = out[:, i] == -100
+        out[none, i] = tok[none, i + 1]
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--batch", type=int, default=32)
@@ -124,9 +138,12 @@ def main():
     ap.add_argument("--start-at", type=float, default=0,
                     help="sweep mode: wait until this Unix time, then train for --seconds")
     ap.add_argument("--seconds", type=float, default=0)
+    ap.add_argument("--loss", choices=["next-token", "answers"], default="next-token")
     ap.add_argument("--answer-rows", action="store_true",
-                    help="compute the last block's MLP and the unembedding on the answer positions only")
+                    help="with --loss answers: compute the last block's MLP and the unembedding on the answer positions only")
     args = ap.parse_args()
+    if args.answer_rows and args.loss != "answers":
+        ap.error("--answer-rows needs --loss answers: under next-token every row has a target")
     torch.set_num_threads(1)
     try:
         torch.set_num_interop_threads(1)
@@ -138,6 +155,8 @@ def main():
 
     def step():
         tok, tgt = induction_batch(args.batch, gen=gen)
+        if args.loss == "next-token":
+            tgt = next_token_targets(tok, tgt)
         first = tok.shape[1] // 2 if args.answer_rows else 0
         logits = model(tok, first)
         loss = F.cross_entropy(logits, tgt[:, first:].reshape(-1), ignore_index=-100)
@@ -164,6 +183,7 @@ def main():
     print(json.dumps({
         "torch": torch.__version__,
         "threads": torch.get_num_threads(),
+        "loss": args.loss,
         "batch": args.batch,
         "steps": steps,
         "ms_per_step": 1000 * secs / max(steps, 1),

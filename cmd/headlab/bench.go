@@ -22,6 +22,7 @@ import (
 	"headlab/internal/atomicfile"
 	"headlab/internal/simd"
 	"headlab/kernels"
+	"headlab/tasks"
 	"headlab/train"
 )
 
@@ -30,7 +31,10 @@ func init() { commands = append(commands, benchCmd) }
 // benchReport is what `headlab bench --json` prints.
 type benchReport struct {
 	// SIMD is the CPU's vector path that ran (internal/simd.Path).
-	SIMD      string `json:"simd"`
+	SIMD string `json:"simd"`
+	// Loss is the training loss every step measured trains on: it says
+	// which rows the step computes (tasks.LossPositions).
+	Loss      string `json:"loss"`
 	Renderer  string `json:"gl_renderer,omitempty"`
 	GLContext string `json:"gl_context,omitempty"`
 	GLError   string `json:"gl_error,omitempty"`
@@ -166,6 +170,7 @@ func benchCmd(e *env) *cobra.Command {
 		rssSteps    int
 		callgrind   bool
 		stepBatches string
+		loss        string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -201,11 +206,15 @@ about 40-50 ms, so --max-step skips GL's S = 256 and above there, and the
 default command takes about a minute; on a GPU the whole curve is
 measured. Under llvmpipe GL is expected to be slower than the CPU.
 
+Every step trains on --loss: under next-token (the default) it computes
+every row; under answers, the last block's MLP and the unembedding on the
+answer rows alone. The JSON says which ("loss").
+
 With --vs-pytorch it instead measures headlab's CPU training against the
 same model in PyTorch eager on one thread (bench/pytorch/train_step.py,
-run with --python and --answer-rows: like headlab's step, it computes the
-last block's MLP and the unembedding on the answer rows only): one default
-training run first (its peak resident memory), the single-core sgemm peak,
+run with --python and the same --loss, so both sides compute the same
+rows): one default training run first (its peak resident memory), the
+single-core sgemm peak,
 ms per step at batch 32 and 64 (medians of --rounds rounds, each timing
 headlab, then PyTorch with OpenBLAS's own kernel choice, then with
 OPENBLAS_CORETYPE=Haswell; --steps steps each, 50 when 0), the ratio
@@ -243,6 +252,9 @@ path). Without PyTorch it says so in one line and reports headlab alone.`,
 			if vs && (rounds <= 0 || window <= 0 || workers <= 0 || rssSteps < 0) {
 				return usagef("--rounds, --window and --workers must be positive, --rss-steps not negative")
 			}
+			if err := tasks.CheckLoss(loss); err != nil {
+				return usageError{err}
+			}
 			if err := checkOutputs(fileOut("profile", profile)); err != nil {
 				return err
 			}
@@ -251,9 +263,9 @@ path). Without PyTorch it says so in one line and reports headlab alone.`,
 					if steps == 0 {
 						steps = 50
 					}
-					return benchVsPyTorch(e, asJSON, python, steps, rounds, rssSteps, window, workers, callgrind)
+					return benchVsPyTorch(e, asJSON, python, loss, steps, rounds, rssSteps, window, workers, callgrind)
 				}
-				return runBench(e, benchRun{names: names, glOptional: glOptional, parts: want, groups: sizes, batch: batch,
+				return runBench(e, benchRun{names: names, glOptional: glOptional, parts: want, groups: sizes, batch: batch, loss: loss,
 					stepBatches: batches, budget: budget, timing: bench.Timing{Steps: steps, Target: stepTime}, maxStep: maxStep, asJSON: asJSON})
 			}
 			if profile == "" {
@@ -292,6 +304,8 @@ path). Without PyTorch it says so in one line and reports headlab alone.`,
 	cmd.Flags().DurationVar(&window, "window", 5*time.Second, "--vs-pytorch: how long each side of the sweep trains")
 	cmd.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "--vs-pytorch: concurrent trainers (and PyTorch processes) in the sweep")
 	cmd.Flags().IntVar(&rssSteps, "rss-steps", 1000, "--vs-pytorch: steps of the training run whose peak resident memory is reported")
+	cmd.Flags().StringVar(&loss, "loss", tasks.NextToken, "the training loss every step measured trains on (both sides of --vs-pytorch): next-token (every row) or answers (the last block's MLP and the unembedding on the answer rows only)")
+	_ = cmd.RegisterFlagCompletionFunc("loss", cobra.FixedCompletions(tasks.Losses(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -302,6 +316,7 @@ type benchRun struct {
 	parts      map[string]bool
 	groups     []int
 	batch      int
+	loss       string
 	// stepBatches are the batches the steps part measures.
 	stepBatches []int
 	budget      time.Duration
@@ -368,7 +383,7 @@ func openBenchDevices(e *env, r benchRun, rep *benchReport) ([]benchDevice, func
 
 // runBench is `headlab bench` without --vs-pytorch.
 func runBench(e *env, r benchRun) error {
-	rep := benchReport{SIMD: simd.Path()}
+	rep := benchReport{SIMD: simd.Path(), Loss: r.loss}
 	devs, release, err := openBenchDevices(e, r, &rep)
 	if err != nil {
 		return err
@@ -388,7 +403,7 @@ func runBench(e *env, r benchRun) error {
 		for _, d := range devs {
 			for _, batch := range r.stepBatches {
 				fmt.Fprintf(e.stderr, "timing training steps on %s at batch %d...\n", d.backend.Name, batch)
-				s, err := bench.TrainSteps(d.dev, batch, r.timing)
+				s, err := bench.TrainSteps(d.dev, bench.BenchConfig(batch, r.loss), r.timing)
 				if err != nil {
 					return err
 				}
@@ -398,7 +413,7 @@ func runBench(e *env, r benchRun) error {
 	}
 	if r.parts["groups"] {
 		rep.Batch = r.batch
-		c := bench.BenchConfig(r.batch)
+		c := bench.BenchConfig(r.batch, r.loss)
 		for _, d := range devs {
 			fmt.Fprintf(e.stderr, "timing groups of %s models on %s (%d concurrent groups) at batch %d...\n",
 				joinInts(r.groups), d.backend.Name, d.backend.Workers, r.batch)
@@ -487,12 +502,12 @@ func defaultPython() string {
 }
 
 // benchVsPyTorch is `headlab bench --vs-pytorch`.
-func benchVsPyTorch(e *env, asJSON bool, python string, steps, rounds, rssSteps int, window time.Duration, workers int, callgrind bool) error {
-	rep := benchReport{SIMD: simd.Path(), PyTorch: &vsPyTorch{}}
+func benchVsPyTorch(e *env, asJSON bool, python, loss string, steps, rounds, rssSteps int, window time.Duration, workers int, callgrind bool) error {
+	rep := benchReport{SIMD: simd.Path(), Loss: loss, PyTorch: &vsPyTorch{}}
 	vs := rep.PyTorch
 	fmt.Fprintf(e.stderr, "one default training run of %d steps (memory)...\n", rssSteps)
 	c := train.Defaults("induction")
-	c.Steps = rssSteps
+	c.Steps, c.Loss = rssSteps, loss
 	dev, release, err := (&backendFlag{name: "cpu"}).open(e.stderr)
 	if err != nil {
 		return err
@@ -517,7 +532,7 @@ func benchVsPyTorch(e *env, asJSON bool, python string, steps, rounds, rssSteps 
 	}
 	if pt == nil {
 		for _, batch := range []int{32, 64} {
-			r, err := bench.TrainSteps(dev, batch, bench.Timing{Steps: steps})
+			r, err := bench.TrainSteps(dev, bench.BenchConfig(batch, loss), bench.Timing{Steps: steps})
 			if err != nil {
 				return err
 			}
@@ -527,22 +542,23 @@ func benchVsPyTorch(e *env, asJSON bool, python string, steps, rounds, rssSteps 
 		progress := func(batch, round int) {
 			fmt.Fprintf(e.stderr, "timing training steps at batch %d: round %d of %d (headlab, PyTorch default BLAS, PyTorch Haswell BLAS)\n", batch, round+1, rounds)
 		}
-		if vs.Steps, err = bench.CompareSteps(pt, []int{32, 64}, steps, rounds, progress); err != nil {
+		if vs.Steps, err = bench.CompareSteps(pt, loss, []int{32, 64}, steps, rounds, progress); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "sweep throughput, %d workers, %v each side...\n", workers, window)
-		sw, err := bench.CompareSweep(pt, vs.Steps[0].FasterBLAS, workers, 32, window)
+		sw, err := bench.CompareSweep(pt, vs.Steps[0].FasterBLAS, loss, workers, 32, window)
 		if err != nil {
 			return err
 		}
 		vs.Sweep = &sw
 	}
 	if callgrind {
-		countInstructions(e, vs)
+		countInstructions(e, vs, loss)
 	}
 	if asJSON {
 		return writeJSON(e.stdout, rep)
 	}
+	fmt.Fprintf(e.stdout, "loss: %s (both sides compute the same rows)\n", loss)
 	fmt.Fprintf(e.stdout, "sgemm peak (one core, %s, %d^3): %.1f GFLOP/s\n", peak.Kernel, peak.Size, peak.GFLOPs)
 	fmt.Fprintf(e.stdout, "peak resident memory after one default training run (%d steps): %.1f MB\n", rssSteps, vs.TrainRSSMB)
 	if pt == nil {
@@ -574,7 +590,7 @@ func benchVsPyTorch(e *env, asJSON bool, python string, steps, rounds, rssSteps 
 
 // countInstructions fills vs.Instructions from callgrind runs of this
 // binary, or says in vs.InstructionsError (and on stderr) why it cannot.
-func countInstructions(e *env, vs *vsPyTorch) {
+func countInstructions(e *env, vs *vsPyTorch, loss string) {
 	exe, err := os.Executable()
 	for _, batch := range []int{32, 64} {
 		if err != nil {
@@ -582,7 +598,7 @@ func countInstructions(e *env, vs *vsPyTorch) {
 		}
 		fmt.Fprintf(e.stderr, "instructions per step at batch %d (callgrind)...\n", batch)
 		var n bench.InstructionCount
-		if n, err = bench.CountInstructions(exe, batch, 5, 25); err == nil {
+		if n, err = bench.CountInstructions(exe, loss, batch, 5, 25); err == nil {
 			vs.Instructions = append(vs.Instructions, n)
 		}
 	}
