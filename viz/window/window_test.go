@@ -323,6 +323,44 @@ func TestScreenshotAndClick(t *testing.T) {
 	}
 }
 
+// TestClickBreaksTheCircuit is the note's demonstration on the default
+// model (the next-token loss, seed 1), trained until its circuit has
+// formed: clicking the layer-1 induction head's button collapses the
+// held-out accuracy, and clicking it again restores it.
+func TestClickBreaksTheCircuit(t *testing.T) {
+	v := open(t, Options{Config: tiny(600), Steps: 600, Kernels: cpu.New()})
+	s := v.Status()
+	base := s.Accuracy
+	best, score := -1, 0.0
+	for k, title := range s.Titles {
+		var name, label string
+		var sc float64
+		if _, err := fmt.Sscanf(strings.Replace(title, string(viz.MidDot), "|", 1), "%s | %s %g", &name, &label, &sc); err == nil &&
+			k/2 == 1 && label == "induction" && sc > score {
+			best, score = k, sc
+		}
+	}
+	if best < 0 || base < 0.95 {
+		t.Fatalf("after 600 steps: accuracy %.3f, titles %q; want a layer-1 induction head and at least 95%%", base, s.Titles)
+	}
+	v.Click(v.OffButton(1, best%2))
+	if err := v.WaitIdle(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	off := v.Status()
+	t.Logf("held-out accuracy %.3f; with %s off %.3f", base, s.Titles[best], off.Accuracy)
+	if off.Accuracy > 0.3 {
+		t.Errorf("switching off %s left %.3f, want the circuit broken (30%% or less)", s.Titles[best], off.Accuracy)
+	}
+	v.Click(v.OffButton(1, best%2))
+	if err := v.WaitIdle(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if again := v.Status(); again.Accuracy != base || len(again.Off) != 0 {
+		t.Errorf("switched back on: accuracy %.3f, off %q; want %.3f and none", again.Accuracy, again.Off, base)
+	}
+}
+
 // TestGPUTextures trains on the GL kernels of the display backend itself,
 // so the heatmaps come from the Probs buffer without a CPU copy; they must
 // show the same attention the model computed.
