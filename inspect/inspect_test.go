@@ -7,13 +7,17 @@ import (
 
 	"headlab/analysis"
 	"headlab/backend/cpu"
+	"headlab/tasks"
 	"headlab/train"
 )
 
+// trained is the default induction model after steps steps on the
+// answers loss, which forms the circuit in fewer steps than next-token
+// (these tests are of reading heads, not of the loss).
 func trained(t *testing.T, steps int) *train.Model {
 	t.Helper()
 	c := train.Defaults("induction")
-	c.Steps = steps
+	c.Steps, c.Loss = steps, tasks.Answers
 	m, _, err := train.Run(c, cpu.New(), 0, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -110,10 +114,21 @@ func TestWhyOneShot(t *testing.T) {
 		}
 		return 0.996, nil
 	})
-	for _, want := range []string{"14.0% against random's 73.0%", "removed L1H1", "after L1H0", "cost 85.0 points", "alone costs 0.4"} {
+	for _, want := range []string{"14.0% against random's 73.0%", "removed L1H1", "after L1H0", "cost 85.0 points", "alone costs 0.4", "duplicate is still running"} {
 		if !strings.Contains(why, want) {
 			t.Errorf("why lacks %q: %s", want, why)
 		}
+	}
+	// A head that is load-bearing alone had no duplicate: the loss was
+	// flat to first order.
+	why = r.whyOneShot(func(int, int) (float64, error) { return 0.12, nil })
+	for _, want := range []string{"alone costs 88.0", "L1H1 is load-bearing alone", "nearly flat to first order"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("why lacks %q: %s", want, why)
+		}
+	}
+	if strings.Contains(why, "duplicate") {
+		t.Errorf("a load-bearing head explained as a duplicate: %s", why)
 	}
 	r.Orders[1].Steps[2].Accuracy = 0.1
 	if why := r.whyOneShot(nil); why != "" {
@@ -138,7 +153,7 @@ func TestPruneOrder(t *testing.T) {
 
 func TestPruneAndHistory(t *testing.T) {
 	c := train.Defaults("induction")
-	c.Steps = 200
+	c.Steps, c.Loss = 200, tasks.Answers // as trained's
 	var rec Recorder
 	m, res, err := train.Run(c, cpu.New(), 0, nil, rec.Hook(50))
 	if err != nil {

@@ -382,8 +382,10 @@ func adaptive(order string, in *importanceNet, m *train.Model, held, sel *tasks.
 // whyOneShot explains, when the one-shot order is below the random order
 // at half the heads, where it lost: the removal that cost most in the first
 // half, beside what that head costs alone. One-shot importance is the
-// gate gradient of the intact model, where a head whose duplicate still
-// runs looks unimportant; once the duplicate is gone it is not.
+// gate gradient of the intact model. A head that costs little alone but
+// much after others went had a duplicate still running; a head that is
+// load-bearing alone (analysis.DropsEnough) had a small gradient because
+// the converged model's loss is nearly flat to first order.
 func (r *PruneReport) whyOneShot(alone func(l, h int) (float64, error)) string {
 	one, rnd := r.Curve(OrderOneShot), r.Curve(OrderRandom)
 	half := r.Heads / 2
@@ -409,10 +411,16 @@ func (r *PruneReport) whyOneShot(alone func(l, h int) (float64, error)) string {
 		}
 		before = "after " + strings.Join(names, ", ")
 	}
+	reason := "One-shot importance is the gate gradient of the intact model, where a head " +
+		"whose duplicate is still running is nearly free to lose, so duplicates all rank least important and go together; " +
+		"iterative importance and greedy ablation measure again after each removal and keep the last copy."
+	if analysis.DropsEnough(r.Intact - acc) {
+		reason = fmt.Sprintf("%s is load-bearing alone, yet one-shot importance, the gate gradient of the intact model, ranked it low: "+
+			"where the model is confident its loss is nearly flat to first order, so the gradient does not see what removing the head costs; "+
+			"greedy ablation measures the accuracy itself after each removal.", h.Name)
+	}
 	return fmt.Sprintf("at half the heads one-shot leaves %.1f%% against random's %.1f%%: it removed %s (importance %.4f) %s, "+
-		"which cost %.1f points, while %s alone costs %.1f. One-shot importance is the gate gradient of the intact model, where a head "+
-		"whose duplicate is still running is nearly free to lose, so duplicates all rank least important and go together; "+
-		"iterative importance and greedy ablation measure again after each removal and keep the last copy.",
+		"which cost %.1f points, while %s alone costs %.1f. %s",
 		100*one.Steps[half].Accuracy, 100*rnd.Steps[half].Accuracy, h.Name, h.Importance, before,
-		100*drop, h.Name, 100*(r.Intact-acc))
+		100*drop, h.Name, 100*(r.Intact-acc), reason)
 }
