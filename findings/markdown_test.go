@@ -178,3 +178,35 @@ func TestMarkdownVerdicts(t *testing.T) {
 		t.Errorf("failed seed 1:\n%s", md)
 	}
 }
+
+// TestMarkdownNamesTheLoss: at either loss, every section of the report
+// names the loss its runs trained with; the regime grid has a row at
+// each loss.
+func TestMarkdownNamesTheLoss(t *testing.T) {
+	for _, c := range []struct{ loss, other string }{{tasks.NextToken, tasks.Answers}, {tasks.Answers, tasks.NextToken}} {
+		p := NewPlan(3, 2, 1, true, c.loss)
+		md := markdown(p, records(p, published(p)))
+		sections := 0
+		for _, sec := range strings.Split(md, "\n## ")[1:] {
+			title, _, _ := strings.Cut(sec, "\n")
+			switch {
+			case title[0] >= '1' && title[0] <= '9', strings.HasPrefix(title, "Claim "):
+				sections++
+				if !strings.Contains(sec, c.loss+" loss") {
+					t.Errorf("%s: section %q does not name the loss:\n%s", c.loss, title, sec)
+				}
+			case strings.HasPrefix(title, "Which setting"):
+				sections++
+				if strings.Count(sec, "\n| "+c.loss+" |") != 11 || strings.Count(sec, "\n| "+c.other+" |") != 9 {
+					t.Errorf("%s: the regime grid's rows by loss:\n%s", c.loss, sec)
+				}
+			}
+		}
+		if sections != 5+11+1 {
+			t.Errorf("%s: %d sections, want 17", c.loss, sections)
+		}
+		if n := strings.Count(md, "Runs: the "+c.loss+" loss."); n != 11 {
+			t.Errorf("%s: %d claim sections name their runs' loss, want 11", c.loss, n)
+		}
+	}
+}

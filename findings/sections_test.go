@@ -112,7 +112,8 @@ func TestDefaultModelSection(t *testing.T) {
 	// Seed 1 did not run, or failed: no table, and the row says why.
 	in := newInput()
 	md, got := write(in.defaultModelSection)
-	wantIn(t, "seed 1 missing", md, "## 1. The default induction model's heads\n\n", "Seed 1 did not finish, so there is no table.\n\n")
+	wantIn(t, "seed 1 missing", md, "## 1. The default induction model's heads\n\ninduction, 2 layers x 2 heads, d-model 32, positions on, causal on, 2500 steps of batch 32 at lr 0.003, next-token loss, seed 1:",
+		"Seed 1 did not finish, so there is no table.\n\n")
 	wantRows(t, "seed 1 missing", got, [][4]string{{"default model (one run, seed 1), intact", "99.7%", "no run", "**differs**"}},
 		"The default model's seed-1 run did not finish.")
 	if strings.Contains(md, "| Head switched off") {
@@ -167,14 +168,14 @@ func TestPositionsSection(t *testing.T) {
 	in.Reports = []sweep.ConfigReport{{Key: sweep.Key(revOn), Config: revOn, Seeds: 8}}
 	md, got := write(in.positionsSection)
 	wantIn(t, "positions", md,
-		"## 2. Positional embeddings: reverse and majority\n\n2000 steps, seeds 1-8;",
+		"## 2. Positional embeddings: reverse and majority\n\n2000 steps at the next-token loss, seeds 1-8;",
 		"| reverse | on | 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0 | 100.0% | one | 100.0% | agrees |\n",
 		// The failed seed is shown and left out of the mean (77.3%, against 73.2%).
 		"| reverse | off | 91.0, 42.0, 94.0, 91.0, 93.0, 87.0, 43.0, failed | 77.3% | one | 73.2% (91.0, 42.0, 94.0, 91.0, 93.0, 87.0, 43.0, 45.0) | agrees |\n",
 		"| majority | on | failed, failed, failed, failed, failed, failed, failed, failed | 0.0% | one | 100.0% | **differs** |\n",
 		"| majority | off | 50.0, 50.0, 50.0, 50.0, 50.0, 50.0, 50.0, 50.0 | 50.0% | one | 100.0% | **differs** |\n",
 		"Published reverse without positions: two modes: 3 seeds around 43.3%",
-		"![reverse, 2 layers x 2 heads, d-model 32, positions on, causal on, 2000 steps of batch 32 at lr 0.003](findings/hist-reverse_")
+		"![reverse, 2 layers x 2 heads, d-model 32, positions on, causal on, 2000 steps of batch 32 at lr 0.003, next-token loss](findings/hist-reverse_")
 	// Only the configuration with a report has a histogram.
 	if n := strings.Count(md, "!["); n != 1 {
 		t.Errorf("%d histograms, want 1:\n%s", n, md)
@@ -211,7 +212,8 @@ func TestCircuitSection(t *testing.T) {
 		"over 8 seeds (1-8).",
 		"**3 of 8 seeds form the circuit: 37.5% (95% Wilson interval 13.7% to 69.4%).** Published: roughly a third. Verdict: agrees",
 		"Held-out accuracy over these seeds: mean 90.0%, median 95.0%, min 50.0%, max 100.0%;",
-		"![induction, 2 layers x 2 heads, d-model 32, positions on, causal on, 2500 steps of batch 32 at lr 0.003](findings/hist-induction_",
+		"induction, 2 layers x 2 heads, d-model 32, positions on, causal on, 2500 steps of batch 32 at lr 0.003, next-token loss over 8 seeds (1-8).",
+		"![induction, 2 layers x 2 heads, d-model 32, positions on, causal on, 2500 steps of batch 32 at lr 0.003, next-token loss](findings/hist-induction_",
 		"| 1 | 100.0% | L1H0 | 50.0% | 50.0% | L0H0, L0H1 | 85.0% | 30.0% | yes |\n",
 		"| 3 | 50.0% | none | - | - | L0H0 | 45.0% | 45.0% | no |\n",
 		"switching off all induction heads together costs at least 20 points of held-out accuracy",
@@ -243,7 +245,7 @@ func TestLayersSection(t *testing.T) {
 	in.Reports = []sweep.ConfigReport{{Key: sweep.Key(p.Induction), Config: p.Induction, Chance: 0.14}}
 	md, got := write(in.layersSection)
 	wantIn(t, "two layers", md,
-		"## 4. One layer against two on induction\n\n",
+		"## 4. One layer against two on induction\n\ninduction, 2 layers x 2 heads, d-model 32, positions on, causal on, 2500 steps of batch 32 at lr 0.003, next-token loss, and the same with one layer; seeds 1-8.\n\n",
 		"| 1 | 30.0, 30.0, 30.0, 30.0, 30.0, 30.0, 30.0, failed | 30.0% | 30.0% | 30.0% | 14.0% |\n",
 		"| 2 | 99.7, 99.7, 99.7, 99.7, 99.7, 99.7, 99.7, 99.7 | 99.7% | 99.7% | 99.7% | 14.0% |\n\n",
 		"Verdict: agrees (agreement means every one-layer seed stays at least 20 points below the two-layer median; the best one-layer seed reaches 30.0%, the two-layer median is 99.7%).")
@@ -273,7 +275,7 @@ func TestMaskSection(t *testing.T) {
 	in.Reports = []sweep.ConfigReport{{Key: sweep.Key(p.RevNone), Config: p.RevNone, Chance: 0.1}}
 	md, got := write(in.maskSection)
 	wantIn(t, "mask matters", md,
-		"## 5. Reverse without positions and without the causal mask\n\n",
+		"## 5. Reverse without positions and without the causal mask\n\nreverse, 2 layers x 2 heads, d-model 32, positions off, causal on, 2000 steps of batch 32 at lr 0.003, next-token loss, and the same without the causal mask; seeds 1-8.\n\n",
 		"| off | on | 73.0, 73.0, 73.0, 73.0, 73.0, 73.0, 73.0, 73.0 | 73.0% | 10.0% |\n",
 		"| off | off | 20.0, 20.0, 20.0, 20.0, 20.0, 20.0, 20.0, 20.0 | 20.0% | 10.0% |\n\n",
 		"Verdict: agrees (agreement means the mean falls by at least 20 points when the mask goes too; it goes from 73.0% to 20.0%).")
@@ -343,7 +345,7 @@ func TestRegimeSectionNotRun(t *testing.T) {
 	// The grid was planned but no cell finished: no closest cell, no row.
 	in.Plan = NewPlan(8, 8, 1, true, tasks.NextToken)
 	md, got = write(in.regimeSection)
-	wantIn(t, "no cell finished", md, "| 32 | 0.003 | 32 | 2500 | 0 |", "\nNo cell finished.\n\n")
+	wantIn(t, "no cell finished", md, "| next-token | fresh | 0 | 32 | 0.003 | 32 | 2500 | 0 |", "| answers | fresh | 0 | 32 | 0.003 | 32 | 2500 | 0 |", "\nNo cell finished.\n\n")
 	wantRows(t, "no cell finished", got, nil)
 }
 
