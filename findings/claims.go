@@ -255,7 +255,9 @@ func (p Plan) dynamicsEarly() int { return max(1, int(math.Round(dynamicsEarly*p
 // RunDynamics trains p.Dynamics for seed on dev with a history. The first
 // rule's phase is that of the history's first dynamicsEarly steps: a run
 // of that many steps would have recorded the same (the same seed, data
-// and updates up to there).
+// and updates up to there) when, as at scale 1, the interval divides
+// dynamicsEarly; otherwise the short run's last record, at its final
+// step, is missing here.
 func (p Plan) RunDynamics(seed uint64, dev kernels.Device) (DynamicsSeed, error) {
 	c := p.Dynamics
 	c.Seed = seed
@@ -297,7 +299,7 @@ type Verdict struct {
 	Agrees, Untested bool
 }
 
-// verdictText is a verdict's word: agrees, untested or **differs**.
+// text is a verdict's word: agrees, untested or **differs**.
 func (v Verdict) text() string {
 	if v.Untested {
 		return "untested"
@@ -523,7 +525,7 @@ func (in *Input) claim4() Claim {
 		}
 	}
 	so := sweep.Describe(other)
-	c.Body = append(c.Body, "The grid is every run of this reproduce (every task, the 2x8 d-model-64 model, one layer, no positions, no mask, tied embeddings, the regime grid when run), so a sink anywhere counts.", "")
+	c.Body = append(c.Body, "The grid is every run of this reproduce (every task, the 2x8 d-model-64 model, one layer, no positions, no mask, tied embeddings, and the regime grid at both losses when run), so a sink anywhere counts.", "")
 	c.Body = append(c.Body, "Sink scores (mean attention on key 0) of every head in the grid:", "", sinkBins(scores), "")
 	if len(scored) == 0 {
 		c.Body = append(c.Body, fmt.Sprintf("No head has a sink score of %.1f or more.", sinkScore))

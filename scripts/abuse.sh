@@ -143,6 +143,15 @@ expect 2 train --lr -0.1
 expect 2 train --lr NaN
 expect 2 train --lr Inf
 expect 2 train --lr abc
+expect 2 train --loss tokens
+expect 2 train --loss ''
+expect 2 train --train-examples -1
+expect 2 train --train-examples 31
+expect 2 train --train-examples 1000001
+expect 2 train --train-examples x
+expect 2 train --weight-decay -0.1
+expect 2 train --weight-decay NaN
+expect 2 train --weight-decay 400
 expect 2 train --seed -1
 expect 2 train --seed x
 expect 2 train --bogus
@@ -253,6 +262,10 @@ expect 2 sweep "${small[@]}" --db s.db --grid 'layers=a'
 expect 2 sweep "${small[@]}" --db s.db --grid 'layers=0'
 expect 2 sweep "${small[@]}" --db s.db --grid 'positions=maybe'
 expect 2 sweep "${small[@]}" --db s.db --grid 'layers=1;layers=2'
+expect 2 sweep "${small[@]}" --db s.db --grid 'loss=next-token,tokens'
+expect 2 sweep "${small[@]}" --db s.db --grid 'train-examples=-5'
+expect 2 sweep "${small[@]}" --db s.db --grid 'weight-decay=-1'
+expect 2 sweep "${small[@]}" --db s.db --loss all
 expect 2 sweep "${small[@]}" --db s.db --shard 3/2
 expect 2 sweep "${small[@]}" --db s.db --shard a/b
 expect 2 sweep "${small[@]}" --db s.db --shard 0/0
@@ -301,6 +314,10 @@ expect 2 reproduce --steps-scale 11
 expect 2 reproduce --workers 0
 expect 2 reproduce --out file
 expect 2 reproduce --backend tpu
+expect 2 reproduce --loss tokens
+expect 2 view --loss tokens
+expect 2 view --train-examples -3
+expect 2 bench --loss tokens
 expect 2 view --after-steps -1
 expect 2 view --run "$fx/ckpt" --task copy
 expect 2 view --run "$fx/ckpt" --after-steps 5
