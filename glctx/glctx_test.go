@@ -623,8 +623,8 @@ func TestDeviceChoice(t *testing.T) {
 	newThread(t, Options{Context: kindDevice}) // device 0 exists where the platform works
 	t.Setenv("HEADLAB_EGL_DEVICE", "99")
 	_, err := New(Options{Context: kindDevice})
-	if err == nil || !strings.Contains(err.Error(), "HEADLAB_EGL_DEVICE=99") {
-		t.Fatalf("New with HEADLAB_EGL_DEVICE=99 = %v, want an error naming it", err)
+	if err == nil || !strings.Contains(err.Error(), "HEADLAB_EGL_DEVICE=99") || !errors.Is(err, ErrDeviceChoice) {
+		t.Fatalf("New with HEADLAB_EGL_DEVICE=99 = %v, want an ErrDeviceChoice naming it", err)
 	}
 	t.Log(err)
 	// An explicit choice that fails is not papered over by surfaceless.
@@ -632,6 +632,91 @@ func TestDeviceChoice(t *testing.T) {
 		th.Close()
 		t.Fatalf("New(egl) with HEADLAB_EGL_DEVICE=99 fell back to %s", th.Kind())
 	}
+}
+
+// withFakeNVIDIA puts an NVIDIA device that cannot be opened (its handle
+// is no device) in front of EGL's real list, for the rest of the test.
+func withFakeNVIDIA(t *testing.T) {
+	t.Helper()
+	unsetEnv(t, "DISPLAY")
+	unsetEnv(t, "CUDA_VISIBLE_DEVICES")
+	unsetEnv(t, "HEADLAB_EGL_DEVICE")
+	fakeDevices = func(devs []eglDevice) []eglDevice {
+		return append([]eglDevice{{desc: "NVIDIA CUDA", cuda: true, ordinal: 0}}, devs...)
+	}
+	t.Cleanup(func() { fakeDevices = nil })
+}
+
+// A failing NVIDIA device ends New with one line, unless the context kind
+// allows a fallback (auto, or surfaceless, which never tries it); auto
+// then says what failed.
+func TestNVIDIAFailure(t *testing.T) {
+	refused := func(t *testing.T, o Options, choice bool, says ...string) {
+		t.Helper()
+		th, err := New(o)
+		if err == nil {
+			th.Close()
+			t.Fatalf("New(%+v) with a failing NVIDIA device succeeded on %s (%s)", o, th.Kind(), th.Renderer())
+		}
+		if errors.Is(err, ErrDeviceChoice) != choice {
+			t.Errorf("New(%+v): errors.Is(%v, ErrDeviceChoice) = %v", o, err, !choice)
+		}
+		msg := err.Error()
+		for _, s := range says {
+			if !strings.Contains(msg, s) {
+				t.Errorf("New(%+v) = %q; want it to say %q", o, msg, s)
+			}
+		}
+		if strings.Contains(msg, "\n") || strings.Contains(msg, kindSurfaceless+":") {
+			t.Errorf("New(%+v) = %q; want one line and no other platform tried", o, msg)
+		}
+		t.Log(msg)
+	}
+	t.Run("default", func(t *testing.T) {
+		withFakeNVIDIA(t)
+		for _, ctx := range []string{"", "egl", kindDevice} {
+			refused(t, Options{Context: ctx}, false, "EGL device 0 (NVIDIA CUDA 0)", "not falling back to a software renderer", "HEADLAB_GL_CONTEXT=auto")
+		}
+	})
+	t.Run("auto", func(t *testing.T) {
+		withFakeNVIDIA(t)
+		th := newThread(t, Options{Context: "auto"})
+		if fb := th.Fallback(); !strings.Contains(fb, "NVIDIA CUDA 0") {
+			t.Fatalf("auto past a failing NVIDIA device: Fallback() = %q, want it to name the device", fb)
+		}
+		t.Logf("%s on %s: %s", th.Renderer(), th.Kind(), th.Fallback())
+		loadGL43(t, th)
+		checkDoubled(t, runDoubler(t, th, 70))
+	})
+	t.Run("env auto", func(t *testing.T) {
+		withFakeNVIDIA(t)
+		t.Setenv("HEADLAB_GL_CONTEXT", "auto")
+		if th := newThread(t, Options{}); th.Fallback() == "" {
+			t.Fatal("HEADLAB_GL_CONTEXT=auto past a failing NVIDIA device: Fallback() is empty")
+		}
+	})
+	t.Run("surfaceless", func(t *testing.T) {
+		withFakeNVIDIA(t)
+		t.Setenv("HEADLAB_GL_CONTEXT", kindSurfaceless)
+		if th := newThread(t, Options{}); th.Kind() != kindSurfaceless || th.Fallback() != "" {
+			t.Fatalf("surfaceless: kind %q, Fallback %q; want no device tried", th.Kind(), th.Fallback())
+		}
+	})
+	t.Run("chosen", func(t *testing.T) {
+		withFakeNVIDIA(t)
+		t.Setenv("HEADLAB_EGL_DEVICE", "0")
+		refused(t, Options{Context: "auto"}, true, "HEADLAB_EGL_DEVICE=0: EGL device 0 (NVIDIA CUDA 0)")
+		t.Setenv("HEADLAB_EGL_DEVICE", "1")
+		refused(t, Options{Context: "auto"}, true, "HEADLAB_EGL_DEVICE=1: want a CUDA device number (0)")
+	})
+	t.Run("hidden", func(t *testing.T) {
+		withFakeNVIDIA(t)
+		t.Setenv("CUDA_VISIBLE_DEVICES", "")
+		refused(t, Options{}, false, `CUDA_VISIBLE_DEVICES="" hides every NVIDIA device`)
+		if th := newThread(t, Options{Context: "auto"}); !strings.Contains(th.Fallback(), "CUDA_VISIBLE_DEVICES") {
+			t.Fatalf("auto with every NVIDIA device hidden: Fallback() = %q", th.Fallback())
+		}
+	})
 }
 
 func TestDebug(t *testing.T) {
