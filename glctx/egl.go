@@ -246,17 +246,9 @@ func openDevice(client string, o Options) (st *eglState, passed, err error) {
 			return nil, nil, noDriver(fmt.Errorf("EGL lacks %s", ext))
 		}
 	}
-	var handles [32]C.uintptr_t
-	var n C.EGLint
-	switch C.hl_query_devices(&handles[0], C.EGLint(len(handles)), &n) {
-	case -1:
-		return nil, nil, noDriver(errors.New("EGL lacks eglQueryDevicesEXT"))
-	case 0:
-		return nil, nil, noDriver(eglErr("eglQueryDevicesEXT"))
-	}
-	devs := make([]eglDevice, n)
-	for i, h := range handles[:n] {
-		devs[i] = queryDevice(h)
+	devs, err := queryDevices()
+	if err != nil {
+		return nil, nil, noDriver(err)
 	}
 	if fakeDevices != nil {
 		devs = fakeDevices(devs)
@@ -314,6 +306,23 @@ func openDevice(client string, o Options) (st *eglState, passed, err error) {
 		err = noDriver(err)
 	}
 	return nil, passed, err
+}
+
+// queryDevices lists EGL's devices (eglQueryDevicesEXT).
+func queryDevices() ([]eglDevice, error) {
+	var handles [32]C.uintptr_t
+	var n C.EGLint
+	switch C.hl_query_devices(&handles[0], C.EGLint(len(handles)), &n) {
+	case -1:
+		return nil, errors.New("EGL lacks eglQueryDevicesEXT")
+	case 0:
+		return nil, eglErr("eglQueryDevicesEXT")
+	}
+	devs := make([]eglDevice, n)
+	for i, h := range handles[:n] {
+		devs[i] = queryDevice(h)
+	}
+	return devs, nil
 }
 
 // queryDevice reads what the choice needs of one EGL device.

@@ -619,6 +619,10 @@ func TestAuto(t *testing.T) {
 
 func TestDeviceChoice(t *testing.T) {
 	unsetEnv(t, "DISPLAY")
+	if devs, err := queryDevices(); err == nil {
+		visible, set := os.LookupEnv("CUDA_VISIBLE_DEVICES")
+		t.Logf("EGL devices: %s", listDevices(devs, cudaNumbers(devs, visible, set)))
+	}
 	t.Setenv("HEADLAB_EGL_DEVICE", "0")
 	newThread(t, Options{Context: kindDevice}) // device 0 exists where the platform works
 	t.Setenv("HEADLAB_EGL_DEVICE", "99")
@@ -631,6 +635,41 @@ func TestDeviceChoice(t *testing.T) {
 	if th, err := New(Options{Context: "egl"}); err == nil {
 		th.Close()
 		t.Fatalf("New(egl) with HEADLAB_EGL_DEVICE=99 fell back to %s", th.Kind())
+	}
+}
+
+// The compute limits GL 4.3 promises hold on every EGL path; the test's
+// log records them (on a GPU server, gpu-check.sh keeps it).
+func TestComputeLimits(t *testing.T) {
+	for _, kind := range []string{kindDevice, kindSurfaceless} {
+		t.Run(kind, func(t *testing.T) {
+			onPath(t, kind)
+			th := newThread(t, Options{Context: kind})
+			loadGL43(t, th)
+			var shared, invocations, bindings, blocks int32
+			var block int64
+			var size, count [3]int32
+			if err := th.Call(func() {
+				gl43.GetIntegerv(gl43.MAX_COMPUTE_SHARED_MEMORY_SIZE, &shared)
+				gl43.GetIntegerv(gl43.MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &invocations)
+				gl43.GetIntegerv(gl43.MAX_SHADER_STORAGE_BUFFER_BINDINGS, &bindings)
+				gl43.GetIntegerv(gl43.MAX_COMPUTE_SHADER_STORAGE_BLOCKS, &blocks)
+				gl43.GetInteger64v(gl43.MAX_SHADER_STORAGE_BLOCK_SIZE, &block)
+				for i := range 3 {
+					gl43.GetIntegeri_v(gl43.MAX_COMPUTE_WORK_GROUP_SIZE, uint32(i), &size[i])
+					gl43.GetIntegeri_v(gl43.MAX_COMPUTE_WORK_GROUP_COUNT, uint32(i), &count[i])
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("limits on %s: shared memory %d B, %d invocations a work group, work group size %v, count %v, SSBO block %d B, %d SSBO bindings, %d SSBOs in a compute shader",
+				th.Renderer(), shared, invocations, size, count, block, bindings, blocks)
+			// The minimums the OpenGL 4.3 core specification sets for these.
+			if shared < 32768 || invocations < 1024 || size[0] < 1024 || size[1] < 1024 || size[2] < 64 ||
+				count[0] < 65535 || count[1] < 65535 || count[2] < 65535 || block < 1<<24 || bindings < 8 || blocks < 8 {
+				t.Errorf("below GL 4.3's minimums")
+			}
+		})
 	}
 }
 
