@@ -121,8 +121,8 @@ stage() {
   esac
   case $name:$rc in
     report:1) status=differs note="the backends differ: see parity.txt" ;;
-    probe:0 | probe:124 | probe:137) ;;
-    probe:*) status=no-gl ;; # a verdict; failed or not, the caller decides
+    probe*:0 | probe*:124 | probe*:137) ;;
+    probe*:*) status=no-gl ;; # a verdict; failed or not, the caller decides
   esac
   case $status in ok | differs | no-gl) ;; *) failed=1 ;; esac
   record "$name" "$status" "$rc" $((SECONDS - start)) "$budget" "$note"
@@ -274,26 +274,39 @@ case $gpu in *H200*) pf=${pf:-67000} pb=${pb:-4300} ;; esac
 say "env: ${gpu:-no nvidia-smi}; $(nproc) cores"
 record env ok 0 "$(elapsed)" 0 "${gpu:-no nvidia-smi}"
 
-# --- GL: the renderer first.
+# --- GL: the renderer first. The probe is one headlab GL step; should it
+# fail, a bare context (glctx's TestComputeLimits on the device platform)
+# tells a broken step on a GPU, whose GL stages then run to show why, from
+# no GPU at all.
 gl_stages="glctx-tests, gl-tests, gl-debug, profile, gl-curve, sweep-gl"
-why=""
+software() { grep -qiE 'llvmpipe|softpipe|swrast|lavapipe|swiftshader' <<<"$1"; }
+why="" renderer=""
 if ((!have)); then
   why="no headlab binary"
 elif stage probe 60 "$bin/headlab" bench --parts groups --groups 1 --backends gl --steps 1 --json; then
   renderer=$(sed -n 's/^[[:space:]]*"gl_renderer": "\(.*\)",\{0,1\}[[:space:]]*$/\1/p' "$logs/probe.out" | head -n 1)
-  fact probe renderer "${renderer:-none printed}"
-  echo "GL renderer: ${renderer:-none printed}" >>"$out/env.txt"
-  if [ -z "$renderer" ]; then
-    why="the probe printed no renderer"
-  elif grep -qiE 'llvmpipe|softpipe|swrast|lavapipe|swiftshader' <<<"$renderer"; then
+  [ -n "$renderer" ] || why="the probe printed no renderer"
+else
+  why="the probe's GL step failed: $(lastline "$logs/probe.err")"
+  if [ -x "$bin/glctx.test" ] &&
+    stage probe-context 30 env -C glctx "$bin/glctx.test" -test.run '^TestComputeLimits$/^egl-device$' -test.v; then
+    renderer=$(sed -n 's/.*limits on \(.*\): shared memory.*/\1/p' "$logs/probe-context.out" | head -n 1)
+    if [ -n "$renderer" ] && ! software "$renderer"; then
+      fact probe-context gl_runs "headlab's GL step failed, but a context on this renderer works: the GL stages run to show why"
+      why=""
+    fi
+  fi
+fi
+if [ -n "$renderer" ]; then
+  fact probe renderer "$renderer"
+  echo "GL renderer: $renderer" >>"$out/env.txt"
+  if [ -z "$why" ] && software "$renderer"; then
     if [ -n "${GL_ANY_RENDERER:-}" ]; then
       fact probe gl_any_renderer "GL_ANY_RENDERER is set: the GL stages run on a software renderer (their figures say nothing of a GPU)"
     else
       why="the renderer is software ($renderer), not a GPU"
     fi
   fi
-else
-  why="no GL context on the EGL device platform: $(lastline "$logs/probe.err")"
 fi
 cpu_reserve=170 # sweep-cpu, report and cpu-curve
 if [ -n "$why" ]; then
