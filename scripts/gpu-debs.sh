@@ -17,5 +17,6 @@ if [ "$(dpkg --print-architecture)" != amd64 ]; then
 fi
 mkdir -p "$dir"
 cd "$dir"
-apt-get download libegl1 libgl1 libglx0 libglvnd0 libopengl0 libx11-6 libx11-data libxcb1 libxau6 libxdmcp6 libbsd0 libmd0
+# As the calling user: apt's _apt sandbox user may not reach DIR.
+apt-get -o APT::Sandbox::User="$(id -un)" download libegl1 libgl1 libglx0 libglvnd0 libopengl0 libx11-6 libx11-data libxcb1 libxau6 libxdmcp6 libbsd0 libmd0
 ls -l

@@ -20,7 +20,6 @@ command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 dest=gpu-carry
 cap=$((64 * 1024 * 1024))
 tmp=$(mktemp -d "$PWD/.gpu-carry.XXXXXX")
-chmod 755 "$tmp" # apt-get download fetches as the _apt user
 trap 'rm -rf "$tmp"' EXIT
 
 rev=$(git rev-parse HEAD 2>/dev/null || echo unknown)
