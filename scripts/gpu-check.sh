@@ -330,7 +330,7 @@ else
   stage gl-tests 90 env -C backend/gl CI=1 "$bin/gl.test" -test.v -test.timeout 85s \
     -test.run 'TestInfo|Parity|Invarian|NaN|Diverg|TestDispatchCounts|TestLargeGrids|TestTrainingSteps'
   cat "$logs"/glctx-tests.out "$logs"/glctx-tests.err "$logs"/gl-tests.out "$logs"/gl-tests.err >"$out/gltest.txt" 2>/dev/null
-  grep -hE 'renderer|largest buffer|GPU memory|limits|EGL devices' "$logs"/gl*-tests.out >>"$out/env.txt" 2>/dev/null
+  { echo "== GL, from the tests"; grep -hE 'renderer "|GPU memory|limits on |EGL devices:' "$logs"/gl*-tests.out; } >>"$out/env.txt" 2>/dev/null
   stage gl-debug 30 env HEADLAB_GL_DEBUG=1 "$bin/headlab" bench --parts groups --groups 4 --backends gl --steps 1
   dmon=""
   if command -v nvidia-smi >/dev/null 2>&1; then
