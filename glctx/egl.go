@@ -17,6 +17,9 @@ package glctx
 #ifndef EGL_CONTEXT_OPENGL_DEBUG
 #define EGL_CONTEXT_OPENGL_DEBUG 0x31B0
 #endif
+#ifndef EGL_CUDA_DEVICE_NV
+#define EGL_CUDA_DEVICE_NV 0x323A
+#endif
 
 static EGLint hl_error(void) { return eglGetError(); }
 
@@ -42,6 +45,17 @@ static const char *hl_device_string(uintptr_t dev, EGLint name) {
 	PFNEGLQUERYDEVICESTRINGEXTPROC q = (PFNEGLQUERYDEVICESTRINGEXTPROC)eglGetProcAddress("eglQueryDeviceStringEXT");
 	if (!q) return NULL;
 	return q((EGLDeviceEXT)dev, name);
+}
+
+// hl_device_attrib reads an integer attribute of a device (EGL_CUDA_DEVICE_NV):
+// 1 on success, 0 when the driver refuses it or lacks eglQueryDeviceAttribEXT.
+static int hl_device_attrib(uintptr_t dev, EGLint name, intptr_t *value) {
+	PFNEGLQUERYDEVICEATTRIBEXTPROC q = (PFNEGLQUERYDEVICEATTRIBEXTPROC)eglGetProcAddress("eglQueryDeviceAttribEXT");
+	if (!q) return 0;
+	EGLAttrib v = 0;
+	if (!q((EGLDeviceEXT)dev, name, &v)) return 0;
+	*value = (intptr_t)v;
+	return 1;
 }
 
 // hl_platform_display returns 0 and sets *missing when the driver has no
@@ -113,7 +127,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -178,82 +191,91 @@ func hasWord(list, w string) bool {
 // it at one.
 var errNoDriver = errors.New("no EGL driver")
 
-// errNoFallback marks failures of an explicit choice (HEADLAB_EGL_DEVICE):
-// quietly trying another platform could land on a software renderer.
+// errNoFallback marks failures after which no other device or platform
+// may be tried: an explicit choice (HEADLAB_EGL_DEVICE), or an NVIDIA
+// device that failed when no fallback was allowed. Quietly trying another
+// could land on a software renderer.
 var errNoFallback = errors.New("no fallback")
 
-// noFallback wraps an error as errNoFallback.
-type noFallback struct{ error }
+// ErrDeviceChoice marks New's failure when HEADLAB_EGL_DEVICE names no
+// device, or one that does not work: bad input rather than a missing GPU,
+// which a caller that falls back on failure (--backend auto) refuses.
+var ErrDeviceChoice = errors.New("HEADLAB_EGL_DEVICE cannot be used")
 
-func (e noFallback) Unwrap() []error { return []error{e.error, errNoFallback} }
+// marked is an error that errors.Is also matches against marks, whose own
+// text it leaves out.
+type marked struct {
+	error
+	marks []error
+}
+
+func (e marked) Unwrap() []error { return append([]error{e.error}, e.marks...) }
+
+// noFallback marks err as errNoFallback.
+func noFallback(err error) error { return marked{err, []error{errNoFallback}} }
+
+// badChoice marks err as a failure of HEADLAB_EGL_DEVICE's choice.
+func badChoice(err error) error { return marked{err, []error{errNoFallback, ErrDeviceChoice}} }
+
+// fakeDevices, when set, edits the device list before the choice; the test
+// puts a failing NVIDIA device in front of the real ones with it.
+var fakeDevices func([]eglDevice) []eglDevice
 
 // openEGL makes an EGL context of kind current on the calling thread.
-func openEGL(kind string, o Options) (*eglState, error) {
+// passed is the failure of an NVIDIA device that fallback (Context auto)
+// went past to reach st, or that it went past before failing.
+func openEGL(kind string, o Options) (st *eglState, passed, err error) {
 	client := goStr(C.hl_query_string(0, C.EGL_EXTENSIONS))
-	var st *eglState
-	var err error
 	if kind == kindDevice {
-		st, err = openDevice(client, o)
-	} else {
-		st, err = openSurfaceless(client, o)
+		return openDevice(client, o)
 	}
-	return st, err
+	st, err = openSurfaceless(client, o)
+	return st, nil, err
 }
 
 // noDriver wraps err as a failure to find any working EGL display.
-func noDriver(err error) error { return fmt.Errorf("%w: %v", errNoDriver, err) }
+func noDriver(err error) error { return fmt.Errorf("%w: %w", errNoDriver, err) }
 
-// openDevice uses EGL_EXT_platform_device: the NVIDIA (CUDA) device when
-// there is one, else the first that works; HEADLAB_EGL_DEVICE picks one.
-func openDevice(client string, o Options) (st *eglState, err error) {
+// openDevice uses EGL_EXT_platform_device: the NVIDIA (CUDA) device
+// planDevices picks when there is one, else the first device that works.
+// An NVIDIA device that fails ends the search with an error unless
+// o.Context is auto; passed then reports it.
+func openDevice(client string, o Options) (st *eglState, passed, err error) {
 	for _, ext := range []string{"EGL_EXT_platform_device", "EGL_EXT_platform_base"} {
 		if !hasWord(client, ext) {
-			return nil, noDriver(fmt.Errorf("EGL lacks %s", ext))
+			return nil, nil, noDriver(fmt.Errorf("EGL lacks %s", ext))
 		}
 	}
-	var handles [32]C.uintptr_t
-	var n C.EGLint
-	switch C.hl_query_devices(&handles[0], C.EGLint(len(handles)), &n) {
-	case -1:
-		return nil, noDriver(errors.New("EGL lacks eglQueryDevicesEXT"))
-	case 0:
-		return nil, noDriver(eglErr("eglQueryDevicesEXT"))
+	devs, err := queryDevices()
+	if err != nil {
+		return nil, nil, noDriver(err)
 	}
-	if n == 0 {
-		return nil, noDriver(errors.New("EGL lists no devices"))
+	if fakeDevices != nil {
+		devs = fakeDevices(devs)
 	}
-	devs := handles[:n]
-	descs := make([]string, len(devs))
-	var cuda, rest []int
-	for i, d := range devs {
-		exts := goStr(C.hl_device_string(d, C.EGL_EXTENSIONS))
-		descs[i] = describeDevice(d, exts)
-		if hasWord(exts, "EGL_NV_device_cuda") {
-			cuda = append(cuda, i)
-		} else {
-			rest = append(rest, i)
-		}
+	if len(devs) == 0 {
+		return nil, nil, noDriver(errors.New("EGL lists no devices"))
 	}
-	order := append(cuda, rest...)
-	if s := os.Getenv("HEADLAB_EGL_DEVICE"); s != "" {
-		i, perr := strconv.Atoi(s)
-		if perr != nil || i < 0 || i >= len(devs) {
-			return nil, noFallback{fmt.Errorf("HEADLAB_EGL_DEVICE=%s: want an index below %d (devices: %s)", s, len(devs), listDevices(descs))}
-		}
-		order = []int{i}
-		defer func() {
-			if err != nil {
-				err = noFallback{err}
-			}
-		}()
+	visible, visibleSet := os.LookupEnv("CUDA_VISIBLE_DEVICES")
+	plan, err := planDevices(devs, deviceEnv{
+		want:    os.Getenv("HEADLAB_EGL_DEVICE"),
+		visible: visible, visibleSet: visibleSet,
+		fallback: o.Context == "auto",
+	})
+	if err != nil {
+		return nil, nil, noFallback(err)
+	}
+	numbers := cudaNumbers(devs, visible, visibleSet)
+	if plan.hidden != "" {
+		passed = errors.New(plan.hidden)
 	}
 	var errs []string
 	initialised := false
-	for _, i := range order {
+	for _, i := range plan.order {
 		var missing C.int
-		dpy := C.hl_platform_display(C.EGL_PLATFORM_DEVICE_EXT, devs[i], &missing)
+		dpy := C.hl_platform_display(C.EGL_PLATFORM_DEVICE_EXT, C.uintptr_t(devs[i].handle), &missing)
 		if missing != 0 {
-			return nil, noDriver(errors.New("EGL lacks eglGetPlatformDisplayEXT"))
+			return nil, passed, noDriver(errors.New("EGL lacks eglGetPlatformDisplayEXT"))
 		}
 		if dpy == 0 {
 			err = eglErr("eglGetPlatformDisplayEXT")
@@ -263,39 +285,68 @@ func openDevice(client string, o Options) (st *eglState, err error) {
 			initialised = initialised || inited
 		}
 		if err == nil {
-			return st, nil
+			return st, passed, nil
 		}
-		errs = append(errs, fmt.Sprintf("device %d (%s): %v", i, descs[i], err))
+		err = fmt.Errorf("EGL device %d (%s): %w", i, describe(devs[i], i, numbers), err)
+		switch {
+		case plan.explicit:
+			return nil, passed, badChoice(fmt.Errorf("HEADLAB_EGL_DEVICE=%s: %w", os.Getenv("HEADLAB_EGL_DEVICE"), err))
+		case devs[i].cuda && plan.strict:
+			return nil, passed, noFallback(fmt.Errorf("%w; not falling back to a software renderer (HEADLAB_GL_CONTEXT=auto or egl-surfaceless allows one)", err))
+		case devs[i].cuda && passed == nil:
+			passed = err
+		}
+		errs = append(errs, err.Error())
+	}
+	if len(errs) == 0 {
+		return nil, passed, noDriver(errors.New("EGL lists no device to try"))
 	}
 	err = errors.New(strings.Join(errs, "; "))
 	if !initialised {
 		err = noDriver(err)
 	}
-	return nil, err
+	return nil, passed, err
 }
 
-// describeDevice names a device for error messages.
-func describeDevice(d C.uintptr_t, exts string) string {
+// queryDevices lists EGL's devices (eglQueryDevicesEXT).
+func queryDevices() ([]eglDevice, error) {
+	var handles [32]C.uintptr_t
+	var n C.EGLint
+	switch C.hl_query_devices(&handles[0], C.EGLint(len(handles)), &n) {
+	case -1:
+		return nil, errors.New("EGL lacks eglQueryDevicesEXT")
+	case 0:
+		return nil, eglErr("eglQueryDevicesEXT")
+	}
+	devs := make([]eglDevice, n)
+	for i, h := range handles[:n] {
+		devs[i] = queryDevice(h)
+	}
+	return devs, nil
+}
+
+// queryDevice reads what the choice needs of one EGL device.
+func queryDevice(h C.uintptr_t) eglDevice {
+	exts := goStr(C.hl_device_string(h, C.EGL_EXTENSIONS))
+	d := eglDevice{handle: uintptr(h), ordinal: -1}
 	switch {
 	case hasWord(exts, "EGL_NV_device_cuda"):
-		return "NVIDIA CUDA"
-	case hasWord(exts, "EGL_EXT_device_drm"):
-		if f := goStr(C.hl_device_string(d, C.EGL_DRM_DEVICE_FILE_EXT)); f != "" {
-			return f
+		d.cuda, d.desc = true, "NVIDIA CUDA"
+		var v C.intptr_t
+		if C.hl_device_attrib(h, C.EGL_CUDA_DEVICE_NV, &v) != 0 && v >= 0 {
+			d.ordinal = int(v)
 		}
-		return "DRM"
+	case hasWord(exts, "EGL_EXT_device_drm"):
+		d.desc = "DRM"
+		if f := goStr(C.hl_device_string(h, C.EGL_DRM_DEVICE_FILE_EXT)); f != "" {
+			d.desc = f
+		}
 	case hasWord(exts, "EGL_MESA_device_software"):
-		return "Mesa software"
+		d.desc = "Mesa software"
+	default:
+		d.desc = "unknown"
 	}
-	return "unknown"
-}
-
-func listDevices(descs []string) string {
-	s := make([]string, len(descs))
-	for i, d := range descs {
-		s[i] = fmt.Sprintf("%d %s", i, d)
-	}
-	return strings.Join(s, ", ")
+	return d
 }
 
 // openSurfaceless uses Mesa's surfaceless platform (EGL_DEFAULT_DISPLAY).
@@ -475,6 +526,13 @@ func eglProcAddr(name string) unsafe.Pointer {
 // eglReleaseThread frees EGL's per-thread state before the thread ends.
 func eglReleaseThread() { C.hl_release_thread() }
 
+// vendorDirs are where glvnd's EGL vendor files live: glvnd's own folders,
+// then where NVIDIA's container images mount the driver's.
+var vendorDirs = []string{
+	"/etc/glvnd/egl_vendor.d", "/usr/share/glvnd/egl_vendor.d", "/usr/local/share/glvnd/egl_vendor.d",
+	"/usr/local/nvidia/share/glvnd/egl_vendor.d",
+}
+
 // vendorHint says how to point glvnd at a vendor library, with the vendor
 // files found here, for when EGL found no driver (NVIDIA servers sometimes).
 func vendorHint() string {
@@ -482,12 +540,12 @@ func vendorHint() string {
 		return fmt.Sprintf("__EGL_VENDOR_LIBRARY_FILENAMES=%s is set; is that vendor library installed?", v)
 	}
 	var found []string
-	for _, dir := range []string{"/etc/glvnd/egl_vendor.d", "/usr/share/glvnd/egl_vendor.d", "/usr/local/share/glvnd/egl_vendor.d"} {
+	for _, dir := range vendorDirs {
 		m, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 		found = append(found, m...)
 	}
 	if len(found) == 0 {
-		return "no glvnd EGL vendor file found: install the driver's EGL library (libegl-mesa0, or NVIDIA's) and set __EGL_VENDOR_LIBRARY_FILENAMES to its JSON"
+		return "no glvnd EGL vendor file in " + strings.Join(vendorDirs, ", ") + ": install the driver's EGL library (libegl-mesa0, or NVIDIA's) and set __EGL_VENDOR_LIBRARY_FILENAMES to its JSON"
 	}
 	return "point __EGL_VENDOR_LIBRARY_FILENAMES at the vendor's JSON (found: " + strings.Join(found, ", ") + ")"
 }

@@ -58,6 +58,14 @@ type Options struct {
 	// "glfw". HEADLAB_GL_CONTEXT in the environment overrides it (CI uses it
 	// to run the compute tests once per path), except for Window threads,
 	// which only GLFW can give: there it would only break the viewer.
+	//
+	// Where EGL lists an NVIDIA (CUDA) device, the device platform uses
+	// that one (CUDA's device 0, or HEADLAB_EGL_DEVICE's number, as CUDA
+	// numbers devices under CUDA_VISIBLE_DEVICES), and if it fails New
+	// fails: no other device or platform is tried, lest a GPU server train
+	// on a software renderer. Only "auto" spelt out (or
+	// "egl-surfaceless", which never tries a device) goes on to the next
+	// device or platform; Fallback then says what failed.
 	Context string
 	// Major and Minor are the core profile version wanted; 0,0 means 4.3.
 	// The driver may give a later, compatible version.
@@ -104,6 +112,7 @@ type Thread struct {
 	// Set on the GL thread before New returns, read-only afterwards.
 	kind         string
 	renderer     string
+	fallback     string // the NVIDIA device's failure that Context auto went past
 	major, minor int
 	debug        bool
 	tid          uint64       // pthread_self of the GL thread
@@ -125,6 +134,7 @@ type Thread struct {
 	dbgErrs  []string // KHR_debug error messages since the last check
 	dbgMore  int      // messages dropped beyond maxDebugErrs
 	eglTried bool     // EGL was used on this thread: release it at the end
+	passed   error    // an NVIDIA device's failure that fallback went past
 	glfwWin  *glfw.Window
 	egl      *eglState
 }
@@ -290,14 +300,18 @@ func (t *Thread) loop(o Options, kinds []string, ready chan<- error, abandon <-c
 // and checks its version. The error names every kind tried.
 func (t *Thread) open(o Options, kinds []string) error {
 	var errs []string
-	noDriver := false
+	noDriver, choice := false, false
 	for _, k := range kinds {
 		err := t.openKind(o, k)
 		if err == nil {
+			if t.passed != nil {
+				t.fallback = oneLine(t.passed.Error())
+			}
 			return nil
 		}
 		errs = append(errs, k+": "+err.Error())
 		noDriver = noDriver || errors.Is(err, errNoDriver)
+		choice = choice || errors.Is(err, ErrDeviceChoice)
 		if errors.Is(err, errNoFallback) {
 			break
 		}
@@ -309,7 +323,11 @@ func (t *Thread) open(o Options, kinds []string) error {
 	if noDriver {
 		msg += "; " + vendorHint()
 	}
-	return errors.New("glctx: " + msg)
+	err := errors.New("glctx: " + msg)
+	if choice {
+		err = marked{err, []error{ErrDeviceChoice}}
+	}
+	return err
 }
 
 // openKind tries one kind; on failure it has released what it made.
@@ -330,7 +348,11 @@ func (t *Thread) openKind(o Options, kind string) (err error) {
 		t.glfwWin, err = openGLFW(o)
 	default:
 		t.eglTried = true
-		t.egl, err = openEGL(kind, o)
+		var passed error
+		t.egl, passed, err = openEGL(kind, o)
+		if t.passed == nil {
+			t.passed = passed
+		}
 	}
 	if err != nil {
 		return err
@@ -694,6 +716,11 @@ func (t *Thread) Window() *glfw.Window { return t.win }
 // Renderer reports GL_RENDERER and GL_VERSION, e.g. "llvmpipe (LLVM 15.0.6,
 // 256 bits), OpenGL 4.5 (Core Profile) Mesa 22.3.6", for reports.
 func (t *Thread) Renderer() string { return t.renderer }
+
+// Fallback is empty unless an NVIDIA (CUDA) EGL device failed and, as
+// Context "auto" allows, another device or platform gave the context;
+// it then says, in one line, what failed. Renderer names what was got.
+func (t *Thread) Fallback() string { return t.fallback }
 
 // Kind reports how the context was made: "egl-device", "egl-surfaceless" or
 // "glfw".

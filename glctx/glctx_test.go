@@ -619,12 +619,16 @@ func TestAuto(t *testing.T) {
 
 func TestDeviceChoice(t *testing.T) {
 	unsetEnv(t, "DISPLAY")
+	if devs, err := queryDevices(); err == nil {
+		visible, set := os.LookupEnv("CUDA_VISIBLE_DEVICES")
+		t.Logf("EGL devices: %s", listDevices(devs, cudaNumbers(devs, visible, set)))
+	}
 	t.Setenv("HEADLAB_EGL_DEVICE", "0")
 	newThread(t, Options{Context: kindDevice}) // device 0 exists where the platform works
 	t.Setenv("HEADLAB_EGL_DEVICE", "99")
 	_, err := New(Options{Context: kindDevice})
-	if err == nil || !strings.Contains(err.Error(), "HEADLAB_EGL_DEVICE=99") {
-		t.Fatalf("New with HEADLAB_EGL_DEVICE=99 = %v, want an error naming it", err)
+	if err == nil || !strings.Contains(err.Error(), "HEADLAB_EGL_DEVICE=99") || !errors.Is(err, ErrDeviceChoice) {
+		t.Fatalf("New with HEADLAB_EGL_DEVICE=99 = %v, want an ErrDeviceChoice naming it", err)
 	}
 	t.Log(err)
 	// An explicit choice that fails is not papered over by surfaceless.
@@ -632,6 +636,126 @@ func TestDeviceChoice(t *testing.T) {
 		th.Close()
 		t.Fatalf("New(egl) with HEADLAB_EGL_DEVICE=99 fell back to %s", th.Kind())
 	}
+}
+
+// The compute limits GL 4.3 promises hold on every EGL path; the test's
+// log records them (on a GPU server, gpu-check.sh keeps it).
+func TestComputeLimits(t *testing.T) {
+	for _, kind := range []string{kindDevice, kindSurfaceless} {
+		t.Run(kind, func(t *testing.T) {
+			onPath(t, kind)
+			th := newThread(t, Options{Context: kind})
+			loadGL43(t, th)
+			var shared, invocations, bindings, blocks int32
+			var block int64
+			var size, count [3]int32
+			if err := th.Call(func() {
+				gl43.GetIntegerv(gl43.MAX_COMPUTE_SHARED_MEMORY_SIZE, &shared)
+				gl43.GetIntegerv(gl43.MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &invocations)
+				gl43.GetIntegerv(gl43.MAX_SHADER_STORAGE_BUFFER_BINDINGS, &bindings)
+				gl43.GetIntegerv(gl43.MAX_COMPUTE_SHADER_STORAGE_BLOCKS, &blocks)
+				gl43.GetInteger64v(gl43.MAX_SHADER_STORAGE_BLOCK_SIZE, &block)
+				for i := range 3 {
+					gl43.GetIntegeri_v(gl43.MAX_COMPUTE_WORK_GROUP_SIZE, uint32(i), &size[i])
+					gl43.GetIntegeri_v(gl43.MAX_COMPUTE_WORK_GROUP_COUNT, uint32(i), &count[i])
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("limits on %s: shared memory %d B, %d invocations a work group, work group size %v, count %v, SSBO block %d B, %d SSBO bindings, %d SSBOs in a compute shader",
+				th.Renderer(), shared, invocations, size, count, block, bindings, blocks)
+			// The minimums the OpenGL 4.3 core specification sets for these.
+			if shared < 32768 || invocations < 1024 || size[0] < 1024 || size[1] < 1024 || size[2] < 64 ||
+				count[0] < 65535 || count[1] < 65535 || count[2] < 65535 || block < 1<<24 || bindings < 8 || blocks < 8 {
+				t.Errorf("below GL 4.3's minimums")
+			}
+		})
+	}
+}
+
+// withFakeNVIDIA puts an NVIDIA device that cannot be opened (its handle
+// is no device) in front of EGL's real list, for the rest of the test.
+func withFakeNVIDIA(t *testing.T) {
+	t.Helper()
+	unsetEnv(t, "DISPLAY")
+	unsetEnv(t, "CUDA_VISIBLE_DEVICES")
+	unsetEnv(t, "HEADLAB_EGL_DEVICE")
+	fakeDevices = func(devs []eglDevice) []eglDevice {
+		return append([]eglDevice{{desc: "NVIDIA CUDA", cuda: true, ordinal: 0}}, devs...)
+	}
+	t.Cleanup(func() { fakeDevices = nil })
+}
+
+// A failing NVIDIA device ends New with one line, unless the context kind
+// allows a fallback (auto, or surfaceless, which never tries it); auto
+// then says what failed.
+func TestNVIDIAFailure(t *testing.T) {
+	refused := func(t *testing.T, o Options, choice bool, says ...string) {
+		t.Helper()
+		th, err := New(o)
+		if err == nil {
+			th.Close()
+			t.Fatalf("New(%+v) with a failing NVIDIA device succeeded on %s (%s)", o, th.Kind(), th.Renderer())
+		}
+		if errors.Is(err, ErrDeviceChoice) != choice {
+			t.Errorf("New(%+v): errors.Is(%v, ErrDeviceChoice) = %v", o, err, !choice)
+		}
+		msg := err.Error()
+		for _, s := range says {
+			if !strings.Contains(msg, s) {
+				t.Errorf("New(%+v) = %q; want it to say %q", o, msg, s)
+			}
+		}
+		if strings.Contains(msg, "\n") || strings.Contains(msg, kindSurfaceless+":") {
+			t.Errorf("New(%+v) = %q; want one line and no other platform tried", o, msg)
+		}
+		t.Log(msg)
+	}
+	t.Run("default", func(t *testing.T) {
+		withFakeNVIDIA(t)
+		for _, ctx := range []string{"", "egl", kindDevice} {
+			refused(t, Options{Context: ctx}, false, "EGL device 0 (NVIDIA CUDA 0)", "not falling back to a software renderer", "HEADLAB_GL_CONTEXT=auto")
+		}
+	})
+	t.Run("auto", func(t *testing.T) {
+		withFakeNVIDIA(t)
+		th := newThread(t, Options{Context: "auto"})
+		if fb := th.Fallback(); !strings.Contains(fb, "NVIDIA CUDA 0") {
+			t.Fatalf("auto past a failing NVIDIA device: Fallback() = %q, want it to name the device", fb)
+		}
+		t.Logf("%s on %s: %s", th.Renderer(), th.Kind(), th.Fallback())
+		loadGL43(t, th)
+		checkDoubled(t, runDoubler(t, th, 70))
+	})
+	t.Run("env auto", func(t *testing.T) {
+		withFakeNVIDIA(t)
+		t.Setenv("HEADLAB_GL_CONTEXT", "auto")
+		if th := newThread(t, Options{}); th.Fallback() == "" {
+			t.Fatal("HEADLAB_GL_CONTEXT=auto past a failing NVIDIA device: Fallback() is empty")
+		}
+	})
+	t.Run("surfaceless", func(t *testing.T) {
+		withFakeNVIDIA(t)
+		t.Setenv("HEADLAB_GL_CONTEXT", kindSurfaceless)
+		if th := newThread(t, Options{}); th.Kind() != kindSurfaceless || th.Fallback() != "" {
+			t.Fatalf("surfaceless: kind %q, Fallback %q; want no device tried", th.Kind(), th.Fallback())
+		}
+	})
+	t.Run("chosen", func(t *testing.T) {
+		withFakeNVIDIA(t)
+		t.Setenv("HEADLAB_EGL_DEVICE", "0")
+		refused(t, Options{Context: "auto"}, true, "HEADLAB_EGL_DEVICE=0: EGL device 0 (NVIDIA CUDA 0)")
+		t.Setenv("HEADLAB_EGL_DEVICE", "1")
+		refused(t, Options{Context: "auto"}, true, "HEADLAB_EGL_DEVICE=1: want a CUDA device number (0)")
+	})
+	t.Run("hidden", func(t *testing.T) {
+		withFakeNVIDIA(t)
+		t.Setenv("CUDA_VISIBLE_DEVICES", "")
+		refused(t, Options{}, false, `CUDA_VISIBLE_DEVICES="" hides every NVIDIA device`)
+		if th := newThread(t, Options{Context: "auto"}); !strings.Contains(th.Fallback(), "CUDA_VISIBLE_DEVICES") {
+			t.Fatalf("auto with every NVIDIA device hidden: Fallback() = %q", th.Fallback())
+		}
+	})
 }
 
 func TestDebug(t *testing.T) {

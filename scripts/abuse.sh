@@ -337,6 +337,25 @@ expect 2 bench --profile dir
 expect 2 bench --vs-pytorch --rounds 0 --profile p.prof
 expect 2 bench --vs-pytorch --workers 0
 
+# The GL device (README: HEADLAB_EGL_DEVICE): one that does not exist is
+# bad input on --backend gl, whether or not this machine has GL; and
+# where EGL lists devices here (the refusal says so), also where GL is
+# optional: --backend auto and bench's default --backends all.
+for dev in 99 x -1; do
+  DISPLAY= HEADLAB_GL_CONTEXT= HEADLAB_EGL_DEVICE=$dev expect 2 train --backend gl --steps 1
+  DISPLAY= HEADLAB_GL_CONTEXT= HEADLAB_EGL_DEVICE=$dev expect 2 sweep "${small[@]}" --db s.db --backend gl
+done
+glerr=$(DISPLAY= HEADLAB_GL_CONTEXT= HEADLAB_EGL_DEVICE=99 "$bin" train --backend gl --steps 1 2>&1 >/dev/null)
+if [[ $glerr == *"HEADLAB_EGL_DEVICE=99: want"* ]]; then
+  for dev in 99 x; do
+    DISPLAY= HEADLAB_GL_CONTEXT= HEADLAB_EGL_DEVICE=$dev expect 2 train --backend auto --steps 1
+    DISPLAY= HEADLAB_GL_CONTEXT= HEADLAB_EGL_DEVICE=$dev expect 2 sweep "${small[@]}" --db s.db --backend auto
+    DISPLAY= HEADLAB_GL_CONTEXT= HEADLAB_EGL_DEVICE=$dev expect 2 bench --parts groups --groups 1 --steps 1
+  done
+else
+  echo "abuse.sh: EGL lists no devices here; the HEADLAB_EGL_DEVICE cases for auto are not run" >&2
+fi
+
 # An unprivileged user (we may run as root) writing where it may not.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
   chmod -R a+rX "$fx" && chmod 755 "$play"

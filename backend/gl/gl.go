@@ -129,7 +129,7 @@ func New(opts Options) (*Device, error) {
 	if d.th == nil {
 		th, err := glctx.New(glctx.Options{Context: opts.Context, Major: 4, Minor: 3, Debug: opts.Debug})
 		if err != nil {
-			return nil, fmt.Errorf("gl: %v", err)
+			return nil, fmt.Errorf("gl: %w", err)
 		}
 		d.th, d.ownTh = th, true
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -37,7 +38,10 @@ func (b *backendFlag) check() error {
 }
 
 // open returns the chosen device and a function that releases it. With
-// auto, a GL failure falls back to the CPU with one line on stderr.
+// auto, a GL failure falls back to the CPU with one line on stderr; and
+// where an NVIDIA GPU's EGL device fails, auto (alone, or
+// HEADLAB_GL_CONTEXT=auto) may still run GL on another renderer, saying
+// which in one line, where gl refuses (exit 2).
 func (b *backendFlag) open(stderr io.Writer) (kernels.Device, func(), error) {
 	return b.openOn(stderr, nil)
 }
@@ -51,15 +55,28 @@ func (b *backendFlag) openOn(stderr io.Writer, th *glctx.Thread) (kernels.Device
 	if b.name == "cpu" {
 		return cpu.New(), func() {}, nil
 	}
-	g, err := gl.New(gl.Options{Thread: th})
+	opts := gl.Options{Thread: th}
+	if b.name == "auto" {
+		opts.Context = "auto" // HEADLAB_GL_CONTEXT still overrides it
+	}
+	g, err := gl.New(opts)
 	if err == nil {
+		if fb := g.Thread().Fallback(); fb != "" {
+			fmt.Fprintln(stderr, fallbackLine(fb, g.Renderer()))
+		}
 		return g, func() { g.Close() }, nil
 	}
-	if b.name == "gl" {
-		return nil, nil, usageError{fmt.Errorf("--backend gl: %w", err)}
+	if b.name == "gl" || errors.Is(err, glctx.ErrDeviceChoice) {
+		return nil, nil, usageError{fmt.Errorf("--backend %s: %w", b.name, err)}
 	}
 	fmt.Fprintf(stderr, "headlab: using the cpu backend: %v\n", err)
 	return cpu.New(), func() {}, nil
+}
+
+// fallbackLine is the one line saying that GL runs on renderer because an
+// NVIDIA device failed (why).
+func fallbackLine(why, renderer string) string {
+	return fmt.Sprintf("headlab: the NVIDIA GPU's EGL device failed, so GL runs on %s: %s", renderer, why)
 }
 
 // platform describes dev for the records a sweep stores.

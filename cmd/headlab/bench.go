@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"headlab/bench"
+	"headlab/glctx"
 	"headlab/internal/atomicfile"
 	"headlab/internal/simd"
 	"headlab/kernels"
@@ -347,10 +348,12 @@ func openBenchDevices(e *env, r benchRun, rep *benchReport) ([]benchDevice, func
 		bf := backendFlag{name: name}
 		dev, release, err := bf.open(e.stderr)
 		if err != nil {
-			if name == "gl" && r.glOptional {
+			var ue usageError
+			isUsage := errors.As(err, &ue)
+			// A bad HEADLAB_EGL_DEVICE is refused even where GL is optional.
+			if name == "gl" && r.glOptional && !(isUsage && errors.Is(ue.error, glctx.ErrDeviceChoice)) {
 				msg := err.Error()
-				var ue usageError
-				if errors.As(err, &ue) && errors.Unwrap(ue.error) != nil {
+				if isUsage && errors.Unwrap(ue.error) != nil {
 					msg = errors.Unwrap(ue.error).Error()
 				}
 				rep.GLError = msg

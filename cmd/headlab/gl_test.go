@@ -145,14 +145,35 @@ func TestGLBadInput(t *testing.T) {
 }
 
 // TestGLNeedsAContext: with no display and no usable EGL, --backend gl
-// says why in one line and exits 2.
+// says why in one line and exits 2; a HEADLAB_EGL_DEVICE that names no
+// device is refused so even where GL is optional (auto, bench's all).
 func TestGLNeedsAContext(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSweepHelperProcess$", "--", "train", "--backend", "gl", "--steps", "1")
-	cmd.Env = append(os.Environ(), "HEADLAB_HELPER=1", "DISPLAY=", "HEADLAB_GL_CONTEXT=egl-device", "HEADLAB_EGL_DEVICE=99")
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 2 || strings.Count(strings.TrimSpace(string(out)), "\n") != 0 {
-		t.Fatalf("exit %v, output %q; want 2 and one line", err, out)
+	refused := func(env []string, argv ...string) {
+		t.Helper()
+		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestSweepHelperProcess$", "--"}, argv...)...)
+		cmd.Env = append(append(os.Environ(), "HEADLAB_HELPER=1", "DISPLAY="), env...)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || strings.Count(strings.TrimSpace(string(out)), "\n") != 0 {
+			t.Errorf("%v %v: exit %v, output %q; want 2 and one line", env, argv, err, out)
+		}
+	}
+	refused([]string{"HEADLAB_GL_CONTEXT=egl-device", "HEADLAB_EGL_DEVICE=99"}, "train", "--backend", "gl", "--steps", "1")
+	// Where GL works, auto would otherwise run it or fall back to the CPU.
+	needGL(t)
+	for _, dev := range []string{"99", "x", "-1"} {
+		env := []string{"HEADLAB_GL_CONTEXT=", "HEADLAB_EGL_DEVICE=" + dev}
+		refused(env, "train", "--backend", "auto", "--steps", "1")
+		refused(env, "bench", "--parts", "groups", "--groups", "1", "--steps", "1")
+	}
+}
+
+// The line --backend auto prints when it runs GL past a failed NVIDIA
+// device names the renderer it got and why, on one line.
+func TestFallbackLine(t *testing.T) {
+	l := fallbackLine("EGL device 0 (NVIDIA CUDA 0): eglInitialize failed: EGL_NOT_INITIALIZED", "llvmpipe (LLVM 15.0.6, 256 bits), OpenGL 4.5")
+	if !strings.HasPrefix(l, "headlab: ") || !strings.Contains(l, "runs on llvmpipe") || !strings.Contains(l, "NVIDIA CUDA 0") || strings.Contains(l, "\n") {
+		t.Fatalf("fallbackLine = %q", l)
 	}
 }
 
