@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -172,6 +173,11 @@ func reproduce(e *env, o reproduceOpts) error {
 	// Each is written to claims.json as soon as it is taken, so that an
 	// interrupted reproduce keeps it.
 	extras := stored.Map()
+	for id := range extras {
+		if !slices.ContainsFunc(pairs, func(pr sweep.Pair) bool { return pr.Key == id.Key && pr.Config.Seed == id.Seed }) {
+			delete(extras, id) // an earlier plan's
+		}
+	}
 	var dyn []findings.DynamicsSeed
 	var extraErr error
 	var mu sync.Mutex
@@ -211,9 +217,21 @@ func reproduce(e *env, o reproduceOpts) error {
 		return interruptedError{fmt.Errorf("interrupted: %d of %d runs are in %s; rerun with --resume to finish", sum.Skipped+sum.Done, sum.Total, dbPath)}
 	}
 	wall := time.Since(start)
-	recs, err := st.Records()
+	all, err := st.Records()
 	if err != nil {
 		return err
+	}
+	// The report is of this plan's runs: a resumed database may hold
+	// others (an earlier plan's), which stay there but count nowhere.
+	inPlan := map[sweep.RunID]bool{}
+	for _, pr := range pairs {
+		inPlan[sweep.RunID{Key: pr.Key, Seed: pr.Config.Seed}] = true
+	}
+	var recs []sweep.Record
+	for _, r := range all {
+		if inPlan[r.ID()] {
+			recs = append(recs, r)
+		}
 	}
 	byID := map[sweep.RunID]*sweep.Record{}
 	for i := range recs {
