@@ -214,6 +214,7 @@ func WriteText(w io.Writer, reports []ConfigReport) {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "== %s\n", cr.Key)
+		fmt.Fprintf(w, "training    %s\n", Objective(cr.Config))
 		fmt.Fprintf(w, "runs        %d ok, %d failed; %.1f s per run (mean)\n", cr.Seeds, len(cr.Failed), cr.Seconds.Mean)
 		for _, f := range cr.Failed {
 			fmt.Fprintf(w, "  failed    seed %d: %s\n", f.Seed, f.Error)

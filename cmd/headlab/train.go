@@ -247,11 +247,7 @@ func printTrainReport(w io.Writer, m *train.Model, r trainReport) {
 
 // trainingLine says how c trains: the loss, the data and the optimiser.
 func trainingLine(c train.Config) string {
-	data := "fresh sequences"
-	if c.TrainExamples > 0 {
-		data = fmt.Sprintf("a set of %d sequences", c.TrainExamples)
-	}
-	return fmt.Sprintf("%s loss, %d steps of batch %d from %s, Adam lr %g, weight decay %g", c.Loss, c.Steps, c.Batch, data, c.LR, c.WeightDecay)
+	return fmt.Sprintf("%s; %d steps of batch %d, Adam lr %g", sweep.Objective(c), c.Steps, c.Batch, c.LR)
 }
 
 // lossPair is a training loss, with its answers' loss beside it when the
