@@ -316,40 +316,40 @@ type Net struct {
 // parameter and every head gate.
 func Build(p *Block, batch int, train bool) (*Net, error) { return compileNet(p, batch, train, nil) }
 
-// BuildTrain compiles a training Net whose loss reads only the answer
-// positions given (ascending positions within a sequence, as
-// tasks.Task.AnswerPositions declares them). No other row of the last
-// block's output reaches the loss, so from the last block's attention on,
-// the Net computes those rows alone: their MLP, the final LayerNorm, the
-// unembedding and the loss. The loss and every gradient are those of
-// Build's training Net, bit for bit: the rows left out add only zeros to
-// the sums over rows. Logits holds just those rows, and SetInputs refuses
-// a target anywhere else.
-func BuildTrain(p *Block, batch int, answers []int) (*Net, error) {
+// BuildTrain compiles a training Net whose loss reads only the positions
+// given (ascending positions within a sequence, as tasks.LossPositions
+// gives them for a task and loss: every one that may carry a target). No
+// other row of the last block's output reaches the loss, so from the last
+// block's attention on, the Net computes those rows alone: their MLP, the
+// final LayerNorm, the unembedding and the loss. The loss and every
+// gradient are those of Build's training Net, bit for bit: the rows left
+// out add only zeros to the sums over rows. Logits holds just those rows,
+// and SetInputs refuses a target anywhere else.
+func BuildTrain(p *Block, batch int, positions []int) (*Net, error) {
 	c := p.Config
-	for i, a := range answers {
-		if a < 0 || a >= c.SeqLen || i > 0 && a <= answers[i-1] {
-			return nil, fmt.Errorf("graph: answer positions %v are not ascending positions of 0..%d", answers, c.SeqLen-1)
+	for i, a := range positions {
+		if a < 0 || a >= c.SeqLen || i > 0 && a <= positions[i-1] {
+			return nil, fmt.Errorf("graph: positions %v are not ascending positions of 0..%d", positions, c.SeqLen-1)
 		}
 	}
-	if len(answers) == 0 {
-		return nil, fmt.Errorf("graph: a training Net needs answer positions")
+	if len(positions) == 0 {
+		return nil, fmt.Errorf("graph: a training Net needs positions to read")
 	}
-	return compileNet(p, batch, true, answers)
+	return compileNet(p, batch, true, positions)
 }
 
-// compileNet is Build, reading only the answer positions when answers is
-// non-nil and leaves some out.
-func compileNet(p *Block, batch int, train bool, answers []int) (_ *Net, err error) {
+// compileNet is Build, reading only the given positions when positions
+// is non-nil and leaves some out.
+func compileNet(p *Block, batch int, train bool, positions []int) (_ *Net, err error) {
 	c := p.Config
 	if batch <= 0 {
 		return nil, fmt.Errorf("batch must be positive, got %d", batch)
 	}
 	S, d := p.S, p.Dev
 	n := &Net{Config: c, Batch: batch, Seeds: S, dev: d, block: p}
-	if len(answers) < c.SeqLen {
+	if len(positions) < c.SeqLen {
 		for b := range batch {
-			for _, a := range answers {
+			for _, a := range positions {
 				n.reads = append(n.reads, b*c.SeqLen+a)
 			}
 		}
@@ -494,9 +494,9 @@ func compileNet(p *Block, batch int, train bool, answers []int) (_ *Net, err err
 	outputs := append(G.Nodes{loss, logits}, probs...)
 	if train {
 		// The loss on the answers alone: reported, never differentiated.
-		answers := node("answers", out)
-		al := softmaxXent(logits, answers)
-		bound[answers], bound[al] = n.answers, n.answerLoss
+		ans := node("answers", out)
+		al := softmaxXent(logits, ans)
+		bound[ans], bound[al] = n.answers, n.answerLoss
 		outputs = append(outputs, al)
 		// The gates' gradients say how much each head matters (pruning).
 		wrt := append(append(G.Nodes(nil), n.params...), gates...)
@@ -700,7 +700,7 @@ func (n *Net) Correct() ([]float32, error) {
 }
 
 // Logits reads the last run's logits, [Seeds][Batch*SeqLen][Vocab]; for
-// a Net of BuildTrain, only the answer rows, [Seeds][Batch*len(answers)][Vocab].
+// a Net of BuildTrain, only the rows it reads, [Seeds][Batch*len(positions)][Vocab].
 func (n *Net) Logits() ([]float32, error) { return n.read(n.logits) }
 
 // Probs reads the last run's attention probabilities of layer l for the
