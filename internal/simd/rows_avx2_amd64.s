@@ -27,7 +27,7 @@ GLOBL rows2con<>(SB), RODATA|NOPTR, $44
 // LANES sets dst to the lanes l < CX (none if CX <= 0): CX against 0..7
 // in Y14. Clobbers X13.
 #define LANES(dst) \
-	MOVQ CX, X13; \
+	VMOVQ CX, X13; \
 	VPBROADCASTD X13, dst; \
 	VPCMPGTD Y14, dst, dst
 
@@ -416,13 +416,13 @@ TEXT ·rowSumsAVX2(SB), NOSPLIT, $0-48
 	XORQ R11, R11          // the group's first query
 rs_group:
 	// Y10: how many keys each lane's row sees; BX: the most any sees.
-	MOVQ R9, X8
+	VMOVQ R9, X8
 	VPBROADCASTD X8, Y15
 	MOVQ R9, BX
 	VMOVDQA Y15, Y10
 	CMPQ causal+16(FP), $0
 	JEQ rs_vis
-	MOVQ R11, X8
+	VMOVQ R11, X8
 	VPBROADCASTD X8, Y10
 	VPADDD Y14, Y10, Y10   // queries q0+l
 	VPCMPGTD Y10, Y15, Y8
@@ -439,7 +439,7 @@ rs_chunk:
 	// Y13: the chunk's lanes inside the row; rows l into Y0..Y7.
 	MOVQ R9, AX
 	SUBQ CX, AX
-	MOVQ AX, X8
+	VMOVQ AX, X8
 	VPBROADCASTD X8, Y13
 	VPCMPGTD Y14, Y13, Y13
 	LEAQ (SI)(CX*4), R14
@@ -500,7 +500,7 @@ rs_sum:
 	VPERM2F128 $0x20, Y7, Y3, Y8
 	VPERM2F128 $0x31, Y7, Y3, Y7
 	// Add column j+k where the lane's row sees it (Y11: j+k).
-	MOVQ CX, X3
+	VMOVQ CX, X3
 	VPBROADCASTD X3, Y11
 	ADDCOL(Y5)
 	ADDCOL(Y6)
