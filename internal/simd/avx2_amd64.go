@@ -6,9 +6,10 @@ package simd
 // registers; each step over p loads 16 values of B's row p, broadcasts 6 of
 // A's column p and does 12 fused multiply-adds, so every element gets the
 // same single-rounded steps, in the same order, as on AVX-512. Column
-// tails use VMASKMOVPS with a lane mask (masked lanes are never read or
-// written): kern6x16m masks columns 8..15, kern6x8m columns 0..7,
-// kern1x16m both halves.
+// tails load with VMASKMOVPS and a lane mask (masked lanes are never
+// read) and store their lanes in pieces of 4, 2 and 1 (STORETAIL,
+// tail_amd64.h: masked stores are microcoded on Zen 3 and 4): kern6x16m
+// masks columns 8..15, kern6x8m columns 0..7, kern1x16m both halves.
 
 //go:noescape
 func kern6x16(k int, a *float32, ai, ap int, b *float32, bp int, c *float32, ci int, bias *float32, m0, m1 *int32)
