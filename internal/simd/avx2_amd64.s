@@ -98,6 +98,76 @@ kern6x16_store:
 	VZEROUPPER
 	RET
 
+// func kern4x16(k int, a *float32, ai, ap int, b *float32, bp int, c *float32, ci int, bias *float32, m0, m1 *int32):
+// kern6x16 on 4 rows (the rows a 6-row block leaves of a 16-row head).
+TEXT ·kern4x16(SB), NOSPLIT, $0-88
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ ai+16(FP), SI
+	MOVQ ap+24(FP), R8
+	MOVQ b+32(FP), BX
+	MOVQ bp+40(FP), R9
+	MOVQ c+48(FP), DX
+	MOVQ ci+56(FP), R10
+	MOVQ bias+64(FP), R12
+	LEAQ (SI)(SI*2), DI
+	TESTQ R12, R12
+	JZ kern4x16_zero
+	VMOVUPS (R12), Y0
+	VMOVUPS 32(R12), Y1
+	VMOVAPS Y0, Y2
+	VMOVAPS Y1, Y3
+	VMOVAPS Y0, Y4
+	VMOVAPS Y1, Y5
+	VMOVAPS Y0, Y6
+	VMOVAPS Y1, Y7
+	JMP kern4x16_start
+kern4x16_zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+kern4x16_start:
+	TESTQ CX, CX
+	JZ kern4x16_store
+kern4x16_loop:
+	VMOVUPS (BX), Y12
+	VMOVUPS 32(BX), Y13
+	VBROADCASTSS (AX), Y14
+	VFMADD231PS Y14, Y12, Y0
+	VFMADD231PS Y14, Y13, Y1
+	VBROADCASTSS (AX)(SI*1), Y15
+	VFMADD231PS Y15, Y12, Y2
+	VFMADD231PS Y15, Y13, Y3
+	VBROADCASTSS (AX)(SI*2), Y14
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y5
+	VBROADCASTSS (AX)(DI*1), Y15
+	VFMADD231PS Y15, Y12, Y6
+	VFMADD231PS Y15, Y13, Y7
+	ADDQ R8, AX
+	ADDQ R9, BX
+	DECQ CX
+	JNZ kern4x16_loop
+kern4x16_store:
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y2, (DX)
+	VMOVUPS Y3, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	VZEROUPPER
+	RET
+
 // func kern6x16m(k int, a *float32, ai, ap int, b *float32, bp int, c *float32, ci int, bias *float32, m0, m1 *int32)
 TEXT ·kern6x16m(SB), NOSPLIT, $0-88
 	MOVQ k+0(FP), CX
