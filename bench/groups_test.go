@@ -278,7 +278,11 @@ func TestTrainSteps(t *testing.T) {
 func BenchmarkGroups(b *testing.B) {
 	c := BenchConfig(64, tasks.NextToken)
 	for _, backend := range []string{"cpu", "gl"} {
-		for _, S := range []int{1, 8} {
+		sizes := []int{1, 8}
+		if backend == "cpu" {
+			sizes = append(sizes, 64) // past the caches: seed by seed pays here
+		}
+		for _, S := range sizes {
 			b.Run(fmt.Sprintf("%s/S%d", backend, S), func(b *testing.B) {
 				be := cpuBackend(runtime.GOMAXPROCS(0))
 				if backend == "gl" {

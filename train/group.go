@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"headlab/backend/cpu"
 	"headlab/graph"
 	"headlab/kernels"
 	"headlab/tasks"
@@ -61,6 +62,11 @@ func NewGroup(cs []Config, dev kernels.Device) (_ *Group, err error) {
 	}
 	t, _ := tasks.New(cs[0].Task)
 	shape := cs[0].Model(t)
+	// The CPU runs a group's kernels seed by seed, on a handle of the
+	// group's own (backend/cpu/group.go).
+	if c, ok := dev.(*cpu.Device); ok {
+		dev = c.Group()
+	}
 	g := &Group{dev: dev, sampled: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	// A failure frees what was made.
 	defer func() {

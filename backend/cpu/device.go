@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -14,9 +15,16 @@ import (
 // Upload and Download are copies, and every kernel runs at once on the
 // calling goroutine, one seed after another, each seed exactly as a lone
 // model runs. A Device holds no state but its counters, so several
-// goroutines may use one Device at once, each on its own tensors.
+// goroutines may use one Device at once, each on its own tensors. A
+// group's device (Group) is the exception: it queues kernels and belongs
+// to one goroutine.
 type Device struct {
 	dispatches, uploaded, readBack atomic.Int64
+
+	// parent is the device a group's device counts on; q holds its
+	// queued kernels (group.go). Both nil on a device from New.
+	parent *Device
+	q      *queue
 }
 
 var _ kernels.Device = (*Device)(nil)
@@ -28,14 +36,24 @@ func New() *Device { return &Device{} }
 func (*Device) Name() string { return "cpu" }
 
 // Buffer is the CPU device's storage.
-type Buffer struct{ data []float32 }
+type Buffer struct {
+	data []float32
+	dev  *Device // whose queued kernels Data runs first; nil for Wrap
+}
 
 // Len implements kernels.Buffer.
 func (b *Buffer) Len() int { return len(b.data) }
 
 // Data is the buffer's storage: the CPU device's tensors can be read and
-// written in place, which the graph's own tests use.
-func (b *Buffer) Data() []float32 { return b.data }
+// written in place, which the graph's own tests use. Kernels a group's
+// device has queued run first (an error among them is returned by its
+// next Sync or Download).
+func (b *Buffer) Data() []float32 {
+	if b.dev != nil {
+		b.dev.flushKeep()
+	}
+	return b.data
+}
 
 // Wrap makes data a buffer, shared, not copied: a tensor over host memory
 // for code that computes on the CPU device without uploading.
@@ -44,25 +62,35 @@ func Wrap(data []float32) kernels.Tensor {
 }
 
 // Alloc implements kernels.Device.
-func (*Device) Alloc(n int) (kernels.Buffer, error) {
+func (d *Device) Alloc(n int) (kernels.Buffer, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("cpu: buffer of %d floats", n)
 	}
-	return &Buffer{data: make([]float32, n)}, nil
+	return &Buffer{data: make([]float32, n), dev: d}, nil
 }
 
 // Free implements kernels.Device: the garbage collector frees buffers.
 func (*Device) Free(kernels.Buffer) {}
 
-// Sync implements kernels.Device: kernels have finished when they return.
-func (*Device) Sync() error { return nil }
+// Sync implements kernels.Device: kernels have finished when they return
+// (a group's device runs its queue).
+func (d *Device) Sync() error { return d.flush() }
 
 // Close implements kernels.Device.
-func (*Device) Close() error { return nil }
+func (d *Device) Close() error { return d.flush() }
 
 // Stats implements kernels.Device.
 func (d *Device) Stats() kernels.Stats {
-	return kernels.Stats{Dispatches: d.dispatches.Load(), Uploaded: d.uploaded.Load(), ReadBack: d.readBack.Load()}
+	c := d.counts()
+	return kernels.Stats{Dispatches: c.dispatches.Load(), Uploaded: c.uploaded.Load(), ReadBack: c.readBack.Load()}
+}
+
+// counts is the device whose counters d's calls add to.
+func (d *Device) counts() *Device {
+	if d.parent != nil {
+		return d.parent
+	}
+	return d
 }
 
 // temp is per-call scratch, pooled so that a step allocates nothing.
@@ -80,9 +108,10 @@ func seed(t kernels.Tensor, s int) []float32 {
 	return t.Buf.(*Buffer).data[b : b+t.Len]
 }
 
-// all returns every seed's array of a contiguous tensor as one slice.
-func all(t kernels.Tensor, S int) []float32 {
-	return t.Buf.(*Buffer).data[t.Off : t.Off+S*t.Len]
+// window returns the arrays of w's seeds of a contiguous tensor as one
+// slice.
+func window(t kernels.Tensor, w seeds) []float32 {
+	return t.Buf.(*Buffer).data[t.Off+w.lo*t.Len : t.Off+w.hi*t.Len]
 }
 
 // launch validates a kernel's tensors and their per-seed lengths (want,
@@ -96,7 +125,7 @@ func (d *Device) launch(S int, ts []kernels.Tensor, want ...int) error {
 	if err := kernels.Check(S, ts, want); err != nil {
 		return err
 	}
-	d.dispatches.Add(1)
+	d.counts().dispatches.Add(1)
 	return nil
 }
 
@@ -108,11 +137,14 @@ func (d *Device) Upload(dst kernels.Tensor, seeds int, src []float32) error {
 	if len(src) != seeds*dst.Len {
 		return fmt.Errorf("cpu: upload of %d floats into %d seeds of %d", len(src), seeds, dst.Len)
 	}
+	if err := d.flush(); err != nil {
+		return err
+	}
 	for s := 0; s < seeds; s++ {
 		copy(seed(dst, s), src[s*dst.Len:])
 	}
-	d.dispatches.Add(-1)
-	d.uploaded.Add(4 * int64(len(src)))
+	d.counts().dispatches.Add(-1)
+	d.counts().uploaded.Add(4 * int64(len(src)))
 	return nil
 }
 
@@ -124,11 +156,14 @@ func (d *Device) Download(dst []float32, src kernels.Tensor, seeds int) error {
 	if len(dst) != seeds*src.Len {
 		return fmt.Errorf("cpu: download of %d seeds of %d into %d floats", seeds, src.Len, len(dst))
 	}
+	if err := d.flush(); err != nil {
+		return err
+	}
 	for s := 0; s < seeds; s++ {
 		copy(dst[s*src.Len:], seed(src, s))
 	}
-	d.dispatches.Add(-1)
-	d.readBack.Add(4 * int64(len(dst)))
+	d.counts().dispatches.Add(-1)
+	d.counts().readBack.Add(4 * int64(len(dst)))
 	return nil
 }
 
@@ -141,14 +176,17 @@ func (d *Device) MatMul(S int, tA, tB bool, m, n, k int, a, b, c, bias kernels.T
 	if err := d.launch(S, ts[:args], want[:args]...); err != nil {
 		return err
 	}
-	matmul(S, tA, tB, m, n, k, a, b, c, bias)
+	if d.queues(S) {
+		return d.later(func(w seeds) error { matmul(w, tA, tB, m, n, k, a, b, c, bias); return nil })
+	}
+	matmul(every(S), tA, tB, m, n, k, a, b, c, bias)
 	return nil
 }
 
-func matmul(S int, tA, tB bool, m, n, k int, a, b, c, bias kernels.Tensor) {
+func matmul(w seeds, tA, tB bool, m, n, k int, a, b, c, bias kernels.Tensor) {
 	sc := temps.Get().(*temp)
 	defer temps.Put(sc)
-	for s := 0; s < S; s++ {
+	for s := w.lo; s < w.hi; s++ {
 		var bs []float32
 		if bias.Buf != nil {
 			bs = seed(bias, s)
@@ -170,14 +208,21 @@ func (d *Device) Linear(S, m, n, k int, x, w, bias, res, out, deriv kernels.Tens
 	if err := d.launch(S, ts[:args], want[:args]...); err != nil {
 		return err
 	}
-	matmul(S, false, false, m, n, k, x, w, out, bias)
+	if d.queues(S) {
+		return d.later(func(ss seeds) error { linear(ss, m, n, k, x, w, bias, res, out, deriv); return nil })
+	}
+	linear(every(S), m, n, k, x, w, bias, res, out, deriv)
+	return nil
+}
+
+func linear(ss seeds, m, n, k int, x, w, bias, res, out, deriv kernels.Tensor) {
+	matmul(ss, false, false, m, n, k, x, w, out, bias)
 	if deriv.Buf != nil {
-		gelu(S, m*n, out, out, deriv)
+		gelu(ss, m*n, out, out, deriv)
 	}
 	if res.Buf != nil {
-		add(S, m*n, res, out, out)
+		add(ss, m*n, res, out, out)
 	}
-	return nil
 }
 
 // ColSum implements kernels.Device on simd.ColSum: the rows added in
@@ -186,10 +231,17 @@ func (d *Device) ColSum(S, rows, n int, x, out kernels.Tensor) error {
 	if err := d.launch(S, []kernels.Tensor{x, out}, rows*n, n); err != nil {
 		return err
 	}
-	for s := 0; s < S; s++ {
+	if d.queues(S) {
+		return d.later(func(w seeds) error { colSum(w, rows, n, x, out); return nil })
+	}
+	colSum(every(S), rows, n, x, out)
+	return nil
+}
+
+func colSum(w seeds, rows, n int, x, out kernels.Tensor) {
+	for s := w.lo; s < w.hi; s++ {
 		simd.ColSum(seed(out, s)[:n], seed(x, s), rows)
 	}
-	return nil
 }
 
 // ColDot implements kernels.Device on simd.ColDot: rows added in order,
@@ -198,10 +250,17 @@ func (d *Device) ColDot(S, rows, n int, a, b, out kernels.Tensor) error {
 	if err := d.launch(S, []kernels.Tensor{a, b, out}, rows*n, rows*n, n); err != nil {
 		return err
 	}
-	for s := 0; s < S; s++ {
+	if d.queues(S) {
+		return d.later(func(w seeds) error { colDot(w, rows, n, a, b, out); return nil })
+	}
+	colDot(every(S), rows, n, a, b, out)
+	return nil
+}
+
+func colDot(w seeds, rows, n int, a, b, out kernels.Tensor) {
+	for s := w.lo; s < w.hi; s++ {
 		simd.ColDot(seed(out, s)[:n], seed(a, s), seed(b, s), rows)
 	}
-	return nil
 }
 
 // LayerNormEps is the epsilon added to the variance in every LayerNorm.
@@ -213,10 +272,17 @@ func (d *Device) LayerNorm(S, rows, n int, x, gamma, beta, out, xh, inv kernels.
 	if err := d.launch(S, []kernels.Tensor{x, gamma, beta, out, xh, inv}, rows*n, n, n, rows*n, rows*n, rows); err != nil {
 		return err
 	}
-	for s := 0; s < S; s++ {
+	if d.queues(S) {
+		return d.later(func(w seeds) error { layerNorm(w, rows, n, x, gamma, beta, out, xh, inv); return nil })
+	}
+	layerNorm(every(S), rows, n, x, gamma, beta, out, xh, inv)
+	return nil
+}
+
+func layerNorm(w seeds, rows, n int, x, gamma, beta, out, xh, inv kernels.Tensor) {
+	for s := w.lo; s < w.hi; s++ {
 		simd.LayerNorm(seed(x, s), seed(gamma, s)[:n], seed(beta, s), seed(out, s), seed(xh, s), seed(inv, s)[:rows], LayerNormEps)
 	}
-	return nil
 }
 
 // LayerNormGradX implements kernels.Device on simd.LayerNormGradX.
@@ -224,10 +290,17 @@ func (d *Device) LayerNormGradX(S, rows, n int, gamma, dy, xh, inv, out kernels.
 	if err := d.launch(S, []kernels.Tensor{gamma, dy, xh, inv, out}, n, rows*n, rows*n, rows, rows*n); err != nil {
 		return err
 	}
-	for s := 0; s < S; s++ {
+	if d.queues(S) {
+		return d.later(func(w seeds) error { layerNormGradX(w, rows, n, gamma, dy, xh, inv, out); return nil })
+	}
+	layerNormGradX(every(S), rows, n, gamma, dy, xh, inv, out)
+	return nil
+}
+
+func layerNormGradX(w seeds, rows, n int, gamma, dy, xh, inv, out kernels.Tensor) {
+	for s := w.lo; s < w.hi; s++ {
 		simd.LayerNormGradX(seed(out, s), seed(gamma, s)[:n], seed(dy, s), seed(xh, s), seed(inv, s)[:rows])
 	}
-	return nil
 }
 
 // GELU implements kernels.Device on simd.GELU (docs/model.md).
@@ -235,12 +308,15 @@ func (d *Device) GELU(S, n int, x, out, deriv kernels.Tensor) error {
 	if err := d.launch(S, []kernels.Tensor{x, out, deriv}, n, n, n); err != nil {
 		return err
 	}
-	gelu(S, n, x, out, deriv)
+	if d.queues(S) {
+		return d.later(func(w seeds) error { gelu(w, n, x, out, deriv); return nil })
+	}
+	gelu(every(S), n, x, out, deriv)
 	return nil
 }
 
-func gelu(S, n int, x, out, deriv kernels.Tensor) {
-	for s := 0; s < S; s++ {
+func gelu(w seeds, n int, x, out, deriv kernels.Tensor) {
+	for s := w.lo; s < w.hi; s++ {
 		simd.GELU(seed(x, s)[:n], seed(out, s), seed(deriv, s))
 	}
 }
@@ -250,10 +326,17 @@ func (d *Device) Mul(S, n int, a, b, out kernels.Tensor) error {
 	if err := d.launch(S, []kernels.Tensor{a, b, out}, n, n, n); err != nil {
 		return err
 	}
-	for s := 0; s < S; s++ {
+	if d.queues(S) {
+		return d.later(func(w seeds) error { mul(w, n, a, b, out); return nil })
+	}
+	mul(every(S), n, a, b, out)
+	return nil
+}
+
+func mul(w seeds, n int, a, b, out kernels.Tensor) {
+	for s := w.lo; s < w.hi; s++ {
 		simd.Mul(seed(out, s)[:n], seed(a, s), seed(b, s))
 	}
-	return nil
 }
 
 // Add implements kernels.Device.
@@ -261,12 +344,15 @@ func (d *Device) Add(S, n int, a, b, out kernels.Tensor) error {
 	if err := d.launch(S, []kernels.Tensor{a, b, out}, n, n, n); err != nil {
 		return err
 	}
-	add(S, n, a, b, out)
+	if d.queues(S) {
+		return d.later(func(w seeds) error { add(w, n, a, b, out); return nil })
+	}
+	add(every(S), n, a, b, out)
 	return nil
 }
 
-func add(S, n int, a, b, out kernels.Tensor) {
-	for s := 0; s < S; s++ {
+func add(w seeds, n int, a, b, out kernels.Tensor) {
+	for s := w.lo; s < w.hi; s++ {
 		simd.Add(seed(out, s)[:n], seed(a, s), seed(b, s))
 	}
 }
@@ -276,10 +362,17 @@ func (d *Device) ColScale(S, rows, n int, x, g, out kernels.Tensor) error {
 	if err := d.launch(S, []kernels.Tensor{x, g, out}, rows*n, n, rows*n); err != nil {
 		return err
 	}
-	for s := 0; s < S; s++ {
+	if d.queues(S) {
+		return d.later(func(w seeds) error { colScale(w, rows, n, x, g, out); return nil })
+	}
+	colScale(every(S), rows, n, x, g, out)
+	return nil
+}
+
+func colScale(w seeds, rows, n int, x, g, out kernels.Tensor) {
+	for s := w.lo; s < w.hi; s++ {
 		simd.ColScale(seed(out, s), seed(x, s), seed(g, s)[:n], rows)
 	}
-	return nil
 }
 
 // id reads a whole number stored as a float: -1 unless it is in 0..n-1
@@ -300,7 +393,14 @@ func (d *Device) Embed(S, rows, n int, ids, table, out kernels.Tensor) error {
 	if err := d.launch(S, []kernels.Tensor{ids, table, out}, rows, n, rows*n); err != nil {
 		return err
 	}
-	for s := 0; s < S; s++ {
+	if d.queues(S) {
+		return d.later(func(w seeds) error { return embed(w, rows, n, ids, table, out) })
+	}
+	return embed(every(S), rows, n, ids, table, out)
+}
+
+func embed(w seeds, rows, n int, ids, table, out kernels.Tensor) error {
+	for s := w.lo; s < w.hi; s++ {
 		is, tb, o := seed(ids, s), seed(table, s), seed(out, s)
 		vocab := len(tb) / n
 		for r := 0; r < rows; r++ {
@@ -320,7 +420,14 @@ func (d *Device) EmbedGrad(S, rows, n, vocab int, ids, dy, out kernels.Tensor) e
 	if err := d.launch(S, []kernels.Tensor{ids, dy, out}, rows, rows*n, vocab*n); err != nil {
 		return err
 	}
-	for s := 0; s < S; s++ {
+	if d.queues(S) {
+		return d.later(func(w seeds) error { return embedGrad(w, rows, n, vocab, ids, dy, out) })
+	}
+	return embedGrad(every(S), rows, n, vocab, ids, dy, out)
+}
+
+func embedGrad(w seeds, rows, n, vocab int, ids, dy, out kernels.Tensor) error {
+	for s := w.lo; s < w.hi; s++ {
 		is, g, o := seed(ids, s), seed(dy, s), seed(out, s)[:vocab*n]
 		clear(o)
 		for r := 0; r < rows; r++ {
@@ -342,6 +449,16 @@ func (d *Device) eachSeed(S int, s kernels.Shape, ts []kernels.Tensor, want []in
 	if err := d.launch(S, ts, want...); err != nil {
 		return err
 	}
+	if d.queues(S) {
+		ts, want := slices.Clone(ts), slices.Clone(want) // the callers' are reused
+		return d.later(func(w seeds) error { return attention(w, s, ts, want, f) })
+	}
+	return attention(every(S), s, ts, want, f)
+}
+
+// attention runs f over the seeds of w, at once when every tensor is
+// dense.
+func attention(w seeds, s kernels.Shape, ts []kernels.Tensor, want []int, f func(s kernels.Shape, x [][]float32) error) error {
 	sc := temps.Get().(*temp)
 	defer temps.Put(sc)
 	x := append(sc.x[:0], make([][]float32, len(ts))...)
@@ -352,12 +469,12 @@ func (d *Device) eachSeed(S int, s kernels.Shape, ts []kernels.Tensor, want []in
 	}
 	if dense {
 		for i, t := range ts {
-			x[i] = all(t, S)
+			x[i] = window(t, w)
 		}
-		s.B *= S
+		s.B *= w.hi - w.lo
 		return f(s, x)
 	}
-	for k := 0; k < S; k++ {
+	for k := w.lo; k < w.hi; k++ {
 		for i, t := range ts {
 			x[i] = seed(t, k)[:want[i]]
 		}
@@ -429,12 +546,19 @@ func (d *Device) SoftmaxXent(S, rows, v int, logits, targets, probs, loss kernel
 	if err := d.launch(S, []kernels.Tensor{logits, targets, probs, loss}, rows*v, rows, rows*v, 1); err != nil {
 		return err
 	}
+	if d.queues(S) {
+		return d.later(func(w seeds) error { return softmaxXent(w, rows, v, logits, targets, probs, loss) })
+	}
+	return softmaxXent(every(S), rows, v, logits, targets, probs, loss)
+}
+
+func softmaxXent(w seeds, rows, v int, logits, targets, probs, loss kernels.Tensor) error {
 	sc := temps.Get().(*temp)
 	defer temps.Put(sc)
 	if cap(sc.xent) < rows*v+2*rows {
 		sc.xent = make([]float32, rows*v+2*rows)
 	}
-	for s := 0; s < S; s++ {
+	for s := w.lo; s < w.hi; s++ {
 		lg, tg, pr := seed(logits, s), seed(targets, s)[:rows], seed(probs, s)
 		blk, shifted, sums := sc.xent[:0], sc.xent[rows*v:rows*v], sc.xent[rows*v+rows:]
 		for r, t := range tg {
@@ -479,7 +603,15 @@ func (d *Device) SoftmaxXentGrad(S, rows, v int, targets, probs, up, out kernels
 	if err := d.launch(S, []kernels.Tensor{targets, probs, up, out}, rows, rows*v, 1, rows*v); err != nil {
 		return err
 	}
-	for s := 0; s < S; s++ {
+	if d.queues(S) {
+		return d.later(func(w seeds) error { softmaxXentGrad(w, rows, v, targets, probs, up, out); return nil })
+	}
+	softmaxXentGrad(every(S), rows, v, targets, probs, up, out)
+	return nil
+}
+
+func softmaxXentGrad(ws seeds, rows, v int, targets, probs, up, out kernels.Tensor) {
+	for s := ws.lo; s < ws.hi; s++ {
 		tg, pr, o, u := seed(targets, s)[:rows], seed(probs, s), seed(out, s), seed(up, s)[0]
 		w := answerWeight(tg)
 		for r, t := range tg {
@@ -494,7 +626,6 @@ func (d *Device) SoftmaxXentGrad(S, rows, v int, targets, probs, up, out kernels
 			or[int(t)] = u * (float32(pr[r*v+int(t)]*w) - w)
 		}
 	}
-	return nil
 }
 
 // CountCorrect implements kernels.Device.
@@ -502,7 +633,15 @@ func (d *Device) CountCorrect(S, rows, v int, logits, targets, out kernels.Tenso
 	if err := d.launch(S, []kernels.Tensor{logits, targets, out}, rows*v, rows, 1); err != nil {
 		return err
 	}
-	for s := 0; s < S; s++ {
+	if d.queues(S) {
+		return d.later(func(w seeds) error { countCorrect(w, rows, v, logits, targets, out); return nil })
+	}
+	countCorrect(every(S), rows, v, logits, targets, out)
+	return nil
+}
+
+func countCorrect(w seeds, rows, v int, logits, targets, out kernels.Tensor) {
+	for s := w.lo; s < w.hi; s++ {
 		lg, tg := seed(logits, s), seed(targets, s)[:rows]
 		right := 0
 		for r, t := range tg {
@@ -522,7 +661,6 @@ func (d *Device) CountCorrect(S, rows, v int, logits, targets, out kernels.Tenso
 		}
 		seed(out, s)[0] = float32(right)
 	}
-	return nil
 }
 
 // Adam implements kernels.Device on simd.Adam: the arithmetic of
@@ -531,6 +669,9 @@ func (d *Device) CountCorrect(S, rows, v int, logits, targets, out kernels.Tenso
 // decay (docs/model.md).
 func (d *Device) Adam(S, n int, w, g, m, v, negLR, decay, failed kernels.Tensor, c1, c2 float32) error {
 	if err := d.launch(S, []kernels.Tensor{w, g, m, v, negLR, decay, failed}, n, n, n, n, 1, 1, 1); err != nil {
+		return err
+	}
+	if err := d.flush(); err != nil {
 		return err
 	}
 	b1, b2 := float32(kernels.AdamBeta1), float32(kernels.AdamBeta2)
@@ -548,6 +689,9 @@ func (d *Device) Adam(S, n int, w, g, m, v, negLR, decay, failed kernels.Tensor,
 // MarkDiverged implements kernels.Device.
 func (d *Device) MarkDiverged(S int, loss, failed kernels.Tensor, step int) error {
 	if err := d.launch(S, []kernels.Tensor{loss, failed}, 1, 1); err != nil {
+		return err
+	}
+	if err := d.flush(); err != nil {
 		return err
 	}
 	for s := 0; s < S; s++ {

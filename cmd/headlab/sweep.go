@@ -192,6 +192,9 @@ func (f *sweepFlags) plan(stderr io.Writer, dev kernels.Device, pairs []sweep.Pa
 	if err := checkHostMemory(dev, configsOf(pairs), memoryModels(run, onCPU, len(pairs))); err != nil {
 		return run, err
 	}
+	// On the CPU a group runs seed by seed and a seed-step costs what a
+	// lone model's does, or a few percent more (docs/performance.md,
+	// "Groups on the CPU"): one pair a worker is the faster default.
 	if !f.groupGiven && onCPU {
 		run.group = 1
 		return run, nil

@@ -5,6 +5,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "tail_amd64.h"
 
 // func kern6x16(k int, a *float32, ai, ap int, b *float32, bp int, c *float32, ci int, bias *float32, m0, m1 *int32)
 TEXT ·kern6x16(SB), NOSPLIT, $0-88
@@ -97,6 +98,76 @@ kern6x16_store:
 	VZEROUPPER
 	RET
 
+// func kern4x16(k int, a *float32, ai, ap int, b *float32, bp int, c *float32, ci int, bias *float32, m0, m1 *int32):
+// kern6x16 on 4 rows (the rows a 6-row block leaves of a 16-row head).
+TEXT ·kern4x16(SB), NOSPLIT, $0-88
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ ai+16(FP), SI
+	MOVQ ap+24(FP), R8
+	MOVQ b+32(FP), BX
+	MOVQ bp+40(FP), R9
+	MOVQ c+48(FP), DX
+	MOVQ ci+56(FP), R10
+	MOVQ bias+64(FP), R12
+	LEAQ (SI)(SI*2), DI
+	TESTQ R12, R12
+	JZ kern4x16_zero
+	VMOVUPS (R12), Y0
+	VMOVUPS 32(R12), Y1
+	VMOVAPS Y0, Y2
+	VMOVAPS Y1, Y3
+	VMOVAPS Y0, Y4
+	VMOVAPS Y1, Y5
+	VMOVAPS Y0, Y6
+	VMOVAPS Y1, Y7
+	JMP kern4x16_start
+kern4x16_zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+kern4x16_start:
+	TESTQ CX, CX
+	JZ kern4x16_store
+kern4x16_loop:
+	VMOVUPS (BX), Y12
+	VMOVUPS 32(BX), Y13
+	VBROADCASTSS (AX), Y14
+	VFMADD231PS Y14, Y12, Y0
+	VFMADD231PS Y14, Y13, Y1
+	VBROADCASTSS (AX)(SI*1), Y15
+	VFMADD231PS Y15, Y12, Y2
+	VFMADD231PS Y15, Y13, Y3
+	VBROADCASTSS (AX)(SI*2), Y14
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y5
+	VBROADCASTSS (AX)(DI*1), Y15
+	VFMADD231PS Y15, Y12, Y6
+	VFMADD231PS Y15, Y13, Y7
+	ADDQ R8, AX
+	ADDQ R9, BX
+	DECQ CX
+	JNZ kern4x16_loop
+kern4x16_store:
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y2, (DX)
+	VMOVUPS Y3, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	VZEROUPPER
+	RET
+
 // func kern6x16m(k int, a *float32, ai, ap int, b *float32, bp int, c *float32, ci int, bias *float32, m0, m1 *int32)
 TEXT ·kern6x16m(SB), NOSPLIT, $0-88
 	MOVQ k+0(FP), CX
@@ -170,23 +241,32 @@ kern6x16m_loop:
 	DECQ CX
 	JNZ kern6x16m_loop
 kern6x16m_store:
+	// Columns 8.. of each row: the lanes of Y15, in STORETAIL pieces.
+	VMOVMSKPS Y15, CX
+	POPCNTL CX, CX
 	VMOVUPS Y0, (DX)
-	VMASKMOVPS Y1, Y15, 32(DX)
+	LEAQ 32(DX), AX
+	STORETAIL(Y1, X1, X12, CX, AX, k616m_0a, k616m_0b, k616m_0c)
 	ADDQ R10, DX
 	VMOVUPS Y2, (DX)
-	VMASKMOVPS Y3, Y15, 32(DX)
+	LEAQ 32(DX), AX
+	STORETAIL(Y3, X3, X12, CX, AX, k616m_1a, k616m_1b, k616m_1c)
 	ADDQ R10, DX
 	VMOVUPS Y4, (DX)
-	VMASKMOVPS Y5, Y15, 32(DX)
+	LEAQ 32(DX), AX
+	STORETAIL(Y5, X5, X12, CX, AX, k616m_2a, k616m_2b, k616m_2c)
 	ADDQ R10, DX
 	VMOVUPS Y6, (DX)
-	VMASKMOVPS Y7, Y15, 32(DX)
+	LEAQ 32(DX), AX
+	STORETAIL(Y7, X7, X12, CX, AX, k616m_3a, k616m_3b, k616m_3c)
 	ADDQ R10, DX
 	VMOVUPS Y8, (DX)
-	VMASKMOVPS Y9, Y15, 32(DX)
+	LEAQ 32(DX), AX
+	STORETAIL(Y9, X9, X12, CX, AX, k616m_4a, k616m_4b, k616m_4c)
 	ADDQ R10, DX
 	VMOVUPS Y10, (DX)
-	VMASKMOVPS Y11, Y15, 32(DX)
+	LEAQ 32(DX), AX
+	STORETAIL(Y11, X11, X12, CX, AX, k616m_5a, k616m_5b, k616m_5c)
 	VZEROUPPER
 	RET
 
@@ -244,17 +324,42 @@ kern6x8m_loop:
 	DECQ CX
 	JNZ kern6x8m_loop
 kern6x8m_store:
-	VMASKMOVPS Y0, Y15, (DX)
+	// The lanes of Y15: whole rows when all 8 are, else STORETAIL pieces.
+	VMOVMSKPS Y15, CX
+	POPCNTL CX, CX
+	CMPQ CX, $8
+	JEQ kern6x8m_whole
+	MOVQ DX, AX
+	STORETAIL(Y0, X0, X12, CX, AX, k68m_0a, k68m_0b, k68m_0c)
 	ADDQ R10, DX
-	VMASKMOVPS Y1, Y15, (DX)
+	MOVQ DX, AX
+	STORETAIL(Y1, X1, X12, CX, AX, k68m_1a, k68m_1b, k68m_1c)
 	ADDQ R10, DX
-	VMASKMOVPS Y2, Y15, (DX)
+	MOVQ DX, AX
+	STORETAIL(Y2, X2, X12, CX, AX, k68m_2a, k68m_2b, k68m_2c)
 	ADDQ R10, DX
-	VMASKMOVPS Y3, Y15, (DX)
+	MOVQ DX, AX
+	STORETAIL(Y3, X3, X12, CX, AX, k68m_3a, k68m_3b, k68m_3c)
 	ADDQ R10, DX
-	VMASKMOVPS Y4, Y15, (DX)
+	MOVQ DX, AX
+	STORETAIL(Y4, X4, X12, CX, AX, k68m_4a, k68m_4b, k68m_4c)
 	ADDQ R10, DX
-	VMASKMOVPS Y5, Y15, (DX)
+	MOVQ DX, AX
+	STORETAIL(Y5, X5, X12, CX, AX, k68m_5a, k68m_5b, k68m_5c)
+	VZEROUPPER
+	RET
+kern6x8m_whole:
+	VMOVUPS Y0, (DX)
+	ADDQ R10, DX
+	VMOVUPS Y1, (DX)
+	ADDQ R10, DX
+	VMOVUPS Y2, (DX)
+	ADDQ R10, DX
+	VMOVUPS Y3, (DX)
+	ADDQ R10, DX
+	VMOVUPS Y4, (DX)
+	ADDQ R10, DX
+	VMOVUPS Y5, (DX)
 	VZEROUPPER
 	RET
 
@@ -333,8 +438,21 @@ kern1x16m_loop:
 	DECQ CX
 	JNZ kern1x16m_loop
 kern1x16m_store:
-	VMASKMOVPS Y0, Y14, (DX)
-	VMASKMOVPS Y1, Y15, 32(DX)
+	// w = the lanes of Y14 and Y15 (1..15): whole 8s, then pieces.
+	VMOVMSKPS Y14, CX
+	POPCNTL CX, CX
+	VMOVMSKPS Y15, BX
+	POPCNTL BX, BX
+	ADDQ BX, CX
+	MOVQ DX, AX
+	CMPQ CX, $8
+	JLT k116m_part
+	VMOVUPS Y0, (AX)
+	ADDQ $32, AX
+	SUBQ $8, CX
+	VMOVAPS Y1, Y0
+k116m_part:
+	STORETAIL(Y0, X0, X12, CX, AX, k116m_a, k116m_b, k116m_c)
 	VZEROUPPER
 	RET
 

@@ -97,13 +97,14 @@ func TestPathsAgree(t *testing.T) {
 	}
 }
 
-// BenchmarkSgemm times each path this CPU runs on the model's shapes and
-// squares (mode 1: A transposed, 2: B transposed).
+// BenchmarkSgemm times each path this CPU runs on the model's shapes, two
+// with a column tail (n = 10, as a small vocabulary's unembedding gives),
+// and squares (mode 1: A transposed, 2: B transposed).
 func BenchmarkSgemm(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, p := range runnablePaths() {
 		b.Run(p.String(), func(b *testing.B) {
-			for _, sh := range [][4]int{{1024, 96, 32, 0}, {1024, 32, 64, 0}, {1024, 32, 96, 2}, {32, 96, 1024, 1}, {256, 256, 256, 0}, {512, 512, 512, 0}} {
+			for _, sh := range [][4]int{{1024, 96, 32, 0}, {1024, 32, 64, 0}, {1024, 32, 96, 2}, {32, 96, 1024, 1}, {1024, 10, 32, 0}, {1024, 32, 10, 2}, {256, 256, 256, 0}, {512, 512, 512, 0}} {
 				m, n, k, mode := sh[0], sh[1], sh[2], sh[3]
 				b.Run(fmt.Sprintf("%dx%dx%d_t%d", m, n, k, mode), func(bb *testing.B) {
 					setPath(bb, p)

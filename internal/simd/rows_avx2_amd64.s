@@ -2,14 +2,16 @@
 // that the row's visible keys or its end cut short takes a lane mask
 // (lane l < n, a compare against 0..7): inside the row, masked lanes are
 // computed and then blended out or zeroed, and only a chunk that runs
-// past the row's end loads and stores with VMASKMOVPS, so nothing outside
-// the block is touched. The float32 operations are rows.go's, entry by
+// past the row's end loads with VMASKMOVPS and stores its lanes in pieces
+// (STORETAIL: masked stores are microcoded on Zen 3 and 4), so nothing
+// outside the block is touched. The float32 operations are rows.go's, entry by
 // entry; the row's max is an integer max over a key (see KEY) that orders
 // floats as Go's max does, so it is the portable loop's to the bit.
 
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "tail_amd64.h"
 
 DATA rows2con<>+0(SB)/4, $0
 DATA rows2con<>+4(SB)/4, $1
@@ -27,7 +29,7 @@ GLOBL rows2con<>(SB), RODATA|NOPTR, $44
 // LANES sets dst to the lanes l < CX (none if CX <= 0): CX against 0..7
 // in Y14. Clobbers X13.
 #define LANES(dst) \
-	MOVQ CX, X13; \
+	VMOVQ CX, X13; \
 	VPBROADCASTD X13, dst; \
 	VPCMPGTD Y14, dst, dst
 
@@ -120,7 +122,8 @@ ssm_scale_part:
 ssm_scale_end:
 	VMASKMOVPS (DI), Y3, Y2
 	VMULPS Y15, Y2, Y2
-	VMASKMOVPS Y2, Y3, (DI)
+	MOVQ DI, AX
+	STORETAIL(Y2, X2, X4, CX, AX, ssm_st4, ssm_st2, ssm_st1)
 ssm_scale_max:
 	VBLENDVPS Y3, Y2, Y12, Y2
 	MAXKEY(Y2)
@@ -168,7 +171,8 @@ ssm_sub_part:
 ssm_sub_end:
 	VMASKMOVPS (DI), Y3, Y2
 	VSUBPS Y0, Y2, Y2
-	VMASKMOVPS Y2, Y3, (DI)
+	MOVQ DI, AX
+	STORETAIL(Y2, X2, X4, CX, AX, ssm_su4, ssm_su2, ssm_su1)
 ssm_next:
 	LEAQ (SI)(R9*4), SI
 	NEXTROW
@@ -213,7 +217,8 @@ div_end:
 	VMASKMOVPS (DI), Y4, Y1
 	VDIVPS Y0, Y1, Y1
 	VANDPS Y3, Y1, Y1
-	VMASKMOVPS Y1, Y4, (DI)
+	MOVQ DI, AX
+	STORETAIL(Y1, X1, X2, CX, AX, div_st4, div_st2, div_st1)
 div_next:
 	ADDQ $4, DX
 	LEAQ (SI)(R9*4), SI
@@ -265,7 +270,8 @@ sg_end:
 	VMULPS Y2, Y1, Y2
 	VMULPS Y15, Y2, Y2
 	VANDPS Y3, Y2, Y2
-	VMASKMOVPS Y2, Y4, (DI)(R13*4)
+	LEAQ (DI)(R13*4), AX
+	STORETAIL(Y2, X2, X5, CX, AX, sg_st4, sg_st2, sg_st1)
 sg_next:
 	ADDQ $4, DX
 	LEAQ (DI)(R9*4), DI
@@ -416,13 +422,13 @@ TEXT ·rowSumsAVX2(SB), NOSPLIT, $0-48
 	XORQ R11, R11          // the group's first query
 rs_group:
 	// Y10: how many keys each lane's row sees; BX: the most any sees.
-	MOVQ R9, X8
+	VMOVQ R9, X8
 	VPBROADCASTD X8, Y15
 	MOVQ R9, BX
 	VMOVDQA Y15, Y10
 	CMPQ causal+16(FP), $0
 	JEQ rs_vis
-	MOVQ R11, X8
+	VMOVQ R11, X8
 	VPBROADCASTD X8, Y10
 	VPADDD Y14, Y10, Y10   // queries q0+l
 	VPCMPGTD Y10, Y15, Y8
@@ -439,7 +445,7 @@ rs_chunk:
 	// Y13: the chunk's lanes inside the row; rows l into Y0..Y7.
 	MOVQ R9, AX
 	SUBQ CX, AX
-	MOVQ AX, X8
+	VMOVQ AX, X8
 	VPBROADCASTD X8, Y13
 	VPCMPGTD Y14, Y13, Y13
 	LEAQ (SI)(CX*4), R14
@@ -500,7 +506,7 @@ rs_sum:
 	VPERM2F128 $0x20, Y7, Y3, Y8
 	VPERM2F128 $0x31, Y7, Y3, Y7
 	// Add column j+k where the lane's row sees it (Y11: j+k).
-	MOVQ CX, X3
+	VMOVQ CX, X3
 	VPBROADCASTD X3, Y11
 	ADDCOL(Y5)
 	ADDCOL(Y6)

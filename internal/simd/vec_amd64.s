@@ -71,7 +71,7 @@ TEXT ·lnKernel(SB), NOSPLIT, $0-68
 	VXORPS X14, X14, X14
 	VCVTSI2SSQ R9, X14, X14 // float32(n)
 	MOVQ $0x3ff0000000000000, AX
-	MOVQ AX, X13 // 1.0
+	VMOVQ AX, X13 // 1.0
 	SHLQ $2, R9 // bytes per row
 	// Two rows at a time when rows are whole YMM vectors (n a multiple of
 	// 8), each row's operations exactly as ln_row's: the rows' dependency
