@@ -29,11 +29,8 @@ const (
 // Ablations lists every method, the default first.
 var Ablations = []Ablation{AblateZero, AblateMean, AblateResample}
 
-// ParseAblation reads a method's name; "" is zero.
+// ParseAblation reads a method's name.
 func ParseAblation(s string) (Ablation, error) {
-	if s == "" {
-		return AblateZero, nil
-	}
 	for _, a := range Ablations {
 		if string(a) == s {
 			return a, nil
