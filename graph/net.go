@@ -105,7 +105,8 @@ type builder struct {
 	shape  kernels.Shape
 	rows   int // a model's rows: Batch*SeqLen
 	bound  map[*G.Node]kernels.Tensor
-	params map[string]*G.Node
+	params map[string]*G.Node // the nodes made so far
+	index  map[string]int     // every parameter's place in Weights order
 	err    error
 
 	tokens, targets *G.Node
@@ -137,7 +138,7 @@ func compileNet(p *Block, batch int, kind netKind, answers []int) (_ *Net, err e
 		}
 	}()
 	n.mem = kernels.Arena{Dev: d, S: S}
-	b := &builder{g: G.NewGraph(), n: n, rows: batch * c.SeqLen, bound: map[*G.Node]kernels.Tensor{}, params: map[string]*G.Node{},
+	b := &builder{g: G.NewGraph(), n: n, rows: batch * c.SeqLen, bound: map[*G.Node]kernels.Tensor{}, params: map[string]*G.Node{}, index: paramIndex(c),
 		shape: kernels.Shape{B: batch, T: c.SeqLen, H: c.Heads, Dh: c.HeadDim(), Causal: c.Causal}}
 	out := n.outRows()
 	n.tokens, n.targets = b.alloc(b.rows), b.alloc(out)
@@ -203,13 +204,12 @@ func (b *builder) gradients(loss *G.Node) (G.Nodes, error) {
 	if n.grads, err = n.mem.Dense(p.P); err != nil {
 		return nil, err
 	}
-	byName := paramIndex(p.Config)
 	for i, gr := range grads {
 		if _, dup := b.bound[gr]; dup {
 			return nil, fmt.Errorf("graph: gradient %d is bound twice", i)
 		}
 		if i < len(n.params) {
-			j := byName[n.params[i].Name()]
+			j := b.index[n.params[i].Name()]
 			b.bound[gr] = n.grads.View(p.offs[j], p.Param(j).Len)
 			continue
 		}
@@ -281,12 +281,11 @@ func (b *builder) param(name string) *G.Node {
 	if nd, ok := b.params[name]; ok {
 		return nd
 	}
-	p := b.n.block
-	i, ok := paramIndex(p.Config)[name]
+	i, ok := b.index[name]
 	if !ok {
 		panic("graph: no parameter " + name)
 	}
-	nd := b.input(name, p.Param(i), ParamShapes(p.Config)[i].Shape...)
+	nd := b.input(name, b.n.block.Param(i), ParamShapes(b.n.Config)[i].Shape...)
 	b.params[name] = nd
 	b.n.params = append(b.n.params, nd)
 	return nd

@@ -213,19 +213,22 @@ func Patch(e *train.Evaluator, o PatchOptions) ([]*PatchReport, error) {
 			return nil, fmt.Errorf("inspect: no position %d (sequences have %d)", p, T)
 		}
 	}
-	// The clean runs' head outputs and residual streams, [s][site][l][N*T*D].
-	kept := make([][2][][]float32, S)
+	// The clean runs' residual streams and head outputs,
+	// [s][site][l][N*T*D] for site ResidPre and HeadOut.
+	sites := []graph.Site{graph.ResidPre, graph.HeadOut}
+	kept := make([]map[graph.Site][][]float32, S)
 	for s := range kept {
-		for site := range 2 {
+		kept[s] = map[graph.Site][][]float32{}
+		for _, site := range sites {
 			for range L {
 				kept[s][site] = append(kept[s][site], make([]float32, N*T*D))
 			}
 		}
 	}
 	keep := func(net *graph.Net, first, n int) error {
-		for site, g := range []graph.Site{graph.ResidPre, graph.HeadOut} {
+		for _, site := range sites {
 			for l := range L {
-				a, err := net.Capture(g, l)
+				a, err := net.Capture(site, l)
 				if err != nil {
 					return err
 				}
@@ -251,18 +254,17 @@ func Patch(e *train.Evaluator, o PatchOptions) ([]*PatchReport, error) {
 	}
 	// patchAt is one position's patch of site in block l: head h's
 	// columns of the head outputs, or every column of the residual.
-	patchAt := func(site, l, h, p int) func(net *graph.Net, first, n int) error {
+	patchAt := func(site graph.Site, l, h, p int) func(net *graph.Net, first, n int) error {
 		lo, hi := 0, D
 		if h >= 0 {
 			lo, hi = h*dh, (h+1)*dh
 		}
-		g := []graph.Site{graph.ResidPre, graph.HeadOut}[site]
 		return func(net *graph.Net, first, n int) error {
 			if err := net.ClearInterventions(-1); err != nil {
 				return err
 			}
 			for s := range S {
-				gate, repl, err := net.Intervention(s, g, l)
+				gate, repl, err := net.Intervention(s, site, l)
 				if err != nil {
 					return err
 				}
@@ -277,7 +279,7 @@ func Patch(e *train.Evaluator, o PatchOptions) ([]*PatchReport, error) {
 			return nil
 		}
 	}
-	measure := func(site, l, h int, name string) ([]Patched, error) {
+	measure := func(site graph.Site, l, h int, name string) ([]Patched, error) {
 		out := make([]Patched, S)
 		for s := range out {
 			P := len(positions)
@@ -306,7 +308,7 @@ func Patch(e *train.Evaluator, o PatchOptions) ([]*PatchReport, error) {
 	}
 	for _, l := range layers {
 		for h := range H {
-			ps, err := measure(1, l, h, analysis.HeadName(l, h))
+			ps, err := measure(graph.HeadOut, l, h, analysis.HeadName(l, h))
 			if err != nil {
 				return nil, err
 			}
@@ -316,7 +318,7 @@ func Patch(e *train.Evaluator, o PatchOptions) ([]*PatchReport, error) {
 		}
 	}
 	for _, l := range layers {
-		ps, err := measure(0, l, -1, fmt.Sprintf("resid L%d", l))
+		ps, err := measure(graph.ResidPre, l, -1, fmt.Sprintf("resid L%d", l))
 		if err != nil {
 			return nil, err
 		}
