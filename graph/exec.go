@@ -26,6 +26,7 @@ type executor struct {
 	S     int
 	steps []execStep
 	mem   kernels.Arena // every tensor it made, freed by close
+	auxes map[*op][]kernels.Tensor
 }
 
 type execStep struct {
@@ -72,6 +73,14 @@ func (e *executor) traffic() int64 {
 		n += int64(s.c.out.Len)
 	}
 	return 4 * n
+}
+
+// auxOf is the aux tensors of n's op (LayerNorm's normalised rows and
+// scale, GELU's derivative): they are never reused, so they hold the last
+// run's values.
+func (e *executor) auxOf(n *G.Node) []kernels.Tensor {
+	o, _ := n.Op().(*op)
+	return e.auxes[o]
 }
 
 // alloc makes a dense tensor of n floats per model, owned by e.
@@ -316,6 +325,7 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 		}
 		release(in, i)
 	}
+	e.auxes = auxes
 	return e, nil
 }
 

@@ -291,3 +291,18 @@ func softmaxXent(logits, targets *G.Node) *G.Node {
 	}
 	return apply(fwd, logits, targets)
 }
+
+// mul is a*b elementwise, for a and b of one shape: a probed Net's gates
+// (probe.go). It has no gradient: probed Nets do not train.
+func mul(a, b *G.Node) *G.Node {
+	if !a.Shape().Eq(b.Shape()) {
+		panic(fmt.Sprintf("graph: mul of shapes %v and %v", a.Shape(), b.Shape()))
+	}
+	size := a.Shape().TotalSize()
+	return apply(&op{
+		name:   "mul",
+		inDims: []int{a.Shape().Dims(), b.Shape().Dims()},
+		out:    a.Shape().Clone(),
+		run:    func(c *call) error { return c.d.Mul(c.S, size, c.in[0], c.in[1], c.out) },
+	}, a, b)
+}

@@ -26,15 +26,19 @@ type Snapshot struct {
 	Loss     *float64             `json:"loss,omitempty"`
 	Accuracy float64              `json:"accuracy"`
 	Heads    []analysis.HeadScore `json:"heads"`
+	// ICL is the in-context learning score on the scored examples
+	// (analysis.ICLScore); absent from histories recorded before it was.
+	ICL *float64 `json:"icl_score,omitempty"`
 }
 
 // History is a run's snapshots, oldest first.
 type History []Snapshot
 
 // Recorder takes a Snapshot every few steps of a training run: held-out
-// accuracy on the first 1,000 held-out examples and every head's scores on
-// the first ScoredExamples, both from one pass over them of the run's
-// Evaluator. The zero value is ready to record.
+// accuracy on the first 1,000 held-out examples, and every head's scores
+// and the in-context learning score on the first ScoredExamples, all from
+// one pass over them of the run's Evaluator. The zero value is ready to
+// record.
 type Recorder struct {
 	History History
 }
@@ -48,13 +52,17 @@ func (r *Recorder) Hook(every int) train.Hook {
 func (r *Recorder) record(step int, m *train.Model, e *train.Evaluator, loss float64) error {
 	// One pass: accuracy on the held-out set, attention on its first
 	// ScoredExamples.
-	sn, err := e.Snapshot([]*tasks.Batch{train.HeldOut(m)}, train.SnapshotOptions{Attention: ScoredExamples})
+	sn, err := e.Snapshot([]*tasks.Batch{train.HeldOut(m)}, train.SnapshotOptions{Attention: ScoredExamples, Logits: true})
 	if err != nil {
 		return err
 	}
-	s := Snapshot{Step: step, Accuracy: sn[0].Accuracy, Heads: analysis.ScoreAll(sn[0].Attention)}
+	a := sn[0].Attention
+	s := Snapshot{Step: step, Accuracy: sn[0].Accuracy, Heads: analysis.ScoreAll(a)}
 	if !math.IsNaN(loss) {
 		s.Loss = &loss
+	}
+	if icl, err := analysis.ICLScore(a.Tokens, sn[0].Logits, a.N, a.T, m.Shape.Vocab); err == nil {
+		s.ICL = &icl
 	}
 	r.History = append(r.History, s)
 	return nil
@@ -125,6 +133,18 @@ func (h History) Loss() Series {
 	for _, r := range h {
 		if r.Loss != nil {
 			s.Steps, s.Values = append(s.Steps, r.Step), append(s.Values, *r.Loss)
+		}
+	}
+	return s
+}
+
+// ICL is the in-context learning score ("in-context learning score") at
+// every record that has one.
+func (h History) ICL() Series {
+	s := Series{Name: "in-context learning score"}
+	for _, r := range h {
+		if r.ICL != nil {
+			s.Steps, s.Values = append(s.Steps, r.Step), append(s.Values, *r.ICL)
 		}
 	}
 	return s

@@ -16,10 +16,14 @@ import (
 const ScoredExamples = 256
 
 // Head is one head's verdict and the held-out accuracy with it switched
-// off (on top of any heads the report was asked to switch off).
+// off (on top of any heads the report was asked to switch off), and its
+// circuit scores when they were measured.
 type Head struct {
 	analysis.HeadScore
 	AblatedAccuracy float64 `json:"ablated_accuracy"`
+	// Circuit is the head's task-independent scores (docs/causal.md);
+	// nil when not measured.
+	Circuit *Circuit `json:"circuit,omitempty"`
 }
 
 // Report is what headlab prints about a model's heads.
@@ -30,7 +34,12 @@ type Report struct {
 	// Loss is the held-out mean cross-entropy, as evaluated.
 	Loss    float64  `json:"loss"`
 	Ablated []string `json:"ablated"`
-	Heads   []Head   `json:"heads"`
+	// Ablation is how every head switched off is replaced.
+	Ablation Ablation `json:"ablation"`
+	Heads    []Head   `json:"heads"`
+	// ICL is the intact model's in-context learning score on the scored
+	// examples (docs/causal.md), when measured.
+	ICL *float64 `json:"icl_score,omitempty"`
 	// ByKind is accuracy per kind of example, for tasks that have kinds
 	// (agreement: with and without an attractor).
 	ByKind *ByKind `json:"by_kind,omitempty"`
@@ -72,29 +81,59 @@ func AnalyzeWith(e *train.Evaluator, m *train.Model, off [][]bool) (*Report, *an
 // are scored on its own held-out examples, and each head is switched off
 // in every model in one pass.
 func AnalyzeAll(e *train.Evaluator, off [][]bool) ([]*Report, []*analysis.Attention, error) {
-	return analyzeAll(e, off, 0)
+	return AnalyzeAllBy(e, Options{Off: off})
 }
 
 // AnalyzeRelation is Analyze whose accuracy by kind switches off the head
 // that follows relation rel (an index into the task's relations) best.
 func AnalyzeRelation(m *train.Model, dev kernels.Device, off [][]bool, rel int) (*Report, *analysis.Attention, error) {
+	return AnalyzeBy(m, dev, Options{Off: off, Relation: rel})
+}
+
+// Options say how a report switches heads off.
+type Options struct {
+	// Off are the heads switched off throughout (nil: none).
+	Off [][]bool
+	// Ablation is how a head is switched off ("" is zero).
+	Ablation Ablation
+	// Relation is the relation (an index into the task's relations) whose
+	// best head accuracy by kind switches off.
+	Relation int
+	// Circuit also measures every head's circuit scores and the model's
+	// in-context learning score (docs/causal.md), both of the intact
+	// model, whatever Off says.
+	Circuit bool
+}
+
+// AnalyzeBy is Analyze as o says.
+func AnalyzeBy(m *train.Model, dev kernels.Device, o Options) (*Report, *analysis.Attention, error) {
 	e, err := train.NewEvaluator(m, dev)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer e.Close()
-	rs, as, err := analyzeAll(e, off, rel)
+	rs, as, err := AnalyzeAllBy(e, o)
 	if err != nil {
 		return nil, nil, err
 	}
 	return rs[0], as[0], nil
 }
 
-func analyzeAll(e *train.Evaluator, off [][]bool, rel int) ([]*Report, []*analysis.Attention, error) {
+// AnalyzeAllBy is AnalyzeAll as o says: a sweep's group measures every
+// model's heads under one ablation method with it.
+func AnalyzeAllBy(e *train.Evaluator, o Options) ([]*Report, []*analysis.Attention, error) {
+	off, rel := o.Off, o.Relation
 	held := e.HeldOutAll()
+	if o.Ablation == "" {
+		o.Ablation = AblateZero
+	}
+	ab, err := NewAblator(e, held, o.Ablation)
+	if err != nil {
+		return nil, nil, err
+	}
 	// One pass: accuracy on every held-out example, attention on the first
 	// ScoredExamples.
-	snaps, err := e.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{off}, Attention: ScoredExamples})
+	snaps, err := ab.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{off}, Attention: ScoredExamples})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -106,12 +145,12 @@ func analyzeAll(e *train.Evaluator, off [][]bool, rel int) ([]*Report, []*analys
 	reports := make([]*Report, len(held))
 	scores := make([][]analysis.HeadScore, len(held))
 	for s := range reports {
-		reports[s] = &Report{Ablated: analysis.HeadNames(off), Accuracy: snaps[s].Accuracy, Loss: snaps[s].Loss}
+		reports[s] = &Report{Ablated: analysis.HeadNames(off), Ablation: o.Ablation, Accuracy: snaps[s].Accuracy, Loss: snaps[s].Loss}
 		scores[s] = analysis.ScoreAll(atts[s])
 	}
 	for l := 0; l < c.Layers; l++ {
 		for h := 0; h < c.Heads; h++ {
-			one, err := e.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{withHead(off, c, l, h)}})
+			one, err := ab.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{withHead(off, c, l, h)}})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -124,8 +163,13 @@ func analyzeAll(e *train.Evaluator, off [][]bool, rel int) ([]*Report, []*analys
 			}
 		}
 	}
-	if err := byKindAll(e, held, reports, off, rel); err != nil {
+	if err := byKindAll(ab, held, reports, off, rel); err != nil {
 		return nil, nil, err
+	}
+	if o.Circuit {
+		if err := circuitAll(e, reports); err != nil {
+			return nil, nil, err
+		}
 	}
 	return reports, atts, nil
 }

@@ -30,7 +30,8 @@ type KindAccuracy struct {
 // byKindAll fills every report's ByKind when the task has kinds and
 // relations: each kind is the held-out set with the other kinds' answers
 // masked, so that every model's batch keeps its size.
-func byKindAll(e *train.Evaluator, held []*tasks.Batch, reports []*Report, off [][]bool, rel int) error {
+func byKindAll(ab *Ablator, held []*tasks.Batch, reports []*Report, off [][]bool, rel int) error {
+	e := ab.e
 	task := e.Models[0].Task
 	kt, ok := task.(tasks.KindTask)
 	rels := tasks.Relations(task)
@@ -65,11 +66,11 @@ func byKindAll(e *train.Evaluator, held []*tasks.Batch, reports []*Report, off [
 				}
 			}
 		}
-		intact, err := e.Snapshot(masked, train.SnapshotOptions{Off: [][][]bool{off}})
+		intact, err := ab.Snapshot(masked, train.SnapshotOptions{Off: [][][]bool{off}})
 		if err != nil {
 			return err
 		}
-		without, err := e.Snapshot(masked, train.SnapshotOptions{Off: headOff})
+		without, err := ab.Snapshot(masked, train.SnapshotOptions{Off: headOff})
 		if err != nil {
 			return err
 		}

@@ -102,6 +102,8 @@ type PruneReport struct {
 	Heads    int     `json:"heads"`
 	Intact   float64 `json:"intact_accuracy"`
 	Examples int     `json:"examples"`
+	// Ablation is how heads are switched off where accuracy is measured.
+	Ablation Ablation `json:"ablation"`
 	// Importance is the one-shot importance, least important first.
 	Importance   []HeadImportance `json:"importance"`
 	Orders       []OrderCurve     `json:"orders"`
@@ -206,11 +208,22 @@ func PruneOrder(imp []HeadImportance) []HeadImportance {
 }
 
 // Prune removes m's heads one at a time in each of the orders asked for
-// and measures held-out accuracy after each removal. Every order chooses
-// on the first `examples` held-out examples (importance gradients, or
-// greedy's accuracies) and is measured on all of them; the random curve is
-// the mean over randomOrders random orders seeded from the model's seed.
+// and measures held-out accuracy after each removal, heads switched off
+// by zero ablation. Every order chooses on the first `examples` held-out
+// examples (importance gradients, or greedy's accuracies) and is measured
+// on all of them; the random curve is the mean over randomOrders random
+// orders seeded from the model's seed.
 func Prune(m *train.Model, dev kernels.Device, examples, randomOrders int, orders []string) (*PruneReport, error) {
+	return PruneBy(m, dev, AblateZero, examples, randomOrders, orders)
+}
+
+// PruneBy is Prune with heads switched off by method wherever accuracy is
+// measured (every curve, and greedy's choices, whose mean and resampled
+// outputs come from the examples they are measured on). Importance is
+// always the gate gradient of Michel et al. (2019), which is defined for
+// zero ablation: iterative importance is measured with the heads removed
+// so far zeroed.
+func PruneBy(m *train.Model, dev kernels.Device, method Ablation, examples, randomOrders int, orders []string) (*PruneReport, error) {
 	in, err := newImportanceNet(m, dev, examples)
 	if err != nil {
 		return nil, err
@@ -227,6 +240,12 @@ func Prune(m *train.Model, dev kernels.Device, examples, randomOrders int, order
 	defer e.Close()
 	held := train.HeldOut(m)
 	sel := firstExamples(held, examples)
+	ablators := map[*tasks.Batch]*Ablator{}
+	for _, b := range []*tasks.Batch{held, sel} {
+		if ablators[b], err = NewAblator(e, []*tasks.Batch{b}, method); err != nil {
+			return nil, err
+		}
+	}
 	// Orders revisit the same sets of heads: evaluate each set once.
 	seen := map[string]float64{}
 	accuracy := func(b *tasks.Batch, off [][]bool) (float64, error) {
@@ -234,9 +253,12 @@ func Prune(m *train.Model, dev kernels.Device, examples, randomOrders int, order
 		if acc, ok := seen[key]; ok {
 			return acc, nil
 		}
-		acc, _, err := e.Accuracy(b, off)
-		seen[key] = acc
-		return acc, err
+		sn, err := ablators[b].Snapshot([]*tasks.Batch{b}, train.SnapshotOptions{Off: [][][]bool{off}})
+		if err != nil {
+			return 0, err
+		}
+		seen[key] = sn[0].Accuracy
+		return sn[0].Accuracy, nil
 	}
 	// curve measures the prefixes of a fixed order.
 	curve := func(order []HeadImportance) ([]PruneStep, error) {
@@ -258,7 +280,7 @@ func Prune(m *train.Model, dev kernels.Device, examples, randomOrders int, order
 		}
 		return steps, nil
 	}
-	r := &PruneReport{Heads: len(imp), Examples: sel.N, Importance: PruneOrder(imp), RandomOrders: randomOrders}
+	r := &PruneReport{Heads: len(imp), Examples: sel.N, Ablation: method, Importance: PruneOrder(imp), RandomOrders: randomOrders}
 	if r.Intact, err = accuracy(held, nil); err != nil {
 		return nil, err
 	}

@@ -18,7 +18,11 @@ func WriteAblationTable(w io.Writer, r *Report) {
 	if len(r.Ablated) > 0 {
 		intact = "none beyond " + strings.Join(r.Ablated, ",")
 	}
-	fmt.Fprintln(w, "| Head switched off | Label | Sink | Rest on 0 | Held-out accuracy |")
+	how := ""
+	if r.Ablation != "" && r.Ablation != AblateZero {
+		how = fmt.Sprintf(" (%s ablation)", r.Ablation)
+	}
+	fmt.Fprintf(w, "| Head switched off%s | Label | Sink | Rest on 0 | Held-out accuracy |\n", how)
 	fmt.Fprintln(w, "|---|---|---|---|---|")
 	fmt.Fprintf(w, "| %s | | | | %.1f%% |\n", intact, 100*r.Accuracy)
 	for _, h := range r.Heads {
@@ -32,6 +36,21 @@ func RestText(rest *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", *rest)
+}
+
+// WriteCircuitTable prints every head's circuit scores as Markdown, and
+// the model's in-context learning score when measured.
+func WriteCircuitTable(w io.Writer, r *Report) {
+	fmt.Fprintln(w, "| Head | Label | OV copying score | OV top-1 copy accuracy | Prefix matching |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, h := range r.Heads {
+		if c := h.Circuit; c != nil {
+			fmt.Fprintf(w, "| %s | %s | %.3f | %.3f | %.3f |\n", h.Name, h.Title(), c.OVCopying, c.OVCopyAccuracy, c.PrefixMatching)
+		}
+	}
+	if r.ICL != nil {
+		fmt.Fprintf(w, "\nIn-context learning score (next-token loss late in the sequence minus early, nats): %.3f\n", *r.ICL)
+	}
 }
 
 // WriteScoreTable prints every head's eight pattern scores as Markdown.

@@ -193,6 +193,8 @@ expect 2 heads --run "$fx/notempty"
 expect 2 heads --run "$fx/ckpt" --ablate L9H9
 expect 2 heads --run "$fx/ckpt" --ablate garbage
 expect 2 heads --run "$fx/ckpt" --ablate L0H-1
+expect 2 heads --run "$fx/ckpt" --ablation median
+expect 2 heads --run "$fx/ckpt" --ablation ""
 expect 2 heads --run "$fx/ckpt" --ablate L99999999999999999999H0
 expect 2 heads --run "$fx/ckpt" --dump-attention dir
 expect 2 heads --run "$fx/ckpt" --png dir
@@ -225,6 +227,32 @@ expect 2 prune --run "$fx/ckpt" --examples 1001
 expect 2 prune --run "$fx/ckpt" --random-orders 0
 expect 2 prune --run "$fx/truncated"
 expect 2 prune --run "$fx/ckpt" --png dir
+expect 2 prune --run "$fx/ckpt" --ablation median
+expect 2 prune --run "$fx/ckpt" --ablation resample --examples 1
+
+# patch and attribute (the fixture is majority: one block, positions 0..14,
+# no first-half corruption).
+expect 2 patch
+expect 2 patch --run missing
+expect 2 patch --run "$fx/truncated"
+expect 2 patch --run "$fx/ckpt" extra
+expect 2 patch --run "$fx/ckpt" --corruption first-half
+expect 2 patch --run "$fx/ckpt" --corruption shuffle
+expect 2 patch --run "$fx/ckpt" --layer 1
+expect 2 patch --run "$fx/ckpt" --layer -2
+expect 2 patch --run "$fx/ckpt" --position 15
+expect 2 patch --run "$fx/ckpt" --position -3
+expect 2 patch --run "$fx/ckpt" --examples 1
+expect 2 patch --run "$fx/ckpt" --examples 1001
+expect 2 patch --run "$fx/ckpt" --png dir
+expect 2 patch --run "$fx/ckpt" --png p.txt
+expect 2 patch --run "$fx/ckpt" --backend tpu
+expect 2 attribute
+expect 2 attribute --run "$fx/noweights"
+expect 2 attribute --run "$fx/ckpt" --examples 0
+expect 2 attribute --run "$fx/ckpt" --examples 1001
+expect 2 attribute --run "$fx/ckpt" --png dir
+expect 2 attribute --run "$fx/ckpt" --png a.txt
 
 # export and dump.
 expect 2 export
@@ -244,6 +272,8 @@ expect 2 dump --run "$fx/ckpt" --out d.json --examples 1001
 expect 2 dump --run "$fx/ckpt" --out d.json --ablate L7H7
 expect 2 dump --run "$fx/ckpt" --out dir.safetensors
 expect 2 dump --run "$fx/noweights" --out d.json
+expect 2 dump --run "$fx/ckpt" --out d.json --ablation median
+expect 2 dump --run "$fx/ckpt" --out d.json --ablate L0H0 --ablation resample --examples 1
 expect 2 completion klingon
 expect 2 version extra
 

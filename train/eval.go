@@ -28,11 +28,12 @@ func QuickHeldOut(m *Model) *tasks.Batch {
 type Evaluator struct {
 	Models []*Model
 
-	block *graph.Block
-	own   bool // the block is the Evaluator's, not a trainer's
-	net   *graph.Net
-	tok   []int // scratch for one chunk of one model
-	tgt   []int
+	block  *graph.Block
+	own    bool // the block is the Evaluator's, not a trainer's
+	net    *graph.Net
+	probed *graph.Net // built on first use (SnapshotOptions.Probe)
+	tok    []int      // scratch for one chunk of one model
+	tgt    []int
 }
 
 // NewEvaluator uploads m's weights to dev and compiles its forward graph.
@@ -70,6 +71,9 @@ func newEvaluator(ms []*Model, b *graph.Block) (*Evaluator, error) {
 // them).
 func (e *Evaluator) Close() error {
 	e.net.Close()
+	if e.probed != nil {
+		e.probed.Close()
+	}
 	if e.own {
 		e.block.Free()
 	}
@@ -96,6 +100,21 @@ type SnapshotOptions struct {
 	// batch's end are padding), valid until the next pass. The viewer
 	// copies it into textures without it leaving the GPU.
 	OnDevice func(first, l int, probs kernels.Tensor) error
+	// Probe, when set, runs the passes on the probed graph
+	// (graph.BuildProbed: activations kept, head outputs and residual
+	// streams open to replacement) instead, built on first use.
+	Probe *Probe
+}
+
+// Probe is what a Snapshot on the probed graph does around every pass of
+// examples first ... first+n-1 (of EvalChunk; those past n are padding):
+// Stage, when set, stages the pass's interventions (on top of Off, which
+// is applied once before the first pass; what Stage stages stays until it
+// changes it); Read, when set, reads what the pass kept. Either may be
+// nil.
+type Probe struct {
+	Stage func(net *graph.Net, first, n int) error
+	Read  func(net *graph.Net, first, n int) error
 }
 
 // Snapshot is one model evaluated on a batch in one pass over it.
@@ -135,19 +154,30 @@ func (e *Evaluator) Snapshot(bs []*tasks.Batch, o SnapshotOptions) ([]Snapshot, 
 		return nil, fmt.Errorf("evaluate: attention of %d examples", o.Attention)
 	}
 	K := min(o.Attention, N) // examples read back
+	net := e.net
+	if o.Probe != nil {
+		if e.probed == nil {
+			p, err := graph.BuildProbed(e.block, EvalChunk)
+			if err != nil {
+				return nil, err
+			}
+			e.probed = p
+		}
+		net = e.probed
+	}
 	switch len(o.Off) {
 	case 0:
-		e.net.SetAblation(-1, nil)
+		net.SetAblation(-1, nil)
 	case 1:
-		e.net.SetAblation(-1, o.Off[0])
+		net.SetAblation(-1, o.Off[0])
 	case S:
 		for s, off := range o.Off {
-			e.net.SetAblation(s, off)
+			net.SetAblation(s, off)
 		}
 	default:
 		return nil, fmt.Errorf("evaluate: ablations for %d models of %d", len(o.Off), S)
 	}
-	defer e.net.SetAblation(-1, nil)
+	defer net.SetAblation(-1, nil)
 
 	out := make([]Snapshot, S)
 	if K > 0 {
@@ -165,24 +195,34 @@ func (e *Evaluator) Snapshot(bs []*tasks.Batch, o SnapshotOptions) ([]Snapshot, 
 	right, total := make([]float64, S), make([]int, S)
 	for first := 0; first < N; first += EvalChunk {
 		n := min(EvalChunk, N-first)
-		if err := e.run(bs, first, n); err != nil {
+		if o.Probe != nil && o.Probe.Stage != nil {
+			if err := o.Probe.Stage(net, first, n); err != nil {
+				return nil, err
+			}
+		}
+		if err := e.run(net, bs, first, n); err != nil {
 			return nil, err
 		}
 		if o.OnDevice != nil {
 			for l := range L {
-				if err := o.OnDevice(first, l, e.net.ProbsTensor(l)); err != nil {
+				if err := o.OnDevice(first, l, net.ProbsTensor(l)); err != nil {
 					return nil, err
 				}
 			}
 		}
-		hits, err := e.net.Correct()
+		if o.Probe != nil && o.Probe.Read != nil {
+			if err := o.Probe.Read(net, first, n); err != nil {
+				return nil, err
+			}
+		}
+		hits, err := net.Correct()
 		if err != nil {
 			return nil, err
 		}
 		for s := range right {
 			right[s] += float64(hits[s])
 		}
-		ls, err := e.net.Losses()
+		ls, err := net.Losses()
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +233,7 @@ func (e *Evaluator) Snapshot(bs []*tasks.Batch, o SnapshotOptions) ([]Snapshot, 
 			out[s].Loss += float64(ls[s]) * float64(t)
 		}
 		if k := min(n, K-first); k > 0 {
-			if err := e.readBack(out, first, k); err != nil {
+			if err := e.readBack(net, out, first, k); err != nil {
 				return nil, err
 			}
 		}
@@ -209,9 +249,9 @@ func (e *Evaluator) Snapshot(bs []*tasks.Batch, o SnapshotOptions) ([]Snapshot, 
 }
 
 // run stages examples first ... first+n-1 of every model's batch and runs
-// the graph once; a partial chunk is padded with repeats of its last
-// example, without answers.
-func (e *Evaluator) run(bs []*tasks.Batch, first, n int) error {
+// net once; a partial chunk is padded with repeats of its last example,
+// without answers.
+func (e *Evaluator) run(net *graph.Net, bs []*tasks.Batch, first, n int) error {
 	T := e.block.Config.SeqLen
 	for s, b := range bs {
 		copy(e.tok, b.Tokens[first*T:(first+n)*T])
@@ -222,21 +262,21 @@ func (e *Evaluator) run(bs []*tasks.Batch, first, n int) error {
 				e.tgt[i*T+j] = tasks.NoTarget
 			}
 		}
-		if err := e.net.SetInputs(s, e.tok, e.tgt); err != nil {
+		if err := net.SetInputs(s, e.tok, e.tgt); err != nil {
 			return err
 		}
 	}
-	return e.net.Run()
+	return net.Run()
 }
 
 // readBack copies the attention (and the logits, when out holds room for
 // them) of examples first ... first+k-1, the first k of the last pass,
 // into every model's Snapshot.
-func (e *Evaluator) readBack(out []Snapshot, first, k int) error {
+func (e *Evaluator) readBack(net *graph.Net, out []Snapshot, first, k int) error {
 	c := e.block.Config
 	L, H, T := c.Layers, c.Heads, c.SeqLen
 	if out[0].Logits != nil {
-		lg, err := e.net.Logits() // [S][EvalChunk*T][V]
+		lg, err := net.Logits() // [S][EvalChunk*T][V]
 		if err != nil {
 			return err
 		}
@@ -247,7 +287,7 @@ func (e *Evaluator) readBack(out []Snapshot, first, k int) error {
 	}
 	head := T * T // one head's matrix
 	for l := range L {
-		p, err := e.net.Probs(l, k) // [S][k][H][T][T]
+		p, err := net.Probs(l, k) // [S][k][H][T][T]
 		if err != nil {
 			return err
 		}

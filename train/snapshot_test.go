@@ -304,3 +304,55 @@ func TestSnapshotRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotProbe: a Snapshot on the probed graph, with nothing staged
+// or with heads off, is the plain one bit for bit; its hooks run once per
+// pass, in order, with the pass's examples; and what Stage stages changes
+// the result.
+func TestSnapshotProbe(t *testing.T) {
+	g := trained(t, cpu.New(), 30, 1, 2)
+	e := evaluator(t, g)
+	held := e.HeldOutAll()
+	for _, off := range [][][]bool{nil, {{false, true}, {false, false}}} {
+		o := SnapshotOptions{Off: [][][]bool{off}, Attention: 3, Logits: true}
+		want, err := e.Snapshot(held, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var calls []int
+		o.Probe = &Probe{
+			Stage: func(_ *graph.Net, first, n int) error { calls = append(calls, first, n); return nil },
+			Read:  func(_ *graph.Net, first, n int) error { calls = append(calls, -first, -n); return nil },
+		}
+		got, err := e.Snapshot(held, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s := range got {
+			sameSnapshot(t, "probed", got[s], want[s])
+		}
+		if !slices.Equal(calls, []int{0, 250, 0, -250, 250, 250, -250, -250, 500, 250, -500, -250, 750, 250, -750, -250}) {
+			t.Errorf("hooks called with %v", calls)
+		}
+	}
+	zeroed, err := e.Snapshot(held, SnapshotOptions{Probe: &Probe{Stage: func(net *graph.Net, _, _ int) error {
+		for s := range 2 {
+			g, _, err := net.Intervention(s, graph.ResidPre, 1)
+			if err != nil {
+				return err
+			}
+			clear(g)
+		}
+		return nil
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := e.Snapshot(held, SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zeroed[0].Loss == plain[0].Loss {
+		t.Error("zeroing the residual stream before block 1 changed nothing")
+	}
+}

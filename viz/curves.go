@@ -27,16 +27,20 @@ type Marker struct {
 }
 
 // Curves is the training-dynamics figure: loss (log scale), held-out
-// accuracy and every head's winning score against step, in three panels,
-// with numbered markers where a head's label changed (listed under the
-// panels) and a shaded band over the phase change.
+// accuracy, the in-context learning score when recorded, and every head's
+// winning score against step, one panel each, with numbered markers
+// where a head's label changed (listed under the panels) and a shaded
+// band over the phase change.
 type Curves struct {
 	// Title names the run (task, shape, seed, steps).
 	Title    string
 	Loss     Curve
 	Accuracy Curve
-	Heads    []Curve
-	Markers  []Marker
+	// ICL is the in-context learning score (docs/causal.md); no panel
+	// when it has no points (a history recorded before it was).
+	ICL     Curve
+	Heads   []Curve
+	Markers []Marker
 	// PhaseFrom and PhaseTo bound the shaded band (none when equal).
 	PhaseFrom, PhaseTo float64
 }
@@ -221,9 +225,12 @@ func line(cv Curve, col color.Color, logY bool) (*plotter.Line, error) {
 	return l, nil
 }
 
-// phaseBand is the shaded phase change, from the bottom to top of p.
-func phaseBand(from, to, top float64) (*plotter.Polygon, error) {
-	band, err := plotter.NewPolygon(plotter.XYs{{X: from, Y: 0}, {X: to, Y: 0}, {X: to, Y: top}, {X: from, Y: top}})
+// phaseBand is the shaded phase change, from 0 to top of p.
+func phaseBand(from, to, top float64) (*plotter.Polygon, error) { return band(from, to, 0, top) }
+
+// band is a shaded rectangle over steps from..to and values lo..hi.
+func band(from, to, lo, hi float64) (*plotter.Polygon, error) {
+	band, err := plotter.NewPolygon(plotter.XYs{{X: from, Y: lo}, {X: to, Y: lo}, {X: to, Y: hi}, {X: from, Y: hi}})
 	if err != nil {
 		return nil, err
 	}
@@ -293,6 +300,30 @@ func (c Curves) Figure() (*Figure, error) {
 		acc.Add(l)
 	}
 
+	// The in-context learning score, in nats, beside the phase change.
+	var icl *plot.Plot
+	var iclLegend []legendEntry
+	if l, err := line(c.ICL, palette[1], false); err != nil {
+		return nil, err
+	} else if l != nil {
+		icl = newPlot("", "ICL score (nats)")
+		lo, hi := 0.0, 0.0
+		for _, p := range l.XYs {
+			lo, hi = min(lo, p.Y), max(hi, p.Y)
+		}
+		pad := 0.05 * max(hi-lo, 1e-3)
+		icl.Y.Min, icl.Y.Max = lo-pad, hi+pad
+		if phase {
+			b, err := band(c.PhaseFrom, c.PhaseTo, lo-pad, hi+pad)
+			if err != nil {
+				return nil, err
+			}
+			icl.Add(b)
+		}
+		icl.Add(l)
+		iclLegend = append(iclLegend, legendEntry{"in-context learning score: next-token loss late minus early", l})
+	}
+
 	// Head scores: headroom above 1 holds the markers' numbers, clear of
 	// every score.
 	const tagRow = 1.07
@@ -325,8 +356,14 @@ func (c Curves) Figure() (*Figure, error) {
 			footer = append(footer, fmt.Sprintf("%d   step %g: %s", k+1, m.Step, m.Text))
 		}
 	}
-	for _, p := range []*plot.Plot{loss, acc, heads} {
-		p.X.Min, p.X.Max = x0, x1
+	panels := []panel{{p: loss, legend: lossLegend}, {p: acc, legend: accLegend}}
+	if icl != nil {
+		panels = append(panels, panel{p: icl, legend: iclLegend})
+	}
+	for _, p := range []*plot.Plot{loss, acc, icl, heads} {
+		if p != nil {
+			p.X.Min, p.X.Max = x0, x1
+		}
 	}
 	overlay := func(p *plot.Plot, data draw.Canvas) {
 		fx, fy := p.Transforms(&data)
@@ -350,7 +387,7 @@ func (c Curves) Figure() (*Figure, error) {
 		}
 	}
 	return stack("curves", c.Title, "loss on a log scale; shaded: the phase change (20% to 80% of the rise of the induction score and of the accuracy)",
-		[]panel{{p: loss, legend: lossLegend}, {p: acc, legend: accLegend}, {p: heads, legend: headLegend, overlay: overlay}}, footer)
+		append(panels, panel{p: heads, legend: headLegend, overlay: overlay}), footer)
 }
 
 // Figure draws l: one panel, a legend row above it.

@@ -21,7 +21,9 @@ func curvesCmd(e *env) *cobra.Command {
 		Use:   "curves --run DIR --png FILE.{png,svg,pdf}",
 		Short: "Plot loss, accuracy and every head's score over training, with the phase change",
 		Long: `Reads the history that train --record-every K --save DIR recorded and plots
-loss, held-out accuracy and each head's winning score against step, marking
+loss, held-out accuracy, the in-context learning score (next-token loss late
+in the sequence minus early, docs/causal.md; histories recorded before it
+have none) and each head's winning score against step, marking
 where a head's label changed and shading the phase change: the steps over
 which the induction score and the accuracy make most of their rise (20% to
 80% of the way up).`,
@@ -77,7 +79,7 @@ which the induction score and the accuracy make most of their rise (20% to
 // curves is the figure of history h: its series and label changes from
 // inspect, the phase change's span shaded.
 func curves(title string, h inspect.History) viz.Curves {
-	c := viz.Curves{Title: title, Loss: vizCurve(h.Loss()), Accuracy: vizCurve(h.Accuracy())}
+	c := viz.Curves{Title: title, Loss: vizCurve(h.Loss()), Accuracy: vizCurve(h.Accuracy()), ICL: vizCurve(h.ICL())}
 	for _, s := range h.HeadScores() {
 		c.Heads = append(c.Heads, vizCurve(s))
 	}

@@ -20,6 +20,7 @@ func dumpCmd(e *env) *cobra.Command {
 		runDir, out, format, ablate string
 		examples                    int
 		bf                          backendFlag
+		af                          ablationFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "dump --run DIR --out FILE.safetensors",
@@ -29,7 +30,9 @@ func dumpCmd(e *env) *cobra.Command {
 logits [N, T, V], with the token strings and headlab's config in the metadata.
 The format follows FILE's extension (or --format): .safetensors, .npz, or
 .json, the attention file headlab score reads (no logits). "-" is stdout
-(safetensors unless --format says otherwise).`,
+(safetensors unless --format says otherwise). Heads in --ablate are switched
+off as --ablation says; mean and resample ablation take their replacements
+from the examples dumped (docs/causal.md).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runDir == "" || out == "" {
@@ -45,8 +48,12 @@ The format follows FILE's extension (or --format): .safetensors, .npz, or
 			if examples < 1 || examples > train.HeldOutExamples {
 				return usagef("--examples %d: want 1 to %d", examples, train.HeldOutExamples)
 			}
-			if err := checkOutputs(fileOut("out", out)); err != nil {
+			method, err := af.method()
+			if err != nil {
 				return err
+			}
+			if examples < method.MinExamples() {
+				return usagef("--examples %d: %s ablation needs at least %d", examples, method, method.MinExamples())
 			}
 			m, off, be, closeBackend, err := openRun(e, runDir, ablate, &bf)
 			if err != nil {
@@ -60,7 +67,11 @@ The format follows FILE's extension (or --format): .safetensors, .npz, or
 			defer ev.Close()
 			b := train.HeldOut(m)
 			b.N, b.Tokens, b.Targets = examples, b.Tokens[:examples*b.T], b.Targets[:examples*b.T]
-			sn, err := ev.Snapshot([]*tasks.Batch{b}, train.SnapshotOptions{Off: [][][]bool{off}, Attention: b.N, Logits: true})
+			ab, err := inspect.NewAblator(ev, []*tasks.Batch{b}, method)
+			if err != nil {
+				return err
+			}
+			sn, err := ab.Snapshot([]*tasks.Batch{b}, train.SnapshotOptions{Off: [][][]bool{off}, Attention: b.N, Logits: true})
 			if err != nil {
 				return err
 			}
@@ -75,6 +86,7 @@ The format follows FILE's extension (or --format): .safetensors, .npz, or
 	cmd.Flags().StringVar(&format, "format", "", "safetensors, npz or json (default: from the extension)")
 	cmd.Flags().IntVar(&examples, "examples", inspect.ScoredExamples, "how many held-out examples, from the first")
 	ablateFlag(cmd, &ablate, &runDir)
+	af.register(cmd)
 	bf.register(cmd)
 	return cmd
 }

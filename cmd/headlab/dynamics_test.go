@@ -38,15 +38,15 @@ func TestDynamicsCompositionPrune(t *testing.T) {
 		}
 	}
 	// The SVG (the same drawing as the PNG's golden image, viz) holds the
-	// three panels: each one's axis label and its own step axis.
+	// four panels: each one's axis label and its own step axis.
 	svg, _ := os.ReadFile(filepath.Join(dir, "curves--png.svg"))
-	for _, label := range []string{">loss<", ">accuracy<", ">head&#39;s best pattern score<", ">step<"} {
+	for _, label := range []string{">loss<", ">accuracy<", ">ICL score (nats)<", ">head&#39;s best pattern score<", ">step<"} {
 		if !strings.Contains(string(svg), label) {
 			t.Errorf("curves SVG lacks %s", label)
 		}
 	}
-	if n := strings.Count(string(svg), ">100</text>"); n != 3 {
-		t.Errorf("curves SVG has %d step axes ending at 100, want 3 (one per panel)", n)
+	if n := strings.Count(string(svg), ">100</text>"); n != 4 {
+		t.Errorf("curves SVG has %d step axes ending at 100, want 4 (one per panel)", n)
 	}
 	// An extension no writer knows is refused before any work, one line.
 	for _, args := range [][]string{

@@ -73,13 +73,18 @@ func headsCmd(e *env) *cobra.Command {
 		html                 htmlFlag
 		bf                   backendFlag
 		rf                   relationFlag
+		af                   ablationFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "heads --run DIR",
 		Short: "Score, label and ablate the heads of a saved model",
 		Long: `Scores every head of a checkpoint against the canonical patterns of
 docs/head-patterns.md on 256 held-out examples, names it after the best one,
-and prints held-out accuracy with each head switched off.`,
+and prints held-out accuracy with each head switched off (--ablation: zeroed,
+replaced by its mean, or by its output on another example). Also prints each
+head's circuit scores (the copying score and top-1 copy accuracy of its full
+OV circuit, its prefix-matching score on repeated random tokens) and the
+model's in-context learning score (docs/causal.md).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runDir == "" {
@@ -94,6 +99,10 @@ and prints held-out accuracy with each head switched off.`,
 			if err := pics.check(); err != nil {
 				return err
 			}
+			method, err := af.method()
+			if err != nil {
+				return err
+			}
 			m, off, be, closeBackend, err := openRun(e, runDir, ablate, &bf)
 			if err != nil {
 				return err
@@ -103,7 +112,7 @@ and prints held-out accuracy with each head switched off.`,
 			if err != nil {
 				return err
 			}
-			rep, att, err := inspect.AnalyzeRelation(m, be, off, rel)
+			rep, att, err := inspect.AnalyzeBy(m, be, inspect.Options{Off: off, Ablation: method, Relation: rel, Circuit: true})
 			if err != nil {
 				return err
 			}
@@ -115,7 +124,7 @@ and prints held-out accuracy with each head switched off.`,
 			if err := pics.write(e.stdout, runTitle(m.Train), att, rep.Scores()); err != nil {
 				return err
 			}
-			if err := html.write(e, m, att, rep.Scores()); err != nil {
+			if err := html.write(e, m, be, att, rep.Scores()); err != nil {
 				return err
 			}
 			var comp *inspect.CompositionReport
@@ -140,6 +149,7 @@ and prints held-out accuracy with each head switched off.`,
 	}
 	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")
 	ablateFlag(cmd, &ablate, &runDir)
+	af.register(cmd)
 	cmd.Flags().BoolVar(&composition, "composition", false, "also print Q-, K- and V-composition of every cross-layer pair of heads (Elhage et al. 2021) beside a random baseline")
 	cmd.Flags().StringVar(&dump, "dump-attention", "", "write the scored batch's attention as JSON (the format score reads)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
@@ -195,6 +205,10 @@ func printHeads(w io.Writer, r *inspect.Report) {
 	if r.ByKind != nil {
 		fmt.Fprintln(w)
 		inspect.WriteByKind(w, r.ByKind)
+	}
+	if len(r.Heads) > 0 && r.Heads[0].Circuit != nil {
+		fmt.Fprintln(w)
+		inspect.WriteCircuitTable(w, r)
 	}
 }
 

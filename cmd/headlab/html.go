@@ -9,7 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"headlab/analysis"
+	"headlab/inspect"
 	"headlab/internal/atomicfile"
+	"headlab/kernels"
 	"headlab/train"
 	"headlab/viz/htmlview"
 )
@@ -18,7 +20,7 @@ import (
 type htmlFlag struct{ path string }
 
 func (f *htmlFlag) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.path, "html", "", fmt.Sprintf(`write every head's attention on the first %d scored examples as one self-contained HTML page (hover, click to lock, example picker; "-" is stdout)`, htmlview.MaxExamples))
+	cmd.Flags().StringVar(&f.path, "html", "", fmt.Sprintf(`write every head's attention on the first %d scored examples as one self-contained HTML page (hover, click to lock, example picker), with each example's activation patching and direct logit attribution on the intact model; "-" is stdout`, htmlview.MaxExamples))
 }
 
 // check refuses, before any work, a path whose extension is not a page's.
@@ -33,9 +35,48 @@ func (f *htmlFlag) check() error {
 	return usagef("--html %s: the page is HTML; give a file ending in .html", f.path)
 }
 
-func (f *htmlFlag) write(e *env, m *train.Model, att *analysis.Attention, heads []analysis.HeadScore) error {
+func (f *htmlFlag) write(e *env, m *train.Model, dev kernels.Device, att *analysis.Attention, heads []analysis.HeadScore) error {
 	if f.path == "" {
 		return nil
 	}
-	return atomicfile.WriteStdout(f.path, e.stdout, func(w io.Writer) error { return htmlview.Write(w, runTitle(m.Train), att, heads) })
+	c, err := pageCausal(m, dev, min(att.N, htmlview.MaxExamples))
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteStdout(f.path, e.stdout, func(w io.Writer) error { return htmlview.Write(w, runTitle(m.Train), att, heads, c) })
+}
+
+// pageCausal is the page's patching (the task's default corruption) and
+// attribution of each of the first n held-out examples, the examples the
+// page shows, on the intact model.
+func pageCausal(m *train.Model, dev kernels.Device, n int) (*htmlview.Causal, error) {
+	ev, err := train.NewEvaluator(m, dev)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.Close()
+	runs := max(n, 2) // patching's "other" corruption needs a second example
+	pr, err := inspect.Patch(ev, inspect.PatchOptions{Examples: runs, PerExample: n})
+	if err != nil {
+		return nil, err
+	}
+	ar, err := inspect.Attribute(ev, runs, n)
+	if err != nil {
+		return nil, err
+	}
+	p, a := pr[0], ar[0]
+	c := &htmlview.Causal{Corruption: p.Corruption, Positions: p.Positions}
+	for _, x := range append(append([]inspect.Patched(nil), p.Heads...), p.Resid...) {
+		c.Rows = append(c.Rows, x.Name)
+	}
+	for _, x := range a.Parts {
+		c.Parts = append(c.Parts, x.Name)
+	}
+	for k := range n {
+		heads, resid := p.PerExample(k)
+		logit, parts := a.PerExample(k)
+		c.Patch = append(c.Patch, append(heads, resid...))
+		c.Attribution, c.Logit = append(c.Attribution, parts), append(c.Logit, logit)
+	}
+	return c, nil
 }

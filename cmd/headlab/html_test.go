@@ -10,7 +10,9 @@ import (
 )
 
 // heads --html writes a page that opens in headless Chromium, draws every
-// head of the model under its name and asks for nothing.
+// head of the model under its name, shows the example's patching heatmap
+// (every head and each block's residual stream by position) and its
+// attribution bars, and asks for nothing.
 func TestHeadsHTMLInChromium(t *testing.T) {
 	run := trained(t, "induction", "--heads", "3", "--d-model", "24")
 	page := filepath.Join(t.TempDir(), "heads.html")
@@ -40,6 +42,16 @@ func TestHeadsHTMLInChromium(t *testing.T) {
 	}
 	if n := browsertest.Eval[int](t, tab, `document.querySelectorAll("canvas.pattern").length`); n != len(want) {
 		t.Errorf("%d patterns drawn, want %d", n, len(want))
+	}
+	rows := browsertest.Eval[[]string](t, tab, `[...document.querySelectorAll("#patch th.row")].map(e => e.textContent)`)
+	if strings.Join(rows, " ") != strings.Join(append(want, "resid L0", "resid L1"), " ") {
+		t.Errorf("patching rows %v", rows)
+	}
+	if n := browsertest.Eval[int](t, tab, `document.querySelectorAll("#patch td").length`); n != 8*16 {
+		t.Errorf("%d patching cells, want 8 rows of 16 positions", n)
+	}
+	if n := browsertest.Eval[int](t, tab, `document.querySelectorAll("#attr .bar").length`); n != 2+2*(3+2)+1 {
+		t.Errorf("%d attribution bars, want 13", n)
 	}
 	if title := browsertest.Eval[string](t, tab, `document.title`); !strings.Contains(title, "induction") || !strings.Contains(title, "seed 1") {
 		t.Errorf("title %q does not name the run", title)

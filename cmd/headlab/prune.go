@@ -20,6 +20,7 @@ func pruneCmd(e *env) *cobra.Command {
 		asJSON             bool
 		examples, orders   int
 		bf                 backendFlag
+		af                 ablationFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "prune --run DIR",
@@ -37,7 +38,9 @@ a comma-separated list; default all):
   random     the mean over --random-orders random orders
 
 Each order chooses on the first --examples held-out examples and is
-measured on all 1,000. The report gives, per order, the largest fraction
+measured on all 1,000, heads switched off as --ablation says (zero, mean or
+resample: docs/causal.md; importance is always the gradient of a gate on
+the head's output, which zeroes it). The report gives, per order, the largest fraction
 of heads removable at a cost of at most 1 point, and says why one-shot
 does worse than random when it does (duplicate heads).`,
 		Args: cobra.NoArgs,
@@ -55,6 +58,13 @@ does worse than random when it does (duplicate heads).`,
 			if err != nil {
 				return usagef("--order: %v", err)
 			}
+			method, err := af.method()
+			if err != nil {
+				return err
+			}
+			if examples < method.MinExamples() {
+				return usagef("--examples %d: %s ablation needs at least %d", examples, method, method.MinExamples())
+			}
 			if err := checkOutputs(fileOut("png", png)); err != nil {
 				return err
 			}
@@ -67,7 +77,7 @@ does worse than random when it does (duplicate heads).`,
 				return err
 			}
 			defer closeBackend()
-			r, err := inspect.Prune(m, be, examples, orders, list)
+			r, err := inspect.PruneBy(m, be, method, examples, orders, list)
 			if err != nil {
 				return err
 			}
@@ -103,6 +113,7 @@ does worse than random when it does (duplicate heads).`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
 	cmd.Flags().IntVar(&examples, "examples", 256, "held-out examples the orders choose on (importance, greedy's accuracies)")
 	cmd.Flags().IntVar(&orders, "random-orders", 20, "random orders averaged for the random curve")
+	af.register(cmd)
 	bf.register(cmd)
 	return cmd
 }
@@ -144,6 +155,9 @@ func printPrune(w io.Writer, r *inspect.PruneReport) {
 			fmt.Fprintf(w, " %.1f%% |", 100*s.Accuracy)
 		}
 		fmt.Fprintln(w)
+	}
+	if r.Ablation != inspect.AblateZero {
+		fmt.Fprintf(w, "\nHeads switched off by %s ablation.", r.Ablation)
 	}
 	fmt.Fprintf(w, "\nIntact: %.1f%%. Largest fraction of heads removable at a cost of at most 1 point:\n", 100*r.Intact)
 	for _, c := range r.Orders {

@@ -36,7 +36,8 @@ func viewCmd(e *env) *cobra.Command {
 		Long: `view opens a window, trains a model and redraws every head's attention on
 one held-out example as training proceeds (rows: query, columns: key), each
 panel titled with the head's current label and score. Click ⊘ on a panel to
-switch that head off for evaluation and watch the held-out accuracy.
+switch that head off for evaluation and watch the held-out accuracy; the
+side panel's ablation button says how (zero, mean, resample).
 
 Keys: space run/pause, r reset, n/p next/previous example, Esc quit.
 Training pauses after --after-steps (default: --steps, the task's plateau);

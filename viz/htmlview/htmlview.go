@@ -1,9 +1,11 @@
 // Package htmlview writes every head's attention as one self-contained
 // HTML page, after CircuitsVis's attention grid: each head's pattern under
 // its label, hover for query, key and weight, click to lock the readout,
-// and a picker over the examples. The data, the script and the style are
-// inline and the page's Content-Security-Policy forbids every request, so
-// it opens anywhere, offline, and sends nothing.
+// and a picker over the examples; with the causal tools' results
+// (Causal), also the example's activation patching heatmap and its direct
+// logit attribution bars. The data, the script and the style are inline
+// and the page's Content-Security-Policy forbids every request, so it
+// opens anywhere, offline, and sends nothing.
 package htmlview
 
 import (
@@ -44,6 +46,15 @@ type data struct {
 	Heads    []head    `json:"head_labels"` // [L*H], layer-major
 	Examples []example `json:"examples"`
 	Colors   []string  `json:"colors"` // viz.CellPalette, #rrggbb
+	Tools    *tools    `json:"tools,omitempty"`
+}
+
+// tools names what each example's patching and attribution hold.
+type tools struct {
+	Corruption string   `json:"corruption"`
+	Positions  []int    `json:"positions"`
+	Rows       []string `json:"rows"`
+	Parts      []string `json:"parts"`
 }
 
 type head struct {
@@ -60,13 +71,46 @@ type example struct {
 	// viz.CellIndex of the exact weights, so the page shows a figure's
 	// and the viewer's colours.
 	Cells [][]int `json:"cells"`
+	// Patch[r][p] is the share of the example's logit difference patching
+	// row r at position Positions[p] restores, rounded to 1e-3, and
+	// PatchColors its colour (viz.Diverging over the example's largest
+	// magnitude); Parts[k] the example's mean part k of its answer logits,
+	// whose mean is Logit.
+	Patch       [][]float64 `json:"patch,omitempty"`
+	PatchColors [][]string  `json:"patch_colors,omitempty"`
+	Parts       []float64   `json:"parts,omitempty"`
+	Logit       float64     `json:"logit"`
+}
+
+// Causal is the causal tools' results for the examples a page shows
+// (docs/causal.md), each example's own: the patching heatmap (one row per
+// patched activation, one column per position) and the direct logit
+// attribution of its answers.
+type Causal struct {
+	Corruption string
+	Positions  []int
+	Rows       []string
+	// Patch[n][r][p] is example n's normalised logit difference for row r
+	// patched at Positions[p].
+	Patch [][][]float64
+	Parts []string
+	// Attribution[n][k] is example n's mean part k of its answer logits,
+	// and Logit[n] its mean answer logit.
+	Attribution [][]float64
+	Logit       []float64
 }
 
 // Write writes a page of the first MaxExamples examples of att, each head
-// labelled with its verdict in heads (analysis.ScoreAll), under title.
-func Write(w io.Writer, title string, att *analysis.Attention, heads []analysis.HeadScore) error {
+// labelled with its verdict in heads (analysis.ScoreAll), under title;
+// with c, each example's patching and attribution too (c holds at least
+// as many examples as the page shows).
+func Write(w io.Writer, title string, att *analysis.Attention, heads []analysis.HeadScore, c *Causal) error {
 	if err := att.Validate(); err != nil {
 		return fmt.Errorf("html: %w", err)
+	}
+	shown := min(att.N, MaxExamples)
+	if c != nil && (len(c.Patch) < shown || len(c.Attribution) < shown || len(c.Logit) < shown) {
+		return fmt.Errorf("html: causal results for %d examples, the page shows %d", min(len(c.Patch), len(c.Attribution), len(c.Logit)), shown)
 	}
 	d := data{Title: title, Causal: att.Causal, L: att.L, H: att.H, T: att.T, Heads: make([]head, att.L*att.H)}
 	for l := range att.L {
@@ -79,8 +123,15 @@ func Write(w io.Writer, title string, att *analysis.Attention, heads []analysis.
 			d.Heads[hs.Layer*att.H+hs.Head].Title = hs.Title()
 		}
 	}
-	for n := range min(att.N, MaxExamples) {
+	if c != nil {
+		d.Tools = &tools{Corruption: c.Corruption, Positions: c.Positions, Rows: c.Rows, Parts: c.Parts}
+	}
+	for n := range shown {
 		ex := example{}
+		if c != nil {
+			ex.Patch, ex.PatchColors = patchCells(c.Patch[n])
+			ex.Parts, ex.Logit = roundAll(c.Attribution[n], 1e-3), math.Round(c.Logit[n]*1e3)/1e3
+		}
 		for _, id := range att.Tokens[n*att.T : (n+1)*att.T] {
 			ex.Tokens = append(ex.Tokens, tasks.TokenLabel(id))
 		}
@@ -105,6 +156,7 @@ func Write(w io.Writer, title string, att *analysis.Attention, heads []analysis.
 		d.Colors = append(d.Colors, fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B))
 	}
 	// json.Marshal escapes <, > and &, so the data cannot close its script.
+	// NaN has no JSON: none reaches here (the causal values are finite).
 	js, err := json.Marshal(d)
 	if err != nil {
 		return err
@@ -115,4 +167,35 @@ func Write(w io.Writer, title string, att *analysis.Attention, heads []analysis.
 		Script template.JS
 		Data   template.JS
 	}{title, template.CSS(pageCSS), template.JS(pageJS), template.JS(js)})
+}
+
+// patchCells is an example's patching rows rounded for the readout, and
+// their colours: viz.Diverging over the largest magnitude (at least 0.01).
+func patchCells(rows [][]float64) ([][]float64, [][]string) {
+	scale := 0.01
+	for _, r := range rows {
+		for _, v := range r {
+			scale = max(scale, math.Abs(v))
+		}
+	}
+	var vals [][]float64
+	var cols [][]string
+	for _, r := range rows {
+		var cs []string
+		for _, v := range r {
+			c := viz.Diverging(v / scale)
+			cs = append(cs, fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B))
+		}
+		vals, cols = append(vals, roundAll(r, 1e-3)), append(cols, cs)
+	}
+	return vals, cols
+}
+
+// roundAll is xs rounded to multiples of step.
+func roundAll(xs []float64, step float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Round(x/step) * step
+	}
+	return out
 }

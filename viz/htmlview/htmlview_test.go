@@ -54,7 +54,7 @@ func fixture() *analysis.Attention {
 func writePage(t *testing.T, a *analysis.Attention) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Write(&buf, "test run: 2 layers x 2 heads", a, analysis.ScoreAll(a)); err != nil {
+	if err := Write(&buf, "test run: 2 layers x 2 heads", a, analysis.ScoreAll(a), nil); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "heads.html")
@@ -239,5 +239,73 @@ func TestRequestWatchSeesRequests(t *testing.T) {
 	tab, v = browsertest.Open(t, ctx, open2)
 	if out := v.Outside(t, tab); len(out) == 0 {
 		t.Error("an image request from a page without a policy went unseen")
+	}
+}
+
+// TestPageCausalInChromium: with the causal tools' results the page
+// shows the example's patching heatmap (each cell its value, in
+// viz.Diverging's colour over the example's largest magnitude) and its
+// attribution bars, and both follow the example picker; without them the
+// section stays hidden.
+func TestPageCausalInChromium(t *testing.T) {
+	a := fixture()
+	c := &Causal{Corruption: "other", Positions: []int{3, 5}, Rows: []string{"L0H0", "L1H1", "resid L0"}, Parts: []string{"embed", "L0H0", "bias"}}
+	for n := range a.N {
+		v := float64(n + 1)
+		c.Patch = append(c.Patch, [][]float64{{0.5 * v, 0}, {-0.25, 0.125}, {0, 0.01}})
+		c.Attribution = append(c.Attribution, []float64{v, -1, 0.5})
+		c.Logit = append(c.Logit, v-0.5)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, "causal page", a, analysis.ScoreAll(a), c); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "causal.html")
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := browsertest.Start(t)
+	tab, v := browsertest.Open(t, ctx, file)
+	cells := func() []string {
+		return browsertest.Eval[[]string](t, tab, `[...document.querySelectorAll("#patch td")].map(e => e.textContent + " " + getComputedStyle(e).backgroundColor)`)
+	}
+	hex := func(x float64) string {
+		col := viz.Diverging(x)
+		return fmt.Sprintf("rgb(%d, %d, %d)", col.R, col.G, col.B)
+	}
+	want := []string{"0.50 " + hex(1), "0.00 " + hex(0), "-0.25 " + hex(-0.5), "0.13 " + hex(0.25), "0.00 " + hex(0), "0.01 " + hex(0.02)}
+	if got := cells(); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("example 0's patching cells:\n%v\nwant\n%v", got, want)
+	}
+	if head := browsertest.Eval[string](t, tab, `[...document.querySelectorAll("#patch th")].map(e => e.textContent).join("|")`); head != "|3 "+tasks.TokenLabel(a.Tokens[3])+"|5 "+tasks.TokenLabel(a.Tokens[5])+"|L0H0|L1H1|resid L0" {
+		t.Errorf("patching headers %q", head)
+	}
+	bars := browsertest.Eval[[]string](t, tab, `[...document.querySelectorAll("#attr .bar")].map(e => e.querySelector(".name").textContent + " " + e.querySelector(".value").textContent)`)
+	if strings.Join(bars, "|") != "embed 1.000|L0H0 -1.000|bias 0.500" {
+		t.Errorf("attribution bars %v", bars)
+	}
+	browsertest.Eval[bool](t, tab, `(() => { const s = document.getElementById("example"); s.value = "2"; s.dispatchEvent(new Event("change")); return true; })()`)
+	if got := cells(); got[0] != "1.50 "+hex(1) || got[2] != "-0.25 "+hex(-0.25/1.5) {
+		t.Errorf("example 2's patching cells %v", got)
+	}
+	if note := browsertest.Eval[string](t, tab, `document.getElementById("attr-note").textContent`); !strings.Contains(note, "2.500") {
+		t.Errorf("example 2's attribution note %q", note)
+	}
+	if ex := v.Exceptions(); len(ex) > 0 {
+		t.Errorf("the script threw: %v", ex)
+	}
+	if out := v.Outside(t, tab); len(out) > 0 {
+		t.Errorf("requests: %v", out)
+	}
+	// Without the results the section is hidden, and a page whose
+	// results cover fewer examples than it shows is refused.
+	plain := writePage(t, a)
+	tab, _ = browsertest.Open(t, ctx, plain)
+	if !browsertest.Eval[bool](t, tab, `document.getElementById("causal").hidden`) {
+		t.Error("the causal section shows without results")
+	}
+	c.Patch = c.Patch[:1]
+	if err := Write(&buf, "short", a, nil, c); err == nil {
+		t.Error("results for 1 example on a page of 3")
 	}
 }

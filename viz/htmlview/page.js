@@ -51,7 +51,7 @@
     }
     grid.appendChild(row);
   }
-  picker.addEventListener("change", () => { ex = Number(picker.value); show(); });
+  picker.addEventListener("change", () => { ex = Number(picker.value); show(); showCausal(); });
 
   function at(k, c, ev) {
     const r = c.getBoundingClientRect();
@@ -78,6 +78,70 @@
     }
   }
 
+  // The example's patching heatmap and attribution bars, when the page has them.
+  const causal = document.getElementById("causal");
+  function showCausal() {
+    const C = D.tools, E = D.examples[ex];
+    if (!C) return;
+    causal.hidden = false;
+    document.getElementById("patch-note").textContent = "Share of this example's answer logit difference restored by writing the clean activation into its " +
+      C.corruption + "-corrupted run at one position (rows: what is patched; columns: position and clean token; colour scaled to the example's largest value).";
+    const table = document.getElementById("patch");
+    const head = document.createElement("tr");
+    head.appendChild(document.createElement("th"));
+    C.positions.forEach((p) => {
+      const th = document.createElement("th");
+      th.textContent = p + " " + E.tokens[p];
+      head.appendChild(th);
+    });
+    const rows = [head];
+    C.rows.forEach((name, r) => {
+      const tr = document.createElement("tr");
+      const th = document.createElement("th");
+      th.className = "row";
+      th.textContent = name;
+      tr.appendChild(th);
+      C.positions.forEach((p, k) => {
+        const td = document.createElement("td");
+        const v = E.patch[r][k];
+        td.textContent = (Math.abs(v) < 0.005 ? 0 : v).toFixed(2);
+        td.style.background = E.patch_colors[r][k];
+        td.title = name + " at position " + p + ": " + E.patch[r][k].toFixed(3);
+        tr.appendChild(td);
+      });
+      rows.push(tr);
+    });
+    table.replaceChildren(...rows);
+    document.getElementById("attr-note").textContent = "Mean over this example's answers of each part of the answer's logit (the parts sum to its mean logit, " +
+      E.logit.toFixed(3) + ").";
+    const most = Math.max(1e-9, ...E.parts.map(Math.abs));
+    const lo = Math.min(0, ...E.parts) / most, span = (Math.max(0, ...E.parts) / most) - lo || 1;
+    document.getElementById("attr").replaceChildren(...C.parts.map((name, k) => {
+      const v = E.parts[k], bar = document.createElement("div");
+      bar.className = "bar";
+      const label = document.createElement("span");
+      label.className = "name";
+      label.textContent = name;
+      const track = document.createElement("span");
+      track.className = "track";
+      const fill = document.createElement("span");
+      fill.className = "fill";
+      const zero = (-lo / span) * 100, x = ((v / most - lo) / span) * 100;
+      fill.style.left = Math.min(zero, x) + "%";
+      fill.style.width = Math.abs(x - zero) + "%";
+      fill.style.background = v < 0 ? "#2166ac" : "#b2182b";
+      const z = document.createElement("span");
+      z.className = "zero";
+      z.style.left = zero + "%";
+      track.append(fill, z);
+      const val = document.createElement("span");
+      val.className = "value";
+      val.textContent = v.toFixed(3);
+      bar.append(label, track, val);
+      return bar;
+    }));
+  }
+
   function show() {
     const toks = D.examples[ex].tokens, p = locked || hover;
     tokensEl.replaceChildren(...toks.map((t, n) => {
@@ -98,4 +162,5 @@
       " → key " + p.j + " " + JSON.stringify(toks[p.j]) + ": " + (masked(p.i, p.j) ? "masked" : w.toFixed(3));
   }
   show();
+  showCausal();
 })();

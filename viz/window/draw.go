@@ -142,6 +142,7 @@ func drawSidebar(b *batch, st *model, source string) {
 		offText, offCol = "switched off: "+strings.Join(names, ","), colOff
 	}
 	textWithOff(b, sbX, yOff, fit(offText, sbW), offCol)
+	b.text(sbX, yAblation+(buttonH-lineH)/2, "ablation", colText)
 
 	b.text(sbX, yModel, "model (a change restarts training)", colMuted)
 	labels := []string{"task", "layers", "heads", "positions", "causal mask"}

@@ -45,20 +45,21 @@ const (
 
 // sidebar rows, top to bottom.
 const (
-	yTitle   = margin
-	yConfig  = yTitle + 18
-	yButtons = yConfig + 22
-	yStep    = yButtons + buttonH + 12
-	yLoss    = yStep + 20
-	yLossC   = yLoss + 16
-	yAcc     = yLossC + curveH + 10
-	yAccC    = yAcc + 16
-	yOff     = yAccC + curveH + 10
-	yModel   = yOff + 28
-	yPickers = yModel + 20
-	yHover   = yPickers + 5*rowPitch + 10
-	yKeys    = yHover + 48
-	yNote    = yKeys + 40
+	yTitle    = margin
+	yConfig   = yTitle + 18
+	yButtons  = yConfig + 22
+	yStep     = yButtons + buttonH + 12
+	yLoss     = yStep + 20
+	yLossC    = yLoss + 16
+	yAcc      = yLossC + curveH + 10
+	yAccC     = yAcc + 16
+	yOff      = yAccC + curveH + 10
+	yAblation = yOff + 20
+	yModel    = yAblation + buttonH + 10
+	yPickers  = yModel + 20
+	yHover    = yPickers + 5*rowPitch + 10
+	yKeys     = yHover + 48
+	yNote     = yKeys + 40
 )
 
 // Layout places the panels of a model with L layers of H heads on

@@ -7,6 +7,7 @@ import (
 
 	"headlab/analysis"
 	"headlab/graph"
+	"headlab/inspect"
 	"headlab/tasks"
 	"headlab/train"
 )
@@ -76,10 +77,13 @@ type model struct {
 	running bool
 	stop    int // where training pauses; -1: nowhere
 	off     [][]bool
-	offVer  int
-	resetTo *train.Config
-	quit    bool
-	changes int // counts the UI's changes, so the worker never sleeps on one
+	// ablation is how the heads in off are switched off; offVer counts
+	// changes to either.
+	ablation inspect.Ablation
+	offVer   int
+	resetTo  *train.Config
+	quit     bool
+	changes  int // counts the UI's changes, so the worker never sleeps on one
 
 	// Set by the worker.
 	cfg         train.Config
@@ -122,19 +126,20 @@ type widget struct {
 
 // job is what the worker reads from the model between two steps.
 type job struct {
-	quit    bool
-	seen    int // the model's changes when read
-	reset   *train.Config
-	off     [][]bool // a copy
-	offVer  int
-	running bool // training runs (not paused, no error)
-	failed  bool
-	stop    int
+	quit     bool
+	seen     int // the model's changes when read
+	reset    *train.Config
+	off      [][]bool // a copy
+	ablation inspect.Ablation
+	offVer   int
+	running  bool // training runs (not paused, no error)
+	failed   bool
+	stop     int
 }
 
 // take hands the worker the UI's changes; a reset is handed over once.
 func (st *model) take() job {
-	j := job{quit: st.quit, seen: st.changes, reset: st.resetTo, off: cloneOff(st.off), offVer: st.offVer,
+	j := job{quit: st.quit, seen: st.changes, reset: st.resetTo, off: cloneOff(st.off), ablation: st.ablation, offVer: st.offVer,
 		running: st.running && st.err == nil, failed: st.err != nil, stop: st.stop}
 	st.resetTo = nil
 	return j
@@ -309,6 +314,20 @@ func (st *model) nextExample(d int) {
 	st.dirty = true
 }
 
+// nextAblation switches heads off by the next method: zero, mean,
+// resample, zero again.
+func (st *model) nextAblation() {
+	k := 0
+	for i, a := range inspect.Ablations {
+		if a == st.ablation {
+			k = i
+		}
+	}
+	st.ablation = inspect.Ablations[(k+1)%len(inspect.Ablations)]
+	st.offVer++
+	st.changed()
+}
+
 func (st *model) toggleHead(l, h int) {
 	if l >= len(st.off) || h >= len(st.off[l]) {
 		return
@@ -432,6 +451,12 @@ func (st *model) widgets(lay Layout) []widget {
 	}
 	toggle(3, c.Positions, func(n *train.Config) { n.Positions = !n.Positions })
 	toggle(4, c.Causal, func(n *train.Config) { n.Causal = !n.Causal })
+	method := st.ablation
+	if method == "" {
+		method = inspect.AblateZero
+	}
+	ws = append(ws, widget{r: image.Rect(pickerX, yAblation, sbX+sbW, yAblation+buttonH), label: string(method),
+		on: method != inspect.AblateZero, act: st.nextAblation})
 
 	for l := 0; l < lay.L; l++ {
 		for h := 0; h < lay.H; h++ {

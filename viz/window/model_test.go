@@ -123,12 +123,42 @@ func TestModelViewOnly(t *testing.T) {
 		t.Fatal("a checkpoint's model trained or reset")
 	}
 	for _, w := range st.widgets(st.layout()) {
-		if !w.disabled && w.label != "next ex" && !w.off {
+		// Next example, the heads' ⊘ and how they are switched off
+		// change no model.
+		if !w.disabled && w.label != "next ex" && !w.off && w.r.Min.Y != yAblation {
 			t.Errorf("widget %q enabled without a trainer", w.label)
 		}
 	}
 	if got := headDivisors(12); len(got) != 6 || got[5] != 12 {
 		t.Errorf("headDivisors(12) = %v", got)
+	}
+}
+
+// TestModelAblationControl: the side panel's ablation button cycles
+// zero, mean, resample and zero again, each press handing the worker the
+// method and a new version of what is switched off.
+func TestModelAblationControl(t *testing.T) {
+	st := newModel(t, 100)
+	button := func() widget {
+		for _, w := range st.widgets(st.layout()) {
+			if w.r.Min.Y == yAblation {
+				return w
+			}
+		}
+		t.Fatal("no ablation button")
+		return widget{}
+	}
+	if b := button(); b.label != "zero" || b.on || b.disabled {
+		t.Fatalf("ablation button at start: %+v", b)
+	}
+	for _, want := range []string{"mean", "resample", "zero"} {
+		ver := st.offVer
+		b := button()
+		st.click(b.r.Min.Add(image.Pt(2, 2)))
+		j := st.take()
+		if string(j.ablation) != want || j.offVer != ver+1 || button().label != want {
+			t.Errorf("after a press: job %q version %d (was %d), button %q; want %q", j.ablation, j.offVer, ver, button().label, want)
+		}
 	}
 }
 

@@ -15,7 +15,9 @@ import (
 	"headlab/backend/cpu"
 	"headlab/backend/gl"
 	"headlab/glctx"
+	"headlab/inspect"
 	"headlab/kernels"
+	"headlab/tasks"
 	"headlab/train"
 	"headlab/viz"
 )
@@ -493,4 +495,43 @@ func TestSavedModel(t *testing.T) {
 	}
 	lay, ppu := v.Layout()
 	checkPanels(t, img, lay, ppu, s.Probs, true)
+
+	// A head switched off, then the ablation button pressed: the accuracy
+	// shown is the mean-ablated accuracy on the viewer's examples.
+	x, y := v.OffButton(0, 1)
+	v.Click(x, y)
+	if err := v.WaitIdle(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	zeroed := v.Status().Accuracy
+	v.mu.Lock()
+	var button image.Rectangle
+	for _, w := range v.widgetsLocked(v.layoutLocked()) {
+		if w.r.Min.Y == yAblation {
+			button = w.r
+		}
+	}
+	v.mu.Unlock()
+	x, y = v.st.m.toWindow(float64(button.Min.X+2), float64(button.Min.Y+2))
+	v.Click(x, y)
+	if err := v.WaitIdle(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	e, err := train.NewEvaluator(m, cpu.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	held := []*tasks.Batch{train.QuickHeldOut(m)}
+	ab, err := inspect.NewAblator(e, held, inspect.AblateMean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ab.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{{{false, true}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.Status(); got.Accuracy != want[0].Accuracy || len(got.Off) != 1 {
+		t.Errorf("L0H1 mean-ablated: the viewer shows %v (off %v), want %v (zeroed: %v)", got.Accuracy, got.Off, want[0].Accuracy, zeroed)
+	}
 }

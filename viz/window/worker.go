@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"headlab/analysis"
+	"headlab/inspect"
 	"headlab/kernels"
 	"headlab/tasks"
 	"headlab/train"
@@ -118,7 +119,7 @@ func (w *worker) loop() {
 		}
 		step := w.step()
 		if w.clock.due(j.offVer, step, training, time.Now()) {
-			if err := w.refresh(j.off, j.offVer); err != nil {
+			if err := w.refresh(j.off, j.ablation, j.offVer); err != nil {
 				w.fail(err)
 			}
 			continue
@@ -170,10 +171,12 @@ func (w *worker) stepped(loss float64) {
 }
 
 // refresh runs the held-out examples through the model with the heads in
-// off switched off: the accuracy over all of them, the attention of the
-// first nc (into the next texture on the GPU when the kernels are GL), and
-// the heads' scores on those.
-func (w *worker) refresh(off [][]bool, offVer int) error {
+// off switched off by method: the accuracy over all of them, the
+// attention of the first nc (into the next texture on the GPU when the
+// kernels are GL), and the heads' scores on those. Mean and resample
+// ablation take their replacements from the model as it is now, on the
+// same examples.
+func (w *worker) refresh(off [][]bool, method inspect.Ablation, offVer int) error {
 	start := time.Now()
 	c := w.model.Shape
 	L, H, T, nc := c.Layers, c.Heads, c.SeqLen, w.nc
@@ -196,7 +199,15 @@ func (w *worker) refresh(off [][]bool, offVer int) error {
 			return w.v.texSrc.FillTexture(probs, tex, sh.slice(l, 0, 0), sh.n*sh.h, sh.t, sh.t)
 		}
 	}
-	sn, err := w.ev.Snapshot([]*tasks.Batch{w.held}, o)
+	if method == "" || len(analysis.HeadNames(off)) == 0 {
+		method = inspect.AblateZero
+	}
+	held := []*tasks.Batch{w.held}
+	ab, err := inspect.NewAblator(w.ev, held, method)
+	if err != nil {
+		return err
+	}
+	sn, err := ab.Snapshot(held, o)
 	if err != nil {
 		return err
 	}

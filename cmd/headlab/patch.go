@@ -1,0 +1,189 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"headlab/inspect"
+	"headlab/train"
+	"headlab/viz"
+)
+
+func init() { commands = append(commands, patchCmd) }
+
+// layerPositionFlags are --layer and --position: one block and one
+// position to restrict a measurement to, checked against the model's
+// shape before any work.
+type layerPositionFlags struct{ layer, position int }
+
+func (f *layerPositionFlags) register(cmd *cobra.Command, what string) {
+	cmd.Flags().IntVar(&f.layer, "layer", -1, "only this block (0 is the first; default every block)"+what)
+	cmd.Flags().IntVar(&f.position, "position", -1, "only this position (0 is the first; default every position)"+what)
+}
+
+// lists are the flags as lists for inspect (nil: all), or bad input when
+// a given one is out of the model's range.
+func (f *layerPositionFlags) lists(cmd *cobra.Command, m *train.Model) (layers, positions []int, err error) {
+	if cmd.Flags().Changed("layer") {
+		if f.layer < 0 || f.layer >= m.Shape.Layers {
+			return nil, nil, usagef("--layer %d: the model's blocks are 0..%d", f.layer, m.Shape.Layers-1)
+		}
+		layers = []int{f.layer}
+	}
+	if cmd.Flags().Changed("position") {
+		if f.position < 0 || f.position >= m.Shape.SeqLen {
+			return nil, nil, usagef("--position %d: the model's positions are 0..%d", f.position, m.Shape.SeqLen-1)
+		}
+		positions = []int{f.position}
+	}
+	return layers, positions, nil
+}
+
+func patchCmd(e *env) *cobra.Command {
+	var (
+		runDir, png, corruption string
+		asJSON                  bool
+		examples                int
+		lp                      layerPositionFlags
+		bf                      backendFlag
+	)
+	cmd := &cobra.Command{
+		Use:   "patch --run DIR",
+		Short: "Activation patching: where the answer is computed, head by head and position by position",
+		Long: `Runs held-out examples (the clean runs) and a corrupted copy of each, then
+writes one clean activation into the corrupted run at a time: each head's
+output (before the output projection) at each position, and the residual
+stream entering each block at each position. It reports what each patch
+restores, normalised as (M - M_corrupted) / (M_clean - M_corrupted) for M the
+answer's logit difference (its logit less the mean logit) and for M the
+accuracy on the clean answers, and names the heads whose restored logit
+difference, summed over positions, reaches 0.1 (docs/causal.md).
+
+Corruptions (--corruption; the task's default first):
+  first-half  induction tasks: every first-half token replaced by a token the
+              example does not hold, so no query has an earlier copy
+  other       every task: another held-out example (the next one)`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runDir == "" {
+				return usagef("--run DIR is required")
+			}
+			if err := checkFigures(png); err != nil {
+				return err
+			}
+			if err := checkOutputs(fileOut("png", png)); err != nil {
+				return err
+			}
+			if examples < 2 || examples > train.HeldOutExamples {
+				return usagef("--examples %d: want 2 to %d", examples, train.HeldOutExamples)
+			}
+			m, _, err := train.Load(runDir)
+			if err != nil {
+				return usageError{err}
+			}
+			if corruption == "" {
+				corruption = inspect.Corruptions(m.Task)[0]
+			}
+			if err := inspect.CheckCorruption(m.Task, corruption); err != nil {
+				return usagef("--corruption: %v", err)
+			}
+			layers, positions, err := lp.lists(cmd, m)
+			if err != nil {
+				return err
+			}
+			be, closeBackend, err := bf.open(e.stderr)
+			if err != nil {
+				return err
+			}
+			defer closeBackend()
+			ev, err := train.NewEvaluator(m, be)
+			if err != nil {
+				return err
+			}
+			defer ev.Close()
+			reps, err := inspect.Patch(ev, inspect.PatchOptions{Examples: examples, Corruption: corruption, Layers: layers, Positions: positions})
+			if err != nil {
+				return err
+			}
+			r := reps[0]
+			if png != "" {
+				fig, err := patchGrid("patching · "+runTitle(m.Train), r).Figure()
+				if err != nil {
+					return err
+				}
+				if err := viz.WriteStdout(png, e.stdout, fig); err != nil {
+					return err
+				}
+			}
+			w := e.reportTo(png)
+			if asJSON {
+				return writeJSON(w, r)
+			}
+			printPatch(w, r)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")
+	cmd.Flags().StringVar(&corruption, "corruption", "", "how each clean example is corrupted: first-half (induction tasks) or other (every task); default the task's first")
+	cmd.Flags().IntVar(&examples, "examples", train.EvalChunk, "held-out examples (from the first) run clean and corrupted")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
+	figureFlag(cmd, &png, "png", true, "draw the heatmap: every head and each block's residual stream by position")
+	lp.register(cmd, " patched")
+	bf.register(cmd)
+	return cmd
+}
+
+// patchGrid is r's heatmap: the heads, then the residual streams, by
+// position, each cell the normalised logit difference patching restores.
+func patchGrid(title string, r *inspect.PatchReport) viz.PatchGrid {
+	g := viz.PatchGrid{Title: title, Note: fmt.Sprintf("share of the answer's logit difference restored by patching the clean activation into the %s-corrupted run, per position", r.Corruption)}
+	for _, p := range r.Positions {
+		g.Columns = append(g.Columns, fmt.Sprint(p))
+	}
+	for _, p := range r.Heads {
+		g.Rows, g.Values = append(g.Rows, p.Name), append(g.Values, p.LogitDiff)
+	}
+	g.Gaps = []int{len(r.Heads)}
+	for _, p := range r.Resid {
+		g.Rows, g.Values = append(g.Rows, p.Name), append(g.Values, p.LogitDiff)
+	}
+	return g
+}
+
+// twoDecimals is v to two decimals, without a sign on a value that rounds
+// to zero.
+func twoDecimals(v float64) string {
+	if math.Abs(v) < 0.005 {
+		return "0.00"
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func printPatch(w io.Writer, r *inspect.PatchReport) {
+	fmt.Fprintf(w, "Corruption %s on %d held-out examples. Clean: logit difference %.3f, accuracy %.1f%%; corrupted: %.3f, %.1f%%.\n\n",
+		r.Corruption, r.Examples, r.Clean.LogitDiff, 100*r.Clean.Accuracy, r.Corrupted.LogitDiff, 100*r.Corrupted.Accuracy)
+	fmt.Fprintln(w, "Share of the logit difference restored, (M - M_corrupted) / (M_clean - M_corrupted), by position patched:")
+	fmt.Fprintln(w)
+	fmt.Fprint(w, "| Patched |")
+	for _, p := range r.Positions {
+		fmt.Fprintf(w, " %d |", p)
+	}
+	fmt.Fprintln(w, " sum |")
+	fmt.Fprintln(w, "|---|"+strings.Repeat("---|", len(r.Positions)+1))
+	for _, p := range append(append([]inspect.Patched(nil), r.Heads...), r.Resid...) {
+		fmt.Fprintf(w, "| %s |", p.Name)
+		for _, v := range p.LogitDiff {
+			fmt.Fprintf(w, " %s |", twoDecimals(v))
+		}
+		fmt.Fprintf(w, " %s |\n", twoDecimals(p.Total))
+	}
+	located := "none"
+	if len(r.Located) > 0 {
+		located = strings.Join(r.Located, ", ")
+	}
+	fmt.Fprintf(w, "\nHeads located by patching (sum at least %.1f): %s.\n", inspect.PatchLocated, located)
+}

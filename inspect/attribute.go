@@ -1,0 +1,358 @@
+package inspect
+
+import (
+	"fmt"
+	"math"
+
+	"headlab/analysis"
+	"headlab/graph"
+	"headlab/tasks"
+	"headlab/train"
+)
+
+// Kinds of part of the answer's logit in direct logit attribution.
+const (
+	PartEmbed    = "embed"     // the token embedding
+	PartPosition = "pos_embed" // the positional embedding
+	PartHead     = "head"      // one head's output through the output projection
+	PartAttnBias = "attn_bias" // a block's output-projection bias
+	PartMLP      = "mlp"       // a block's MLP output
+	PartBias     = "bias"      // the final LayerNorm's bias and the unembedding's bias
+)
+
+// Part is one term of direct logit attribution: what one component
+// writes into the residual stream, through the final LayerNorm with its
+// scale frozen at the run's own, read along the answer's unembedding
+// direction. The parts of an answer sum to its logit (Logit), and along
+// the answer's direction less the mean direction, to its logit
+// difference (LogitDiff).
+type Part struct {
+	Name  string `json:"name"`
+	Kind  string `json:"kind"`
+	Layer int    `json:"layer"` // -1 for the embeddings and the bias
+	Head  int    `json:"head"`  // -1 but for a head
+	// Logit and LogitDiff are the means over every answer.
+	Logit     float64 `json:"logit"`
+	LogitDiff float64 `json:"logit_diff"`
+	// ByPosition is the mean logit part at each answer position, in the
+	// order of AttributionReport.Positions.
+	ByPosition []float64 `json:"by_position"`
+	// examples[k] is example k's mean logit part over its answers.
+	examples []float64
+}
+
+// LensLayer is the logit lens at one point of the residual stream: the
+// stream through the final LayerNorm and the unembedding, scored on every
+// answer.
+type LensLayer struct {
+	// Name says where the stream is read: "L0 in", ..., and "out" (the
+	// model's own logits).
+	Name        string  `json:"name"`
+	Accuracy    float64 `json:"accuracy"`
+	Probability float64 `json:"answer_probability"`
+}
+
+// AttributionReport is direct logit attribution and the logit lens of
+// one model on held-out examples.
+type AttributionReport struct {
+	Examples int `json:"examples"`
+	Answers  int `json:"answers"`
+	// Logit and LogitDiff are the answers' mean logit and logit
+	// difference (the logit less the mean over the vocabulary).
+	Logit     float64 `json:"logit"`
+	LogitDiff float64 `json:"logit_diff"`
+	// Positions are the answer positions, ascending.
+	Positions []int  `json:"positions"`
+	Parts     []Part `json:"parts"`
+	// MaxResidual is the largest difference, over every answer, between
+	// the sum of its parts and its logit: float32 rounding.
+	MaxResidual float64     `json:"max_residual"`
+	Lens        []LensLayer `json:"logit_lens"`
+	// exLogit[k] is example k's mean answer logit.
+	exLogit []float64
+}
+
+// PerExample is example k's mean logit over its answers and each part's
+// mean over them, in Parts' order (k < the perExample Attribute kept).
+func (r *AttributionReport) PerExample(k int) (logit float64, parts []float64) {
+	for _, p := range r.Parts {
+		parts = append(parts, p.examples[k])
+	}
+	return r.exLogit[k], parts
+}
+
+// directions is a model's unembedding read through the final LayerNorm's
+// gain: for each token a, u_a = gf * W_U[:, a] less its mean over
+// d-model (the LayerNorm's centring moved onto the direction), the same
+// less its mean over the vocabulary (for the logit difference), and the
+// constant parts.
+type directions struct {
+	u, ud      [][]float64 // [V][D]
+	bias, biad []float64   // [V]: gf-folded LayerNorm bias . W_U[:, a] + b_U[a], and less its mean
+}
+
+func newDirections(m *train.Model) directions {
+	c := m.Shape
+	V, D := c.Vocab, c.DModel
+	w := m.Weights
+	gf, bf, bu := w.Get("ln_f.weight").Data, w.Get("ln_f.bias").Data, w.Get("unembed.bias").Data
+	unembed := func(j, a int) float64 {
+		if c.TiedEmbeddings {
+			return float64(w.Get("tok_emb").Data[a*D+j])
+		}
+		return float64(w.Get("unembed.weight").Data[j*V+a])
+	}
+	d := directions{u: make([][]float64, V), ud: make([][]float64, V), bias: make([]float64, V), biad: make([]float64, V)}
+	meanU := make([]float64, D)
+	var meanB float64
+	for a := range V {
+		d.u[a] = make([]float64, D)
+		var mean float64
+		for j := range D {
+			d.u[a][j] = float64(gf[j]) * unembed(j, a)
+			mean += d.u[a][j] / float64(D)
+			d.bias[a] += float64(bf[j]) * unembed(j, a)
+		}
+		d.bias[a] += float64(bu[a])
+		for j := range D {
+			d.u[a][j] -= mean
+			meanU[j] += d.u[a][j] / float64(V)
+		}
+		meanB += d.bias[a] / float64(V)
+	}
+	for a := range V {
+		d.ud[a] = make([]float64, D)
+		for j := range D {
+			d.ud[a][j] = d.u[a][j] - meanU[j]
+		}
+		d.biad[a] = d.bias[a] - meanB
+	}
+	return d
+}
+
+func dot(x []float32, y []float64) float64 {
+	var s float64
+	for i, v := range x {
+		s += float64(v) * y[i]
+	}
+	return s
+}
+
+// Attribute measures direct logit attribution and the logit lens of every
+// model of e on its first `examples` held-out examples, keeping the first
+// perExample examples' own parts (AttributionReport.PerExample).
+func Attribute(e *train.Evaluator, examples, perExample int) ([]*AttributionReport, error) {
+	m := e.Models[0]
+	c := m.Shape
+	L, H, T, D, V := c.Layers, c.Heads, c.SeqLen, c.DModel, c.Vocab
+	dh := c.HeadDim()
+	S := len(e.Models)
+	bs := make([]*tasks.Batch, S)
+	for s, held := range e.HeldOutAll() {
+		bs[s] = firstExamples(held, examples)
+	}
+	N := bs[0].N
+	K := min(perExample, N)
+	reports := make([]*AttributionReport, S)
+	type model struct {
+		dir          directions
+		emb, pos     []float32
+		ob           [][]float32   // [l][D] output-projection biases
+		wo           [][][]float64 // [l*H+h][a][Dh]: W_O^h u_a
+		sums         []float64     // per part
+		byPos        [][]float64   // [part][t]
+		posN         []int         // answers at each position
+		lensHit      []float64     // per lens point
+		lensProb     []float64
+		logit, ldiff float64
+	}
+	ms := make([]*model, S)
+	for s := range S {
+		mod := e.Models[s]
+		w := mod.Weights
+		r := &AttributionReport{Examples: N, exLogit: make([]float64, K)}
+		r.Parts = append(r.Parts, Part{Name: "embed", Kind: PartEmbed, Layer: -1, Head: -1})
+		if c.Positions {
+			r.Parts = append(r.Parts, Part{Name: "pos_embed", Kind: PartPosition, Layer: -1, Head: -1})
+		}
+		x := &model{dir: newDirections(mod), emb: w.Get("tok_emb").Data}
+		if c.Positions {
+			x.pos = w.Get("pos_emb").Data
+		}
+		for l := range L {
+			for h := range H {
+				r.Parts = append(r.Parts, Part{Name: analysis.HeadName(l, h), Kind: PartHead, Layer: l, Head: h})
+				wo := w.Get(fmt.Sprintf("blocks.%d.attn.out.weight", l)).Data
+				per := make([][]float64, V)
+				for a := range V {
+					per[a] = make([]float64, 2*dh) // the logit's, then the logit difference's
+					for k := range dh {
+						row := wo[(h*dh+k)*D : (h*dh+k+1)*D]
+						per[a][k], per[a][dh+k] = dot(row, x.dir.u[a]), dot(row, x.dir.ud[a])
+					}
+				}
+				x.wo = append(x.wo, per)
+			}
+			r.Parts = append(r.Parts, Part{Name: fmt.Sprintf("L%d attn bias", l), Kind: PartAttnBias, Layer: l, Head: -1},
+				Part{Name: fmt.Sprintf("L%d mlp", l), Kind: PartMLP, Layer: l, Head: -1})
+			x.ob = append(x.ob, w.Get(fmt.Sprintf("blocks.%d.attn.out.bias", l)).Data)
+		}
+		r.Parts = append(r.Parts, Part{Name: "bias", Kind: PartBias, Layer: -1, Head: -1})
+		for i := range r.Parts {
+			r.Parts[i].examples = make([]float64, K)
+		}
+		x.sums = make([]float64, 2*len(r.Parts))
+		x.byPos = make([][]float64, len(r.Parts))
+		for i := range x.byPos {
+			x.byPos[i] = make([]float64, T)
+		}
+		x.posN = make([]int, T)
+		x.lensHit, x.lensProb = make([]float64, L+1), make([]float64, L+1)
+		reports[s], ms[s] = r, x
+	}
+	read := func(net *graph.Net, first, n int) error {
+		heads, mlps := make([][]float32, L), make([][]float32, L)
+		for l := range L {
+			o, err := net.Capture(graph.HeadOut, l)
+			if err != nil {
+				return err
+			}
+			heads[l] = append([]float32(nil), o...)
+			p, err := net.Capture(graph.MLPOut, l)
+			if err != nil {
+				return err
+			}
+			mlps[l] = append([]float32(nil), p...)
+		}
+		inv, err := net.FinalScale()
+		if err != nil {
+			return err
+		}
+		inv = append([]float32(nil), inv...)
+		lens := make([][]float32, L+1)
+		for l := range L {
+			lg, err := net.LensLogits(l)
+			if err != nil {
+				return err
+			}
+			lens[l] = append([]float32(nil), lg...)
+		}
+		lg, err := net.Logits()
+		if err != nil {
+			return err
+		}
+		lens[L] = append([]float32(nil), lg...)
+		for s := range S {
+			r, x := reports[s], ms[s]
+			tok, tg := bs[s].Tokens, bs[s].Targets
+			parts := make([]float64, 2*len(r.Parts))
+			for b := range n {
+				i := first + b
+				var exN int
+				for t := range T {
+					a := tg[i*T+t]
+					if a < 0 {
+						continue
+					}
+					row := (s*train.EvalChunk+b)*T + t // in the pass's tensors
+					sc := float64(inv[row])
+					k := 0
+					term := func(lv, dv float64) {
+						parts[2*k], parts[2*k+1] = lv, dv
+						k++
+					}
+					id := tok[i*T+t]
+					term(sc*dot(x.emb[id*D:(id+1)*D], x.dir.u[a]), sc*dot(x.emb[id*D:(id+1)*D], x.dir.ud[a]))
+					if x.pos != nil {
+						term(sc*dot(x.pos[t*D:(t+1)*D], x.dir.u[a]), sc*dot(x.pos[t*D:(t+1)*D], x.dir.ud[a]))
+					}
+					for l := range L {
+						for h := range H {
+							o := heads[l][row*D+h*dh : row*D+(h+1)*dh]
+							wo := x.wo[l*H+h][a]
+							term(sc*dot(o, wo[:dh]), sc*dot(o, wo[dh:]))
+						}
+						term(sc*dot(x.ob[l], x.dir.u[a]), sc*dot(x.ob[l], x.dir.ud[a]))
+						mlp := mlps[l][row*D : (row+1)*D]
+						term(sc*dot(mlp, x.dir.u[a]), sc*dot(mlp, x.dir.ud[a]))
+					}
+					term(x.dir.bias[a], x.dir.biad[a])
+					var total float64
+					for p := range r.Parts {
+						total += parts[2*p]
+						x.sums[2*p] += parts[2*p]
+						x.sums[2*p+1] += parts[2*p+1]
+						x.byPos[p][t] += parts[2*p]
+						if i < K {
+							r.Parts[p].examples[i] += parts[2*p]
+						}
+					}
+					out := lens[L][row*V : (row+1)*V]
+					r.MaxResidual = max(r.MaxResidual, math.Abs(total-float64(out[a])))
+					x.logit += float64(out[a])
+					x.ldiff += LogitDiff(out, a)
+					if i < K {
+						r.exLogit[i] += float64(out[a])
+					}
+					x.posN[t]++
+					r.Answers++
+					exN++
+					for p, lg := range lens {
+						hit, prob := answerScore(lg[row*V:(row+1)*V], a)
+						x.lensHit[p] += hit
+						x.lensProb[p] += prob
+					}
+				}
+				if i < K && exN > 0 {
+					for p := range r.Parts {
+						r.Parts[p].examples[i] /= float64(exN)
+					}
+					r.exLogit[i] /= float64(exN)
+				}
+			}
+		}
+		return nil
+	}
+	if _, err := e.Snapshot(bs, train.SnapshotOptions{Probe: &train.Probe{Read: read}}); err != nil {
+		return nil, err
+	}
+	for s, r := range reports {
+		x := ms[s]
+		A := float64(max(r.Answers, 1))
+		r.Logit, r.LogitDiff = x.logit/A, x.ldiff/A
+		for t, k := range x.posN {
+			if k > 0 {
+				r.Positions = append(r.Positions, t)
+			}
+		}
+		for p := range r.Parts {
+			r.Parts[p].Logit, r.Parts[p].LogitDiff = x.sums[2*p]/A, x.sums[2*p+1]/A
+			for _, t := range r.Positions {
+				r.Parts[p].ByPosition = append(r.Parts[p].ByPosition, x.byPos[p][t]/float64(x.posN[t]))
+			}
+		}
+		for p := range L + 1 {
+			name := "out"
+			if p < L {
+				name = fmt.Sprintf("L%d in", p)
+			}
+			r.Lens = append(r.Lens, LensLayer{Name: name, Accuracy: x.lensHit[p] / A, Probability: x.lensProb[p] / A})
+		}
+	}
+	return reports, nil
+}
+
+// answerScore is whether the answer is the argmax of row (ties to the
+// smaller id, as the device counts hits) and its softmax probability.
+func answerScore(row []float32, answer int) (hit, prob float64) {
+	best := 0
+	for j, v := range row {
+		if v > row[best] {
+			best = j
+		}
+	}
+	if best == answer {
+		hit = 1
+	}
+	return hit, math.Exp(-analysis.NextTokenLoss(row, answer))
+}
