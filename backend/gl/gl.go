@@ -110,6 +110,11 @@ type Device struct {
 	scratch uint32 // SSBO for the rowsum pass, grown on demand
 	scrN    int    // its size in floats
 	live    map[uint32]bool
+	// profiling times every dispatch (profile.go): timed waits for its
+	// timestamps, queries are free query objects.
+	profiling bool
+	timed     []timed
+	queries   []uint32
 }
 
 var _ kernels.Device = (*Device)(nil)
@@ -452,6 +457,7 @@ func (d *Device) Close() error {
 		d.closed.Store(true)
 		err = d.th.Call(func() {
 			deletePrograms(&d.progs)
+			d.deleteQueries()
 			for id := range d.live {
 				ogl.DeleteBuffers(1, &id)
 			}

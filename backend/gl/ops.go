@@ -37,6 +37,7 @@ type bind struct {
 // launch is one dispatch, built on the calling goroutine and run on the
 // GL thread.
 type launch struct {
+	name    string // the kernel (Device method) it belongs to
 	prog    int
 	S, work int32
 	// groups says work counts workgroups per seed (kernels that give a
@@ -110,12 +111,22 @@ func (d *Device) exec(l *launch) {
 	total := int64(l.S) * int64(l.work)
 	groups := total
 	if !l.groups {
-		groups = (total + groupSize - 1) / groupSize
+		groups = (total + int64(p.size) - 1) / int64(p.size)
 	}
 	gx := min(groups, maxGroups)
 	gy := (groups + gx - 1) / gx
+	var t timed
+	if d.profiling {
+		t = timed{start: d.query(), ended: d.query(), rec: kernels.DispatchTime{
+			Kernel: l.name, Program: p.name, Seeds: int(l.S), Groups: gx * gy, GroupSize: p.size}}
+		ogl.QueryCounter(t.start, ogl.TIMESTAMP)
+	}
 	ogl.DispatchCompute(uint32(gx), uint32(gy), 1)
 	ogl.MemoryBarrier(ogl.SHADER_STORAGE_BARRIER_BIT)
+	if d.profiling {
+		ogl.QueryCounter(t.ended, ogl.TIMESTAMP)
+		d.timed = append(d.timed, t)
+	}
 	d.dirty = true
 	if l.flags {
 		d.flagged = true
@@ -125,6 +136,9 @@ func (d *Device) exec(l *launch) {
 // run validates nothing: it counts l's dispatch and queues it (see queue).
 func (d *Device) run(name string, ls ...launch) error {
 	d.dispatches.Add(int64(len(ls)))
+	for i := range ls {
+		ls[i].name = name
+	}
 	return d.queue(name, func() {
 		for i := range ls {
 			d.exec(&ls[i])
@@ -452,6 +466,7 @@ func (d *Device) ProbsGradK(S int, s kernels.Shape, p, dP, q, dK kernels.Tensor)
 	rl.b[4] = bind{off: 0, stride: int32(rows)}
 	l.nb = 5
 	l.b[4] = rl.b[4]
+	l.name, rl.name = name, name
 	d.dispatches.Add(2)
 	return d.queue(name, func() {
 		id := d.growScratch(S * rows)

@@ -98,6 +98,8 @@ type program struct {
 	locInts, locFloats [maxUniforms]int32
 	numInts, numFloats int
 	name               string
+	// size is the program's local_size_x (its other sizes are 1).
+	size int
 }
 
 // The source strings of a kernel, numbered in #line directives so that a
@@ -157,7 +159,14 @@ func compileKernel(file, body string, spec progSpec) (program, error) {
 		return program{}, fmt.Errorf("gl: %s: more than %d uniforms of one kind", file, maxUniforms)
 	}
 	loc := func(name string) int32 { return ogl.GetUniformLocation(id, ogl.Str(name+"\x00")) }
-	p := program{id: id, name: file, numInts: len(spec.ints), numFloats: len(spec.floats)}
+	p := program{id: id, name: strings.TrimSuffix(file, ".comp"), numInts: len(spec.ints), numFloats: len(spec.floats)}
+	var size [3]int32
+	ogl.GetProgramiv(id, ogl.COMPUTE_WORK_GROUP_SIZE, &size[0])
+	if size[1] != 1 || size[2] != 1 || size[0] <= 0 {
+		ogl.DeleteProgram(id)
+		return program{}, fmt.Errorf("gl: %s: workgroup %v, want local_size_x only", file, size)
+	}
+	p.size = int(size[0])
 	p.locS, p.locWork, p.locOff, p.locStride = loc("S"), loc("work"), loc("off"), loc("stride")
 	for i, n := range spec.ints {
 		p.locInts[i] = loc(n)
