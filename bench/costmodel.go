@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // The cost model of the GL device's kernels: for every kernel call of a
@@ -36,8 +37,10 @@ type Dispatch struct {
 	// lanes each touch a different 32-byte sector.
 	Scattered float64
 	// Chain is the longest chain of global loads one invocation waits on
-	// in turn (a serial loop over rows with nothing else in flight).
-	Chain float64
+	// in turn (a serial loop over rows with a few loads in flight; a
+	// chunk staged at once counts as chunkChain), and Serial the longest
+	// chain of dependent arithmetic (a column summed in order).
+	Chain, Serial float64
 }
 
 // Workgroups is the dispatch's grid for S seeds, as the device computes it.
@@ -66,160 +69,245 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // Model returns the dispatches the GL device makes for c.
 func Model(c Call) ([]Dispatch, error) {
-	f4 := 4.0
-	flat := func(prog string, inv int, instr, flops, bytes float64) Dispatch {
-		return Dispatch{Kernel: c.Kernel, Program: prog, Invocations: inv, GroupSize: wg, Instr: instr, FLOPs: flops, Bytes: bytes}
-	}
-	b2f := func(b bool) float64 {
-		if b {
-			return 1
-		}
-		return 0
-	}
 	switch c.Kernel {
 	case "MatMul", "Linear":
-		if c.M*c.N == 0 {
-			return nil, nil
-		}
-		M, N, K := float64(c.M), float64(c.N), float64(c.K)
-		tiles := ceilDiv(c.M, 4) * ceilDiv(c.N, 8)
-		d := flat("matmul", tiles, 60+50*K+128+1440*b2f(c.Deriv)+64*b2f(c.Res), 2*M*N*K,
-			f4*(M*K+K*N+M*N*(1+b2f(c.Deriv))+M*N*b2f(c.Res)+N*b2f(c.Bias)))
-		if tiles <= 128 {
-			d.Chain = K // few invocations a seed, each a serial loop over K
-		} else {
-			d.Scattered = 32 * (1 + b2f(c.Deriv)) // a warp's 4 x 8 blocks: each store 32 sectors
-		}
-		return []Dispatch{d}, nil
+		return matmulModel(c), nil
 	case "ColSum", "ColDot":
-		if c.D == 0 {
-			return nil, nil
-		}
-		loads := 1.0
-		prog := "colsum"
-		if c.Kernel == "ColDot" {
-			loads, prog = 2, "coldot"
-		}
-		R, D := float64(c.Rows), float64(c.D)
-		d := flat(prog, c.D, 30+(3+2*loads)*R, loads*R*D, f4*(loads*R*D+D))
-		d.Chain = R
-		return []Dispatch{d}, nil
-	case "LayerNorm":
-		if c.Rows == 0 {
-			return nil, nil
-		}
-		R, D := float64(c.Rows), float64(c.D)
-		d := flat("layernorm", c.Rows, 24+18*D, 8*R*D, f4*(3*R*D+R))
-		d.Scattered = 2 * D // a row a thread: two outputs written 4*D bytes apart across lanes
-		return []Dispatch{d}, nil
-	case "LayerNormGradX":
-		if c.Rows == 0 {
-			return nil, nil
-		}
-		R, D := float64(c.Rows), float64(c.D)
-		d := flat("layernormgradx", c.Rows, 24+18*D, 10*R*D, f4*(3*R*D+R))
-		d.Scattered = D
-		return []Dispatch{d}, nil
-	case "GELU":
-		n := float64(c.Len)
-		return nonEmpty(c.Len, flat("gelu", c.Len, 200, 30*n, f4*3*n)), nil
-	case "Mul", "Add":
-		n := float64(c.Len)
-		prog := "mul"
-		if c.Kernel == "Add" {
-			prog = "add"
-		}
-		return nonEmpty(c.Len, flat(prog, c.Len, 35, n, f4*3*n)), nil
-	case "ColScale":
-		n := float64(c.Rows * c.D)
-		return nonEmpty(c.Rows*c.D, flat("colscale", c.Rows*c.D, 50, n, f4*2*n)), nil
-	case "Embed":
-		n := float64(c.Rows * c.D)
-		return nonEmpty(c.Rows*c.D, flat("embed", c.Rows*c.D, itemInstr+divInstr+12, 0, f4*n)), nil
+		return colModel(c), nil
+	case "LayerNorm", "LayerNormGradX":
+		return layerNormModel(c), nil
+	case "GELU", "Mul", "Add", "ColScale", "Embed", "Adam", "MarkDiverged":
+		return elementwiseModel(c), nil
 	case "EmbedGrad":
-		R, D, V := float64(c.Rows), float64(c.D), float64(c.V)
-		return nonEmpty(c.V*c.D, flat("embedgrad", c.V*c.D, 50+11*R, V*D*R, f4*(R+R*D+V*D))), nil
+		return embedGradModel(c), nil
 	case "Probs", "Mix", "MixGradP", "MixGradV", "ProbsGradQ", "ProbsGradK":
 		return attnModel(c)
-	case "SoftmaxXent":
-		R, V := float64(c.Rows), float64(c.V)
-		d := Dispatch{Kernel: c.Kernel, Program: "softmaxxent", Invocations: wg, GroupSize: wg, WorkgroupsPerSeed: true,
-			Instr: float64(ceilDiv(c.Rows, wg))*(70*V+40) + 300, FLOPs: 40 * R * V, Bytes: f4 * (2*R*V + R)}
-		d.Scattered = 2 * V * float64(ceilDiv(c.Rows, wg)) // a row a thread: loads and stores V*4 bytes apart
-		return []Dispatch{d}, nil
-	case "SoftmaxXentGrad":
-		if c.Rows == 0 {
-			return nil, nil
-		}
-		R, V := float64(c.Rows), float64(c.V)
-		d := Dispatch{Kernel: c.Kernel, Program: "softmaxxentgrad", Invocations: ceilDiv(c.Rows, wg) * wg, GroupSize: wg,
-			WorkgroupsPerSeed: true, Instr: 200, FLOPs: 3 * R * V, Bytes: f4 * (2*R*V + R)}
-		d.Scattered = V
-		return []Dispatch{d}, nil
-	case "CountCorrect":
-		R, V := float64(c.Rows), float64(c.V)
-		return []Dispatch{{Kernel: c.Kernel, Program: "countcorrect", Invocations: wg, GroupSize: wg, WorkgroupsPerSeed: true,
-			Instr: float64(ceilDiv(c.Rows, wg))*(6*V+20) + 200, FLOPs: R * V, Bytes: f4 * (R*V + R)}}, nil
-	case "Adam":
-		n := float64(c.Len)
-		return nonEmpty(c.Len, flat("adam", c.Len, 100, 20*n, 28*n)), nil
-	case "MarkDiverged":
-		return []Dispatch{flat("markdiverged", 1, 40, 1, 8)}, nil
+	case "SoftmaxXent", "SoftmaxXentGrad", "CountCorrect":
+		return lossModel(c), nil
 	}
 	return nil, fmt.Errorf("bench: the cost model has no kernel %q", c.Kernel)
 }
 
-// nonEmpty is d, or nothing for a kernel on no elements (the device
-// dispatches nothing).
-func nonEmpty(n int, d Dispatch) []Dispatch {
+const f4 = 4.0 // bytes per float
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// perSeed is a dispatch of wgs workgroups of 64 per seed.
+func perSeed(c Call, prog string, wgs int) Dispatch {
+	return Dispatch{Kernel: c.Kernel, Program: prog, Invocations: wgs * wg, GroupSize: wg, WorkgroupsPerSeed: true}
+}
+
+// flat is a dispatch of inv invocations per seed in one flattened grid.
+func flat(c Call, prog string, inv int) Dispatch {
+	return Dispatch{Kernel: c.Kernel, Program: prog, Invocations: inv, GroupSize: wg}
+}
+
+// warps is the share of a workgroup's two warps that run a phase with
+// active invocations, as instructions per invocation count.
+func warps(active int) float64 { return float64(min(ceilDiv(active, 32), 2)) / 2 }
+
+// Staged loads: every element a workgroup stages costs about 5
+// instructions (index, global load, shared store) spread over its 64
+// invocations; a chunk loaded at once is one round trip, 4 chain steps.
+const (
+	stageInstr = 5
+	chunkChain = 4
+)
+
+// matmulModel: matmul.comp, a workgroup of 32 per 32 x 32 tile of c, an
+// 8 x 4 block per invocation, K in chunks of 32 through shared memory
+// (the staged kernels a GPU runs).
+func matmulModel(c Call) []Dispatch {
+	if c.M*c.N == 0 {
+		return nil
+	}
+	M, N, K := float64(c.M), float64(c.N), float64(c.K)
+	chunks := float64(ceilDiv(c.K, 32))
+	d := perSeed(c, "matmul", ceilDiv(c.M, 32)*ceilDiv(c.N, 32))
+	d.Invocations, d.GroupSize = d.Invocations/2, 32
+	// Per step of K: 3 vec4 shared loads, 32 fmas, the loop; per chunk:
+	// 2 x 32 staged elements and two barriers; per stored element: the
+	// store, GELU (about 80 with its double division), the residual add.
+	d.Instr = K*36 + chunks*(64*stageInstr+10) + 32*(8+80*b2f(c.Deriv)+4*b2f(c.Res)) + 40
+	d.FLOPs = 2 * M * N * K
+	d.Bytes = f4 * (M*K + K*N + M*N*(1+b2f(c.Deriv)+b2f(c.Res)) + N*b2f(c.Bias))
+	d.Chain = chunks * chunkChain
+	return []Dispatch{d}
+}
+
+// colModel: colsum.comp and coldot.comp, a workgroup per seed and 64
+// columns, rows staged in chunks of 16 KiB, each column summed serially
+// by its invocation.
+func colModel(c Call) []Dispatch {
+	if c.D == 0 {
+		return nil
+	}
+	loads, prog := 1.0, "colsum"
+	if c.Kernel == "ColDot" {
+		loads, prog = 2, "coldot"
+	}
+	cols := min(c.D, 64)
+	rc := max(4096/(int(loads)*cols), 1) // rows a chunk
+	R, D := float64(c.Rows), float64(c.D)
+	d := perSeed(c, prog, ceilDiv(c.D, 64))
+	d.Instr = stageInstr*loads*R*float64(cols)/64 + R*(2+2*loads)*warps(cols)
+	d.FLOPs, d.Bytes = loads*R*D, f4*(loads*R*D+D)
+	d.Chain = float64(ceilDiv(c.Rows, rc)) * chunkChain
+	d.Serial = R
+	return []Dispatch{d}
+}
+
+// layerNormModel: layernorm.comp and layernormgradx.comp, a workgroup
+// per block of rows staged through shared memory, a row an invocation
+// for its sums, every element stored by neighbouring invocations.
+func layerNormModel(c Call) []Dispatch {
+	if c.Rows == 0 {
+		return nil
+	}
+	grad := c.Kernel == "LayerNormGradX"
+	prog, tiles := "layernorm", 1
+	if grad {
+		prog, tiles = "layernormgradx", 2
+	}
+	rw := max(min(64, 4096/(tiles*c.D)), 1) // rows a workgroup
+	R, D, per := float64(c.Rows), float64(c.D), float64(rw*c.D)/64
+	d := perSeed(c, prog, ceilDiv(c.Rows, rw))
+	if grad {
+		d.Instr = per*(2*stageInstr+10) + (14*D+60)*warps(rw)
+		d.FLOPs, d.Bytes = 10*R*D, f4*(3*R*D+R+D)
+	} else {
+		d.Instr = per*(stageInstr+12) + (9*D+80)*warps(rw)
+		d.FLOPs, d.Bytes = 8*R*D, f4*(3*R*D+R+2*D)
+	}
+	d.Chain, d.Serial = 2*chunkChain, D
+	return []Dispatch{d}
+}
+
+// elementwiseModel: one invocation per element (or per seed), loads and
+// stores coalesced.
+func elementwiseModel(c Call) []Dispatch {
+	n := c.Len
+	var d Dispatch
+	switch c.Kernel {
+	case "GELU":
+		d = flat(c, "gelu", n)
+		d.Instr, d.FLOPs, d.Bytes = 120, 30*float64(n), f4*3*float64(n)
+	case "Mul", "Add":
+		d = flat(c, strings.ToLower(c.Kernel), n)
+		d.Instr, d.FLOPs, d.Bytes = 35, float64(n), f4*3*float64(n)
+	case "ColScale":
+		n = c.Rows * c.D
+		d = flat(c, "colscale", n)
+		d.Instr, d.FLOPs, d.Bytes = 50, float64(n), f4*2*float64(n)
+	case "Embed":
+		n = c.Rows * c.D
+		d = flat(c, "embed", n)
+		d.Instr, d.Bytes = itemInstr+divInstr+12, f4*(float64(n)+float64(c.Rows))
+	case "Adam":
+		d = flat(c, "adam", n)
+		d.Instr, d.FLOPs, d.Bytes = 100, 20*float64(n), 28*float64(n)
+	case "MarkDiverged":
+		n = 1
+		d = flat(c, "markdiverged", 1)
+		d.Instr, d.FLOPs, d.Bytes = 40, 1, 8
+	}
 	if n == 0 {
 		return nil
 	}
 	return []Dispatch{d}
 }
 
-// attnModel is the attention kernels: one invocation per query row
-// (Probs, rowsum) or per output element.
+// embedGradModel: embedgrad.comp's two passes. The index (a workgroup
+// per seed's ids, or one for ids every seed shares) lists each output
+// row's rows in order, 64 rows at a time; the sum is an invocation per
+// element of out adding its rows in that order.
+func embedGradModel(c Call) []Dispatch {
+	if c.V*c.D == 0 {
+		return nil
+	}
+	R, D, V := float64(c.Rows), float64(c.D), float64(c.V)
+	chunks := float64(ceilDiv(c.Rows, 64))
+	ix := perSeed(c, "embedindex", 1)
+	ix.Once = c.SharedIDs
+	ix.Instr = chunks*2*(3*64+20) + V/64*8 + 100
+	ix.Bytes = f4 * (2*R + 3*V + 1)
+	ix.Chain = 2 * chunks * chunkChain
+	sum := flat(c, "embedgrad", c.V*c.D)
+	sum.Instr = 30 + 6*R/V
+	sum.FLOPs, sum.Bytes = R*D, f4*(R*D+V*D+R+V)
+	sum.Serial = R / V
+	return []Dispatch{ix, sum}
+}
+
+// attnModel: a workgroup per (seed, sequence, head), its blocks of Q, K,
+// V, O and P staged through shared memory and stored whole.
 func attnModel(c Call) ([]Dispatch, error) {
 	s := c.Shape
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	f4 := 4.0
 	T, Dh := float64(s.T), float64(s.Dh)
-	nk := T // keys a query sees, on average
+	vis := 1.0 // the share of P's cells a query sees
+	nk := T    // keys a query sees, on average
 	if s.Causal {
-		nk = (T + 1) / 2
+		vis, nk = (T+1)/(2*T), (T+1)/2
 	}
-	rows := s.B * s.H * s.T
-	R, QKV, PR := float64(rows), float64(s.QKVLen()), float64(s.ProbsLen())
-	d := Dispatch{Kernel: c.Kernel, GroupSize: wg}
+	cells, qd := T*T/64, T*Dh/64 // a block's P cells and Q rows per invocation
+	rows := 33 * T * warps(s.T)  // a row an invocation: max, exp32 and the sum over its keys
+	QKV, PR := float64(s.QKVLen()), float64(s.ProbsLen())
+	d := perSeed(c, strings.ToLower(c.Kernel), s.B*s.H)
 	switch c.Kernel {
-	case "Probs":
-		d.Program, d.Invocations = "probs", rows
-		d.Instr = itemInstr + 2*divInstr + nk*(6+3*Dh) + nk*30 + nk*35 + 20
-		d.FLOPs, d.Bytes = 2*R*nk*Dh+20*R*nk, f4*(2*QKV+PR)
-		d.Scattered = 3*nk + (T - nk) // a row a thread: P's rows T*4 bytes apart
+	case "Probs": // dot products, row max and sum, the double division
+		d.Instr = 2*qd*stageInstr + cells*vis*(3*Dh+8+45) + cells*stageInstr + rows
+		d.FLOPs, d.Bytes = PR*vis*(2*Dh+20), f4*(2*QKV+PR)
 	case "Mix":
-		d.Program, d.Invocations = "mix", s.QKVLen()
-		d.Instr, d.FLOPs, d.Bytes = itemInstr+3*divInstr+9*nk+10, 2*QKV*nk, f4*(PR+2*QKV)
+		d.Instr = (cells+qd)*stageInstr + qd*(3*nk+10)
+		d.FLOPs, d.Bytes = 2*QKV*nk, f4*(PR+2*QKV)
 	case "MixGradP":
-		d.Program, d.Invocations = "mixgradp", s.ProbsLen()
-		d.Instr, d.FLOPs, d.Bytes = itemInstr+3*divInstr+4*Dh+10, 2*PR*Dh*nk/T, f4*(PR+2*QKV)
+		d.Instr = 2*qd*stageInstr + cells*vis*(3*Dh+8) + cells*stageInstr
+		d.FLOPs, d.Bytes = 2*PR*vis*Dh, f4*(PR+2*QKV)
 	case "MixGradV":
-		d.Program, d.Invocations = "mixgradv", s.QKVLen()
-		d.Instr, d.FLOPs, d.Bytes = itemInstr+3*divInstr+10*nk+10, 2*QKV*nk, f4*(PR+2*QKV)
-	case "ProbsGradQ":
-		d.Program, d.Invocations = "probsgradq", s.QKVLen()
-		d.Instr, d.FLOPs, d.Bytes = itemInstr+3*divInstr+16*nk+10, 7*QKV*nk, f4*(2*PR+2*QKV)
-	case "ProbsGradK":
-		rs := Dispatch{Kernel: c.Kernel, Program: "rowsum", Invocations: rows, GroupSize: wg,
-			Instr: itemInstr + divInstr + 5*nk, FLOPs: 2 * R * nk, Bytes: f4 * (2*PR + R)}
-		d.Program, d.Invocations = "probsgradk", s.QKVLen()
-		d.Instr, d.FLOPs, d.Bytes = itemInstr+3*divInstr+14*nk+10, 6*QKV*nk, f4*(2*PR+2*QKV+R)
-		return []Dispatch{rs, d}, nil
+		d.Instr = (cells+qd)*stageInstr + qd*(3*nk+10)
+		d.FLOPs, d.Bytes = 2*QKV*nk, f4*(PR+2*QKV)
+	case "ProbsGradQ", "ProbsGradK": // rowsum(P dP) per row, dS once per block, then the product
+		d.Instr = (2*cells+qd)*stageInstr + 4*T*warps(s.T) + cells*vis*6 + qd*(3*nk+10)
+		d.FLOPs, d.Bytes = PR*vis*5+2*QKV*nk, f4*(2*PR+2*QKV)
 	}
+	d.Chain = chunkChain
 	return []Dispatch{d}, nil
+}
+
+// lossModel: the loss kernels stage 64 rows of logits or probabilities
+// at a time through shared memory, a row an invocation.
+func lossModel(c Call) []Dispatch {
+	R, V := float64(c.Rows), float64(c.V)
+	chunks := float64(ceilDiv(c.Rows, 64))
+	switch c.Kernel {
+	case "SoftmaxXent": // a workgroup per seed; exp32, double sums, divisions and the log
+		d := perSeed(c, "softmaxxent", 1)
+		d.Instr = chunks*(2*V*stageInstr+80*V+150) + 300
+		d.FLOPs, d.Bytes = 40*R*V, f4*(2*R*V+2*R)
+		d.Chain = chunks * chunkChain
+		return []Dispatch{d}
+	case "SoftmaxXentGrad": // workgroups of 64 rows, each counting the seed's answers
+		if c.Rows == 0 {
+			return nil
+		}
+		d := perSeed(c, "softmaxxentgrad", ceilDiv(c.Rows, 64))
+		d.Instr = V*(2*stageInstr+6) + chunks*4 + 100
+		d.FLOPs, d.Bytes = 3*R*V, f4*(2*R*V+R)
+		d.Chain = 2 * chunkChain
+		return []Dispatch{d}
+	}
+	d := perSeed(c, "countcorrect", 1)
+	d.Instr = chunks*(6*V+20) + 200
+	d.FLOPs, d.Bytes = R*V, f4*(R*V+R)
+	return []Dispatch{d}
 }
 
 // Machine is a GPU's rates, for the model's predictions.
@@ -231,8 +319,9 @@ type Machine struct {
 	// Sectors the 32-byte sectors per second scattered accesses reach.
 	FLOPs, Issue, Bandwidth, Sectors float64
 	// ChainStep is the seconds a serial loop waits per global load
-	// (latency over the loads the compiler keeps in flight).
-	ChainStep float64
+	// (latency over the loads the compiler keeps in flight); AddStep the
+	// seconds of one dependent add.
+	ChainStep, AddStep float64
 	// Overhead is the seconds each dispatch and its barrier cost.
 	Overhead float64
 }
@@ -244,9 +333,9 @@ type Machine struct {
 // cycles, 5 or 10 us per dispatch and barrier.
 var H200 = [2]Machine{
 	{Name: "H200 (optimistic)", FLOPs: 67e12, Issue: 132 * 4 * 1.98e9 * 0.8, Bandwidth: 4.3e12, Sectors: 170e9,
-		ChainStep: 450.0 / 4 / 1.98e9, Overhead: 5e-6},
+		ChainStep: 450.0 / 4 / 1.98e9, AddStep: 4 / 1.98e9, Overhead: 5e-6},
 	{Name: "H200 (pessimistic)", FLOPs: 67e12 * 0.7, Issue: 132 * 4 * 1.98e9 * 0.55, Bandwidth: 3.0e12, Sectors: 110e9,
-		ChainStep: 700.0 / 2 / 1.98e9, Overhead: 10e-6},
+		ChainStep: 700.0 / 2 / 1.98e9, AddStep: 8 / 1.98e9, Overhead: 10e-6},
 }
 
 // Bounds are the lower bounds on one dispatch's time, in seconds.
@@ -266,7 +355,7 @@ func (m Machine) Time(d Dispatch, S int) (float64, string) {
 		Issue:     seeds * float64(d.Invocations) / 32 * d.Instr / m.Issue,
 		Memory:    seeds * d.Bytes / m.Bandwidth,
 		Scattered: seeds * float64(d.Invocations) * d.Scattered / m.Sectors,
-		Chain:     d.Chain * m.ChainStep,
+		Chain:     d.Chain*m.ChainStep + d.Serial*m.AddStep,
 	}
 	names := []string{"flops", "issue", "memory", "scattered", "chain"}
 	vals := []float64{b.FLOPs, b.Issue, b.Memory, b.Scattered, b.Chain}

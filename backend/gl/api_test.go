@@ -272,7 +272,7 @@ func TestCompileError(t *testing.T) {
 	// which the Call returns.
 	callErr := g.Thread().Call(func() {
 		var p program
-		p, err = compileKernel("broken.comp", "void main() {\n\tundeclared_thing = 1.0;\n}\n", progSpec{})
+		p, err = compileKernel("broken.comp", "void main() {\n\tundeclared_thing = 1.0;\n}\n", progSpec{}, false)
 		if p.id != 0 {
 			ogl.DeleteProgram(p.id)
 		}
@@ -290,7 +290,7 @@ func TestCompileError(t *testing.T) {
 	t.Log(msg)
 	// A missing include is one line too.
 	_ = g.Thread().Call(func() {
-		_, err = compileKernel("inc.comp", "#include \"missing.glsl\"\nvoid main() {}\n", progSpec{})
+		_, err = compileKernel("inc.comp", "#include \"missing.glsl\"\nvoid main() {}\n", progSpec{}, false)
 	})
 	if err == nil || !strings.Contains(err.Error(), "missing.glsl") {
 		t.Errorf("missing include: %v", err)

@@ -176,6 +176,8 @@ var attnShapes = []kernels.Shape{
 	{B: 3, T: 1, H: 1, Dh: 3},
 	{B: 2, T: 33, H: 1, Dh: 12},
 	{B: 1, T: 64, H: 2, Dh: 8},
+	{B: 2, T: 20, H: 1, Dh: 64},
+	{B: 3, T: 16, H: 4, Dh: 8},
 }
 
 // allCases lists every kernel case: random inputs and extreme ones.
@@ -205,6 +207,13 @@ func allCases() []kcase {
 		{false, false, 2, 3, 0, true, randn(1), randn(1), "_k0"},
 		{true, true, 33, 17, 40, true, randn(1), randn(1), "_big"},
 		{false, false, 64, 32, 32, true, randn(1), randn(0.2), "_model"},
+		// Tiles' edges and many K chunks: the weight gradient's shape
+		// (tA, a long K), the input gradient's (tB) and ragged sizes.
+		{false, false, 70, 40, 37, true, randn(1), randn(1), "_ragged"},
+		{true, false, 32, 32, 300, false, randn(1), randn(1), "_weightgrad"},
+		{true, false, 45, 70, 81, false, randn(1), randn(1), "_ragged"},
+		{false, true, 100, 32, 32, false, randn(1), randn(1), "_inputgrad"},
+		{true, true, 70, 40, 37, false, randn(1), randn(1), "_ragged"},
 	} {
 		m := m
 		args := []arg{in(m.m*m.k, m.gA), pr(m.k*m.n, m.gB), res(m.m * m.n)}
@@ -232,6 +241,8 @@ func allCases() []kcase {
 		{6, 9, 4, false, true, true},
 		{64, 32, 32, true, false, true},
 		{33, 64, 32, true, true, false},
+		{100, 64, 32, true, true, false},
+		{70, 33, 64, true, false, true},
 	} {
 		l := l
 		args := []arg{in(l.m*l.k, randn(1)), pr(l.k*l.n, randn(0.5)), res(l.m * l.n)}
@@ -266,6 +277,19 @@ func allCases() []kcase {
 		call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.ColSum(S, 9, 6, t[0], t[1]) }})
 	add(kcase{kernel: "ColDot", name: "ColDot", args: []arg{in(9*6, randn(1)), in(9*6, randn(1)), res(6)},
 		call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.ColDot(S, 9, 6, t[0], t[1], t[2]) }})
+	// Many row chunks, and more columns than a workgroup.
+	for _, cs := range []struct{ rows, d int }{{300, 32}, {70, 100}} {
+		cs := cs
+		n := cs.rows * cs.d
+		add(kcase{kernel: "ColSum", name: fmt.Sprintf("ColSum_%dx%d", cs.rows, cs.d), args: []arg{in(n, randn(1)), res(cs.d)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ColSum(S, cs.rows, cs.d, t[0], t[1])
+			}})
+		add(kcase{kernel: "ColDot", name: fmt.Sprintf("ColDot_%dx%d", cs.rows, cs.d), args: []arg{in(n, randn(1)), in(n, randn(1)), res(cs.d)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ColDot(S, cs.rows, cs.d, t[0], t[1], t[2])
+			}})
+	}
 
 	// LayerNorm and its gradient: D a multiple of 4 and not, constant
 	// rows, large offsets.
@@ -280,6 +304,9 @@ func allCases() []kcase {
 		{4, 8, constRows(8, 0), "const"},
 		{4, 32, offsetRows(32, 1e3, 1e-1), "offset"},
 		{33, 64, randn(1), "d64"},
+		{130, 32, randn(1), "rows130"},
+		{3, 200, randn(1), "d200"},
+		{5, 1, randn(1), "d1"},
 	} {
 		ln := ln
 		add(kcase{kernel: "LayerNorm", name: "LayerNorm_" + ln.name,
@@ -334,6 +361,21 @@ func allCases() []kcase {
 		call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
 			return dv.EmbedGrad(S, 80, 4, 16, t[0], t[1], t[2])
 		}})
+	// The answer rows' lookup: unique ids, shared, into more rows than
+	// there are ids (most output rows stay 0).
+	add(kcase{kernel: "EmbedGrad", name: "EmbedGrad_answers", args: []arg{pr(12, func(_ *rand.Rand, _ int, x []float32) {
+		for i := range x {
+			x[i] = float32(3*i + 1)
+		}
+	}), in(12*5, randn(1)), res(40 * 5)},
+		call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+			return dv.EmbedGrad(S, 12, 5, 40, t[0], t[1], t[2])
+		}})
+	// Tokens: many rows per id, ids per seed.
+	add(kcase{kernel: "EmbedGrad", name: "EmbedGrad_tokens", args: []arg{in(200, whole(7)), in(200*33, randn(1)), res(7 * 33)},
+		call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+			return dv.EmbedGrad(S, 200, 33, 7, t[0], t[1], t[2])
+		}})
 
 	// Attention, causal and not, on random and extreme inputs.
 	for _, s0 := range attnShapes {
@@ -387,6 +429,7 @@ func allCases() []kcase {
 		{130, 4, whole(3), "ties"},
 		{5, 1, randn(1), "v1"},
 		{200, 16, randn(3), "rows200"},
+		{130, 40, randn(3), "v40"},
 	} {
 		sx := sx
 		rv := sx.rows * sx.v

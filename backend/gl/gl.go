@@ -52,6 +52,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,6 +78,12 @@ type Options struct {
 	// errors (with KHR_debug messages from a debug context) under its own
 	// name. HEADLAB_GL_DEBUG=1 sets it too.
 	Debug bool
+	// Kernels picks the kernels' variant: "staged" (operands go through
+	// shared memory: GPUs), "direct" (each invocation loads its own:
+	// llvmpipe, where a barrier costs more than the loads it saves), or
+	// "" for the renderer's (direct on Mesa's software renderers).
+	// HEADLAB_GL_KERNELS overrides it. Both give the same bits.
+	Kernels string
 }
 
 // ErrClosed is returned by a Device's methods after Close.
@@ -92,6 +99,7 @@ type Device struct {
 	debug    bool
 	renderer string
 	kind     string
+	staged   bool // the kernels' variant (Options.Kernels)
 	// maxFloats is the largest buffer, in floats: GL's largest shader
 	// storage block, and at most MaxInt32 so that indices fit an int.
 	maxFloats int
@@ -130,6 +138,15 @@ var (
 // OpenGL 4.3 core context (EGL without a display, GLFW with one; see
 // glctx). It compiles every kernel. Errors are one line.
 func New(opts Options) (*Device, error) {
+	variant := opts.Kernels
+	if v, ok := os.LookupEnv("HEADLAB_GL_KERNELS"); ok {
+		variant = v
+	}
+	switch variant {
+	case "", "staged", "direct":
+	default:
+		return nil, fmt.Errorf("gl: kernels %q: want staged or direct (HEADLAB_GL_KERNELS, Options.Kernels)", variant)
+	}
 	d := &Device{th: opts.Thread, debug: opts.Debug, live: map[uint32]bool{}}
 	if d.th == nil {
 		th, err := glctx.New(glctx.Options{Context: opts.Context, Major: 4, Minor: 3, Debug: opts.Debug})
@@ -143,7 +160,7 @@ func New(opts Options) (*Device, error) {
 	}
 	d.kind = d.th.Kind()
 	var initErr error
-	err := d.th.Call(func() { initErr = d.init() })
+	err := d.th.Call(func() { initErr = d.init(variant) })
 	if initErr == nil && err != nil {
 		initErr = fmt.Errorf("gl: setting up: %v", err)
 	}
@@ -156,10 +173,10 @@ func New(opts Options) (*Device, error) {
 	return d, nil
 }
 
-// init loads GL, checks the version and makes the programs and the
-// device's own buffers. It runs on the GL thread; on failure it frees what
-// it made.
-func (d *Device) init() error {
+// init loads GL, checks the version and makes the programs (in the
+// variant kernels names, or the renderer's) and the device's own buffers.
+// It runs on the GL thread; on failure it frees what it made.
+func (d *Device) init(variant string) error {
 	glInitMu.Lock()
 	if !glInited {
 		if err := ogl.InitWithProcAddrFunc(d.th.ProcAddr); err != nil {
@@ -180,7 +197,8 @@ func (d *Device) init() error {
 	ogl.GetInteger64v(ogl.MAX_SHADER_STORAGE_BLOCK_SIZE, &block)
 	d.maxFloats = int(min(block/4, math.MaxInt32))
 	d.memBytes, d.memOK = memory()
-	if err := compileAll(&d.progs); err != nil {
+	d.staged = variant == "staged" || variant == "" && !software(d.renderer)
+	if err := compileAll(&d.progs, d.staged); err != nil {
 		return err
 	}
 	ogl.GenBuffers(1, &d.status)
@@ -221,6 +239,16 @@ func memory() (int64, bool) {
 	}
 	return int64(kb[0]) * 1024, kb[0] > 0
 }
+
+// software says whether a renderer is Mesa's software rasteriser.
+func software(renderer string) bool {
+	r := strings.ToLower(renderer)
+	return strings.Contains(r, "llvmpipe") || strings.Contains(r, "softpipe")
+}
+
+// Staged says whether the kernels stage their operands through shared
+// memory (Options.Kernels).
+func (d *Device) Staged() bool { return d.staged }
 
 // Name implements kernels.Device.
 func (*Device) Name() string { return "gl" }

@@ -213,11 +213,12 @@ func (d *Device) simple(name string, prog, S, work int, ts []kernels.Tensor, wan
 	return d.run(name, l)
 }
 
-// matRows and matCols are the block of c one MatMul invocation computes
-// (matmul.comp's R and Q).
-const matRows, matCols = 4, 8
+// matTile is the side of the square tile of c one MatMul workgroup
+// computes (matmul.comp's TILE).
+const matTile = 32
 
-// MatMul implements kernels.Device: one invocation per 4 x 8 block of c.
+// MatMul implements kernels.Device: one workgroup of 32 per 32 x 32 tile
+// of c.
 func (d *Device) MatMul(S int, tA, tB bool, m, n, k int, a, b, c, bias kernels.Tensor) error {
 	return d.matmul("MatMul", S, tA, tB, m, n, k, a, b, c, bias, kernels.Tensor{}, kernels.Tensor{})
 }
@@ -242,14 +243,15 @@ func (d *Device) matmul(name string, S int, tA, tB bool, m, n, k int, a, b, c, b
 	if err := d.check(name, S, ts, want); err != nil {
 		return err
 	}
-	if err := fits32(name, S, m*n, m, n, k); err != nil {
+	if err := fits32(name, S, m*n, m, n, k, m*k, k*n); err != nil {
 		return err
 	}
 	if m*n == 0 {
 		return nil
 	}
-	tiles := ((m + matRows - 1) / matRows) * ((n + matCols - 1) / matCols)
+	tiles := ((m + matTile - 1) / matTile) * ((n + matTile - 1) / matTile)
 	l := newLaunch(progMatMul, S, tiles, a, b, c, bias, res, deriv)
+	l.groups = true
 	l.seti(m, n, k, b2i(tA), b2i(tB), b2i(bias.Buf != nil), b2i(deriv.Buf != nil), b2i(res.Buf != nil))
 	return d.run(name, l)
 }

@@ -52,6 +52,8 @@ type progSpec struct {
 	file   string
 	ints   []string
 	floats []string
+	// wg is the workgroup size when it is not common.glsl's 64.
+	wg int
 }
 
 // attnInts and attnFloats are attn.glsl's uniforms.
@@ -61,7 +63,7 @@ var (
 )
 
 var progSpecs = [numProgs]progSpec{
-	progMatMul:          {file: "matmul.comp", ints: []string{"M", "N", "K", "tA", "tB", "hasBias", "act", "hasRes"}},
+	progMatMul:          {file: "matmul.comp", ints: []string{"M", "N", "K", "tA", "tB", "hasBias", "act", "hasRes"}, wg: 32},
 	progColSum:          {file: "colsum.comp", ints: []string{"R", "D"}},
 	progColDot:          {file: "coldot.comp", ints: []string{"R", "D"}},
 	progLayerNorm:       {file: "layernorm.comp", ints: []string{"R", "D"}, floats: []string{"eps"}},
@@ -106,17 +108,19 @@ type program struct {
 // driver's log says which file a line is in: 0 the kernel, 1 common.glsl,
 // 2 and up its includes in order.
 //
-// source builds a kernel's full source: version, common.glsl, then the
-// file, its includes expanded. It also returns the legend of its source
-// numbers for error messages.
-func source(file, body string) (src, legend string, err error) {
+// source builds a kernel's full source: version, defines, common.glsl,
+// then the file, its includes expanded. It also returns the legend of its
+// source numbers for error messages.
+func source(file, body, defines string) (src, legend string, err error) {
 	common, err := shaderFS.ReadFile("shaders/common.glsl")
 	if err != nil {
 		return "", "", err
 	}
 	names := []string{file, "common.glsl"}
 	var b strings.Builder
-	b.WriteString("#version 430 core\n#line 1 1\n")
+	b.WriteString("#version 430 core\n")
+	b.WriteString(defines)
+	b.WriteString("#line 1 1\n")
 	b.Write(common)
 	b.WriteString("\n#line 1 0\n")
 	for i, line := range strings.Split(body, "\n") {
@@ -144,9 +148,17 @@ func source(file, body string) (src, legend string, err error) {
 }
 
 // compileKernel compiles and links the compute program of file with
-// source body, looking up its uniforms. It runs on the GL thread.
-func compileKernel(file, body string, spec progSpec) (program, error) {
-	src, legend, err := source(file, body)
+// source body, looking up its uniforms; staged defines STAGED (common.glsl).
+// It runs on the GL thread.
+func compileKernel(file, body string, spec progSpec, staged bool) (program, error) {
+	defines := ""
+	if spec.wg > 0 {
+		defines += fmt.Sprintf("#define WG %d\n", spec.wg)
+	}
+	if staged {
+		defines += "#define STAGED\n"
+	}
+	src, legend, err := source(file, body, defines)
 	if err != nil {
 		return program{}, fmt.Errorf("gl: %v", err)
 	}
@@ -177,13 +189,13 @@ func compileKernel(file, body string, spec progSpec) (program, error) {
 	return p, nil
 }
 
-// compileAll compiles every kernel program; on failure it deletes those
-// it made.
-func compileAll(progs *[numProgs]program) error {
+// compileAll compiles every kernel program, staged or not; on failure it
+// deletes those it made.
+func compileAll(progs *[numProgs]program, staged bool) error {
 	for i, spec := range progSpecs {
 		body, err := shaderFS.ReadFile("shaders/" + spec.file)
 		if err == nil {
-			progs[i], err = compileKernel(spec.file, string(body), spec)
+			progs[i], err = compileKernel(spec.file, string(body), spec, staged)
 		}
 		if err != nil {
 			deletePrograms(progs)

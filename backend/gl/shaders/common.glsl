@@ -16,8 +16,13 @@
 // written order and rounding; fma() is used where the CPU device fuses
 // (its matrix products), a*b + c where it rounds twice.
 
-layout(local_size_x = 64) in;
+// WG is the workgroup size: 64 unless the Go side defines another for
+// the kernel (progSpec.wg). STAGED, defined on GPUs, makes the kernels
+// that can stage their operands through shared memory do so.
+#ifndef WG
 #define WG 64
+#endif
+layout(local_size_x = WG) in;
 
 // S is the number of seeds, work the invocations (or, for one-seed
 // workgroups, the workgroups) per seed.

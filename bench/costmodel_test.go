@@ -1,0 +1,172 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+
+	"headlab/backend/cpu"
+	"headlab/graph"
+	"headlab/kernels"
+	"headlab/tasks"
+)
+
+// everyRowCalls records a training step that computes every row (the
+// step of a loss over every position): graph.Build's training Net, then
+// MarkDiverged and Adam as a group's optimiser calls them.
+func everyRowCalls(t *testing.T, batch int) []Call {
+	t.Helper()
+	c := BenchConfig(batch)
+	tk, err := tasks.New(c.Task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Recorder{Device: cpu.New()}
+	b, err := graph.NewBlock(r, c.Model(tk), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free()
+	n, err := graph.Build(b, batch, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	st := tasks.NewStream(tk, 1, tasks.Train)
+	bt := st.Next(batch)
+	if err := n.SetInputs(0, bt.Tokens, bt.Targets); err != nil {
+		t.Fatal(err)
+	}
+	r.Record(true)
+	if err := n.Run(); err != nil {
+		t.Fatal(err)
+	}
+	r.Record(false)
+	return append(r.Take(), Call{Kernel: "MarkDiverged", S: 1}, Call{Kernel: "Adam", S: 1, Len: b.P})
+}
+
+// TestStepCallsAreTheStep: the recorder sees the Net's kernels, then
+// MarkDiverged and Adam on every parameter, each for one seed.
+func TestStepCallsAreTheStep(t *testing.T) {
+	c := BenchConfig(64)
+	calls, err := StepCalls(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, k, err := SeedTraffic(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != k+2 {
+		t.Fatalf("%d calls, want the Net's %d kernels + 2", len(calls), k)
+	}
+	last := calls[len(calls)-1]
+	if calls[len(calls)-2].Kernel != "MarkDiverged" || last.Kernel != "Adam" || last.Len != 18704 {
+		t.Errorf("the step ends %+v, %+v", calls[len(calls)-2], last)
+	}
+	for _, c := range calls {
+		if c.S != 1 {
+			t.Fatalf("%+v: S = %d", c, c.S)
+		}
+	}
+}
+
+// TestModelCountsTheProducts: every product's FLOPs are 2mnk, and the
+// step's products add up to bench.StepFlops' count of them.
+func TestModelCountsTheProducts(t *testing.T) {
+	calls, err := StepCalls(BenchConfig(64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prod float64
+	for _, c := range calls {
+		ds, err := Model(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Kernel != "MatMul" && c.Kernel != "Linear" {
+			continue
+		}
+		if len(ds) != 1 || ds[0].FLOPs != 2*float64(c.M*c.N*c.K) {
+			t.Errorf("%+v: %+v", c, ds)
+		}
+		prod += ds[0].FLOPs
+	}
+	if prod < 85e6 || prod > 95e6 {
+		t.Errorf("the step's products: %.1f MFLOP", prod/1e6)
+	}
+}
+
+// TestModelScalesWithS: a dispatch's predicted time grows with S (less
+// than linearly where its fixed costs dominate), and the step at S = 1 is
+// mostly dispatch overhead.
+func TestModelScalesWithS(t *testing.T) {
+	calls, err := StepCalls(BenchConfig(64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := ModelStep(calls, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := ModelStep(calls, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per seed, the same work (a dispatch done once for every seed, as
+	// an index of shared ids, shares its bytes out).
+	if len(one.Dispatches) != len(big.Dispatches) || one.FLOPs != big.FLOPs || big.Bytes > one.Bytes || big.Bytes < 0.99*one.Bytes {
+		t.Fatalf("S=1: %d dispatches, %g B, %g FLOP; S=1024: %d, %g, %g", len(one.Dispatches), one.Bytes, one.FLOPs,
+			len(big.Dispatches), big.Bytes, big.FLOPs)
+	}
+	for i := range H200 {
+		over := float64(len(one.Dispatches)) * H200[i].Overhead
+		if one.Seconds[i] < over || one.Seconds[i] > 3*over {
+			t.Errorf("%s: S=1 step %.3g s, overhead alone %.3g s", H200[i].Name, one.Seconds[i], over)
+		}
+		if big.Seconds[i] < 10*one.Seconds[i] {
+			t.Errorf("%s: S=1024 step %.3g s, S=1 %.3g s", H200[i].Name, big.Seconds[i], one.Seconds[i])
+		}
+	}
+	if r := big.SeedStepsPerS(); r[0] <= r[1] {
+		t.Errorf("optimistic %v seed-steps/s not above pessimistic %v", r[0], r[1])
+	}
+}
+
+// TestModelRefusesUnknownKernels: a call the model does not know is an
+// error, not a silent zero.
+func TestModelRefusesUnknownKernels(t *testing.T) {
+	if _, err := Model(Call{Kernel: "Conv2D", S: 1}); err == nil || !strings.Contains(err.Error(), "Conv2D") {
+		t.Errorf("Conv2D: %v", err)
+	}
+	if _, err := ModelStep([]Call{{Kernel: "Probs", S: 1, Shape: kernels.Shape{}}}, 4); err == nil {
+		t.Error("an empty attention shape: no error")
+	}
+}
+
+// TestProfileJoin: the profile pairs each modelled dispatch with the
+// device's timing and refuses a device whose dispatches differ.
+func TestProfileJoin(t *testing.T) {
+	calls := []Call{{Kernel: "Add", S: 3, Len: 100}, {Kernel: "MatMul", S: 3, M: 40, N: 32, K: 8}}
+	times := []kernels.DispatchTime{
+		{Kernel: "Add", Program: "add", Seeds: 3, Groups: 5, GroupSize: 64, Nanos: 1500},
+		{Kernel: "MatMul", Program: "matmul", Seeds: 3, Groups: 6, GroupSize: 64, Nanos: 2500},
+	}
+	rows, err := Profile(calls, times)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Micros != 1.5 || rows[1].Micros != 2.5 || rows[1].FLOP != 3*2*40*32*8 ||
+		rows[0].Invocations != 5*64 || rows[0].Bytes != 3*4*300 || rows[1].H200Micros[0] <= 0 || rows[1].H200Bound == "" {
+		t.Errorf("%+v", rows)
+	}
+	for _, bad := range [][]kernels.DispatchTime{
+		times[:1],
+		append(append([]kernels.DispatchTime(nil), times...), times[0]),
+		{times[0], {Kernel: "MatMul", Program: "matmul", Seeds: 3, Groups: 7, GroupSize: 64}},
+		{times[1], times[0]},
+	} {
+		if _, err := Profile(calls, bad); err == nil {
+			t.Errorf("%+v: joined", bad)
+		}
+	}
+}
