@@ -170,11 +170,11 @@ func layerNormModel(c Call) []Dispatch {
 		return nil
 	}
 	grad := c.Kernel == "LayerNormGradX"
-	prog, tiles := "layernorm", 1
+	prog := "layernorm"
 	if grad {
-		prog, tiles = "layernormgradx", 2
+		prog = "layernormgradx"
 	}
-	rw := max(min(64, 4096/(tiles*c.D)), 1) // rows a workgroup
+	rw := max(min(64, 2048/max(c.D, 1)), 1) // rows a workgroup
 	R, D, per := float64(c.Rows), float64(c.D), float64(rw*c.D)/64
 	d := perSeed(c, prog, ceilDiv(c.Rows, rw))
 	if grad {

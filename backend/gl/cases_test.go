@@ -350,7 +350,7 @@ func allCases() []kcase {
 	add(kcase{kernel: "EmbedGrad", name: "EmbedGrad", args: []arg{in(10, whole(5)), in(10*6, randn(1)), res(5 * 6)},
 		call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
 			return dv.EmbedGrad(S, 10, 6, 5, t[0], t[1], t[2])
-		}})
+		}, dispatches: 2})
 	// Positions as ids, shared by every seed (the positional embedding's
 	// gradient), with more rows than one workgroup.
 	add(kcase{kernel: "EmbedGrad", name: "EmbedGrad_positions", args: []arg{pr(80, func(_ *rand.Rand, _ int, x []float32) {
@@ -360,7 +360,7 @@ func allCases() []kcase {
 	}), in(80*4, randn(1)), res(16 * 4)},
 		call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
 			return dv.EmbedGrad(S, 80, 4, 16, t[0], t[1], t[2])
-		}})
+		}, dispatches: 2})
 	// The answer rows' lookup: unique ids, shared, into more rows than
 	// there are ids (most output rows stay 0).
 	add(kcase{kernel: "EmbedGrad", name: "EmbedGrad_answers", args: []arg{pr(12, func(_ *rand.Rand, _ int, x []float32) {
@@ -370,12 +370,12 @@ func allCases() []kcase {
 	}), in(12*5, randn(1)), res(40 * 5)},
 		call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
 			return dv.EmbedGrad(S, 12, 5, 40, t[0], t[1], t[2])
-		}})
+		}, dispatches: 2})
 	// Tokens: many rows per id, ids per seed.
 	add(kcase{kernel: "EmbedGrad", name: "EmbedGrad_tokens", args: []arg{in(200, whole(7)), in(200*33, randn(1)), res(7 * 33)},
 		call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
 			return dv.EmbedGrad(S, 200, 33, 7, t[0], t[1], t[2])
-		}})
+		}, dispatches: 2})
 
 	// Attention, causal and not, on random and extreme inputs.
 	for _, s0 := range attnShapes {
@@ -405,7 +405,7 @@ func allCases() []kcase {
 				add(kcase{kernel: "ProbsGradK", name: "ProbsGradK_" + n, args: []arg{in(p, probsOf(s, v.pAmp)), in(p, maskedRandn(s)), in(q, v.gq), res(q)},
 					call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
 						return dv.ProbsGradK(S, s, t[0], t[1], t[2], t[3])
-					}, dispatches: 2})
+					}})
 			}
 			add(kcase{kernel: "Mix", name: "Mix_" + sn, args: []arg{in(p, probsOf(s, 1)), in(q, randn(1)), res(q)},
 				call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.Mix(S, s, t[0], t[1], t[2]) }})

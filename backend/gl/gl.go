@@ -115,7 +115,7 @@ type Device struct {
 	status  uint32 // SSBO of kernels' status flags (binding 7)
 	flagged bool   // a kernel that may raise a flag ran since the last check
 	dirty   bool   // shader writes since the last BUFFER_UPDATE barrier
-	scratch uint32 // SSBO for the rowsum pass, grown on demand
+	scratch uint32 // SSBO for EmbedGrad's index, grown on demand
 	scrN    int    // its size in floats
 	live    map[uint32]bool
 	// profiling times every dispatch (profile.go): timed waits for its
@@ -470,7 +470,7 @@ func (d *Device) firstErr(callErr, stErr error) error {
 }
 
 // Stats implements kernels.Device. Dispatches counts glDispatchCompute
-// calls (a kernel on empty shapes makes none, ProbsGradK two); Uploaded
+// calls (a kernel on empty shapes makes none, EmbedGrad two); Uploaded
 // and ReadBack the bytes of Upload and Download, nothing else.
 func (d *Device) Stats() kernels.Stats {
 	return kernels.Stats{Dispatches: d.dispatches.Load(), Uploaded: d.uploaded.Load(), ReadBack: d.readBack.Load()}

@@ -29,13 +29,13 @@ const (
 	progAdd
 	progColScale
 	progEmbed
+	progEmbedIndex
 	progEmbedGrad
 	progProbs
 	progMix
 	progMixGradP
 	progMixGradV
 	progProbsGradQ
-	progRowsum
 	progProbsGradK
 	progSoftmaxXent
 	progSoftmaxXentGrad
@@ -73,13 +73,13 @@ var progSpecs = [numProgs]progSpec{
 	progAdd:             {file: "add.comp"},
 	progColScale:        {file: "colscale.comp", ints: []string{"D"}},
 	progEmbed:           {file: "embed.comp", ints: []string{"D", "V", "bit"}},
-	progEmbedGrad:       {file: "embedgrad.comp", ints: []string{"R", "D", "V", "bit"}},
+	progEmbedIndex:      {file: "embedindex.comp", ints: []string{"R", "V", "bit"}},
+	progEmbedGrad:       {file: "embedgrad.comp", ints: []string{"R", "D", "V"}},
 	progProbs:           {file: "probs.comp", ints: attnInts, floats: attnFloats},
 	progMix:             {file: "mix.comp", ints: attnInts, floats: attnFloats},
 	progMixGradP:        {file: "mixgradp.comp", ints: attnInts, floats: attnFloats},
 	progMixGradV:        {file: "mixgradv.comp", ints: attnInts, floats: attnFloats},
 	progProbsGradQ:      {file: "probsgradq.comp", ints: attnInts, floats: attnFloats},
-	progRowsum:          {file: "rowsum.comp", ints: attnInts, floats: attnFloats},
 	progProbsGradK:      {file: "probsgradk.comp", ints: attnInts, floats: attnFloats},
 	progSoftmaxXent:     {file: "softmaxxent.comp", ints: []string{"R", "V", "bit"}},
 	progSoftmaxXentGrad: {file: "softmaxxentgrad.comp", ints: []string{"R", "V", "bit"}},

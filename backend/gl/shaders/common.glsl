@@ -75,6 +75,19 @@ bool finite(float x) { return (floatBitsToUint(x) & 0x7f800000u) != 0x7f800000u;
 // nonzero says whether x is not +0 or -0 (NaN is nonzero, as in Go).
 bool nonzero(float x) { return (floatBitsToUint(x) & 0x7fffffffu) != 0u; }
 
+// isNaN says whether x is NaN, from its bits.
+bool isNaN(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
+
+// maxNaN is Go's max, which the CPU device's row maxima take: NaN when
+// either is NaN (GLSL's max may return the other operand, as NVIDIA's
+// does), +0 above -0.
+float maxNaN(float a, float b) {
+	if (isNaN(a)) return a;
+	if (isNaN(b)) return b;
+	if (a == b) return uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b));
+	return a > b ? a : b;
+}
+
 // NAN is a quiet NaN.
 #define NAN uintBitsToFloat(0x7fc00000u)
 // NEG_INF is -Inf.
@@ -84,8 +97,10 @@ bool nonzero(float x) { return (floatBitsToUint(x) & 0x7fffffffu) != 0u; }
 // it: 2^n p(r), n = roundEven(x log2 e), r = x - n ln2 with ln2 in two
 // parts, p the Taylor polynomial of degree 7, scaled by 2^n. Relative
 // error under 1e-7 for normal results on any driver (GLSL's own exp is
-// allowed 3 + 2|x| ULP).
+// allowed 3 + 2|x| ULP). NaN stays NaN, as in the CPU's portable exp32
+// (GLSL's max could turn it into -104).
 float exp32(float x) {
+	if (isNaN(x)) return x;
 	precise float t = max(x, uintBitsToFloat(0xc2d00000u));
 	precise float n = roundEven(t * uintBitsToFloat(0x3fb8aa3bu));
 	precise float r = fma(n, uintBitsToFloat(0xbf317200u), t);
