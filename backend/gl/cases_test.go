@@ -161,6 +161,19 @@ func failedMix(_ *rand.Rand, id int, x []float32) {
 	x[0] = [...]float32{0, 0, 7, 0, float32(math.Copysign(0, -1)), 0, 3}[(id+7)%7]
 }
 
+// nonFinite is gen with NaN, +Inf and -Inf put in at a few places (NaN
+// first, so that even one element gets one).
+func nonFinite(gen func(*rand.Rand, int, []float32)) func(*rand.Rand, int, []float32) {
+	return func(r *rand.Rand, id int, x []float32) {
+		gen(r, id, x)
+		for k, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+			for i := 5 * k; i < len(x); i += 23 + 6*k {
+				x[i] = float32(v)
+			}
+		}
+	}
+}
+
 // in, pr, res are argument constructors.
 func in(n int, gen func(*rand.Rand, int, []float32)) arg { return arg{n: n, role: act, gen: gen} }
 func pr(n int, gen func(*rand.Rand, int, []float32)) arg { return arg{n: n, role: param, gen: gen} }
@@ -479,5 +492,111 @@ func allCases() []kcase {
 
 	add(kcase{kernel: "MarkDiverged", name: "MarkDiverged", args: []arg{in(1, lossOf), upd(1, failedMix)},
 		call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.MarkDiverged(S, t[0], t[1], 12) }})
+	return append(cs, nonFiniteCases()...)
+}
+
+// nonFiniteCases feed NaN and infinities to every kernel that computes
+// with floats (ids and targets stay whole): a NaN propagates as on the
+// CPU, through row maxima and exponentials too.
+func nonFiniteCases() []kcase {
+	nf := nonFinite(randn(1))
+	s := kernels.Shape{B: 2, T: 9, H: 2, Dh: 4, Causal: true}
+	q, p := s.QKVLen(), s.ProbsLen()
+	cs := []kcase{
+		{kernel: "MatMul", args: []arg{in(40*24, nf), pr(24*33, randn(1)), res(40 * 33), pr(33, nf)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.MatMul(S, false, false, 40, 33, 24, t[0], t[1], t[2], t[3])
+			}},
+		{kernel: "MatMul", args: []arg{in(24*40, randn(1)), in(24*33, nf), res(40 * 33)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.MatMul(S, true, false, 40, 33, 24, t[0], t[1], t[2], kernels.Tensor{})
+			}},
+		{kernel: "Linear", args: []arg{in(40*16, nf), pr(16*20, randn(1)), res(40 * 20), res(40 * 20)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.Linear(S, 40, 20, 16, t[0], t[1], kernels.Tensor{}, kernels.Tensor{}, t[2], t[3])
+			}},
+		{kernel: "Linear", args: []arg{in(40*16, randn(1)), pr(16*20, randn(1)), res(40 * 20), in(40*20, nf)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.Linear(S, 40, 20, 16, t[0], t[1], kernels.Tensor{}, t[3], t[2], kernels.Tensor{})
+			}},
+		{kernel: "ColSum", args: []arg{in(70*20, nf), res(20)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.ColSum(S, 70, 20, t[0], t[1]) }},
+		{kernel: "ColDot", args: []arg{in(70*20, nf), in(70*20, randn(1)), res(20)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ColDot(S, 70, 20, t[0], t[1], t[2])
+			}},
+		{kernel: "LayerNorm", args: []arg{in(30*16, nf), pr(16, uniform(0.5, 1.5)), pr(16, randn(0.1)), res(30 * 16), res(30 * 16), res(30)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.LayerNorm(S, 30, 16, t[0], t[1], t[2], t[3], t[4], t[5])
+			}},
+		{kernel: "LayerNormGradX", args: []arg{pr(16, uniform(0.5, 1.5)), in(30*16, nf), in(30*16, randn(1)), in(30, uniform(0.1, 3)), res(30 * 16)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.LayerNormGradX(S, 30, 16, t[0], t[1], t[2], t[3], t[4])
+			}},
+		{kernel: "GELU", args: []arg{in(100, nf), res(100), res(100)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.GELU(S, 100, t[0], t[1], t[2]) }},
+		{kernel: "Mul", args: []arg{in(100, nf), in(100, nonFinite(values(0, 1, -2))), res(100)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.Mul(S, 100, t[0], t[1], t[2]) }},
+		{kernel: "Add", args: []arg{in(100, nf), in(100, nonFinite(values(1, -1))), res(100)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.Add(S, 100, t[0], t[1], t[2]) }},
+		{kernel: "ColScale", args: []arg{in(10*8, nf), pr(8, nonFinite(values(1, 0))), res(10 * 8)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ColScale(S, 10, 8, t[0], t[1], t[2])
+			}},
+		{kernel: "Embed", args: []arg{in(30, whole(5)), pr(5*8, nf), res(30 * 8)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.Embed(S, 30, 8, t[0], t[1], t[2]) }},
+		{kernel: "EmbedGrad", dispatches: 2, args: []arg{in(30, whole(5)), in(30*8, nf), res(5 * 8)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.EmbedGrad(S, 30, 8, 5, t[0], t[1], t[2])
+			}},
+		{kernel: "Probs", args: []arg{in(q, nf), in(q, randn(1)), res(p)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.Probs(S, s, t[0], t[1], t[2]) }},
+		{kernel: "Probs", args: []arg{in(q, randn(1)), in(q, nf), res(p)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.Probs(S, s, t[0], t[1], t[2]) }},
+		{kernel: "Mix", args: []arg{in(p, probsOf(s, 1)), in(q, nf), res(q)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.Mix(S, s, t[0], t[1], t[2]) }},
+		{kernel: "MixGradP", args: []arg{in(q, nf), in(q, randn(1)), res(p)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.MixGradP(S, s, t[0], t[1], t[2]) }},
+		{kernel: "MixGradV", args: []arg{in(p, probsOf(s, 1)), in(q, nf), res(q)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.MixGradV(S, s, t[0], t[1], t[2]) }},
+		{kernel: "ProbsGradQ", args: []arg{in(p, probsOf(s, 1)), in(p, nonFinite(maskedRandn(s))), in(q, randn(1)), res(q)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ProbsGradQ(S, s, t[0], t[1], t[2], t[3])
+			}},
+		{kernel: "ProbsGradK", args: []arg{in(p, probsOf(s, 1)), in(p, nonFinite(maskedRandn(s))), in(q, randn(1)), res(q)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ProbsGradK(S, s, t[0], t[1], t[2], t[3])
+			}},
+		{kernel: "ProbsGradQ", args: []arg{in(p, probsOf(s, 1)), in(p, maskedRandn(s)), in(q, nf), res(q)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ProbsGradQ(S, s, t[0], t[1], t[2], t[3])
+			}},
+		{kernel: "ProbsGradK", args: []arg{in(p, probsOf(s, 1)), in(p, maskedRandn(s)), in(q, nf), res(q)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ProbsGradK(S, s, t[0], t[1], t[2], t[3])
+			}},
+		{kernel: "SoftmaxXent", args: []arg{in(40*7, nf), in(40, targets(7)), res(40 * 7), res(1)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.SoftmaxXent(S, 40, 7, t[0], t[1], t[2], t[3])
+			}},
+		{kernel: "SoftmaxXentGrad", args: []arg{in(40, targets(7)), in(40*7, nf), pr(1, uniform(0.5, 2)), res(40 * 7)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.SoftmaxXentGrad(S, 40, 7, t[0], t[1], t[2], t[3])
+			}},
+		{kernel: "CountCorrect", args: []arg{in(40*7, nf), in(40, targets(7)), res(1)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.CountCorrect(S, 40, 7, t[0], t[1], t[2])
+			}},
+		{kernel: "Adam", args: []arg{upd(60, randn(1)), in(60, nf), upd(60, randn(1e-2)), upd(60, uniform(0, 1e-3)), pr(1, negLROf), pr(1, failedOf)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.Adam(S, 60, t[0], t[1], t[2], t[3], t[4], t[5], 1.5, 1.2)
+			}},
+	}
+	for i := range cs {
+		cs[i].name = fmt.Sprintf("%s_nonfinite%d", cs[i].kernel, i)
+		if cs[i].dispatches == 0 {
+			cs[i].dispatches = 1
+		}
+	}
 	return cs
 }

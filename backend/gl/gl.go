@@ -84,6 +84,9 @@ type Options struct {
 	// "" for the renderer's (direct on Mesa's software renderers).
 	// HEADLAB_GL_KERNELS overrides it. Both give the same bits.
 	Kernels string
+
+	// defines go before every kernel's common.glsl (tests: NV_MAX).
+	defines string
 }
 
 // ErrClosed is returned by a Device's methods after Close.
@@ -123,6 +126,11 @@ type Device struct {
 	profiling bool
 	timed     []timed
 	queries   []uint32
+	// staging is the upload ring (upload.go); stagingWaits counts the
+	// uploads that had to wait for a slot.
+	staging      []*staging
+	next         int
+	stagingWaits int
 }
 
 var _ kernels.Device = (*Device)(nil)
@@ -160,7 +168,7 @@ func New(opts Options) (*Device, error) {
 	}
 	d.kind = d.th.Kind()
 	var initErr error
-	err := d.th.Call(func() { initErr = d.init(variant) })
+	err := d.th.Call(func() { initErr = d.init(variant, opts.defines) })
 	if initErr == nil && err != nil {
 		initErr = fmt.Errorf("gl: setting up: %v", err)
 	}
@@ -176,7 +184,7 @@ func New(opts Options) (*Device, error) {
 // init loads GL, checks the version and makes the programs (in the
 // variant kernels names, or the renderer's) and the device's own buffers.
 // It runs on the GL thread; on failure it frees what it made.
-func (d *Device) init(variant string) error {
+func (d *Device) init(variant, defines string) error {
 	glInitMu.Lock()
 	if !glInited {
 		if err := ogl.InitWithProcAddrFunc(d.th.ProcAddr); err != nil {
@@ -198,7 +206,7 @@ func (d *Device) init(variant string) error {
 	d.maxFloats = int(min(block/4, math.MaxInt32))
 	d.memBytes, d.memOK = memory()
 	d.staged = variant == "staged" || variant == "" && !software(d.renderer)
-	if err := compileAll(&d.progs, d.staged); err != nil {
+	if err := compileAll(&d.progs, d.staged, defines); err != nil {
 		return err
 	}
 	ogl.GenBuffers(1, &d.status)
@@ -373,7 +381,10 @@ func (d *Device) Free(b kernels.Buffer) {
 
 // Upload implements kernels.Device. src is copied before Upload returns;
 // the copy reaches the buffer in queue order, after the kernels queued
-// before it.
+// before it. The host writes only a staging buffer of its own (upload.go)
+// that no queued work reads; the GPU copies it into dst when the work
+// before it is done, so an upload never waits for kernels still reading
+// dst (a step's tokens and targets while the last step runs).
 func (d *Device) Upload(dst kernels.Tensor, seeds int, src []float32) error {
 	if err := d.check("Upload", seeds, []kernels.Tensor{dst}, []int{0}); err != nil {
 		return err
@@ -397,14 +408,18 @@ func (d *Device) Upload(dst kernels.Tensor, seeds int, src []float32) error {
 	return d.queue("Upload", func() {
 		defer uploads.Put(sp)
 		d.transferBarrier()
-		ogl.BindBuffer(ogl.SHADER_STORAGE_BUFFER, id)
+		st := d.stagingFor(4 * len(data))
+		ogl.BindBuffer(ogl.COPY_READ_BUFFER, st.id)
+		ogl.BufferSubData(ogl.COPY_READ_BUFFER, 0, 4*len(data), unsafe.Pointer(&data[0]))
+		ogl.BindBuffer(ogl.COPY_WRITE_BUFFER, id)
 		if seeds == 1 || dst.Contiguous() {
-			ogl.BufferSubData(ogl.SHADER_STORAGE_BUFFER, 4*dst.Off, 4*len(data), unsafe.Pointer(&data[0]))
-			return
+			ogl.CopyBufferSubData(ogl.COPY_READ_BUFFER, ogl.COPY_WRITE_BUFFER, 0, 4*dst.Off, 4*len(data))
+		} else {
+			for s := range seeds {
+				ogl.CopyBufferSubData(ogl.COPY_READ_BUFFER, ogl.COPY_WRITE_BUFFER, 4*s*dst.Len, 4*dst.Base(s), 4*dst.Len)
+			}
 		}
-		for s := range seeds {
-			ogl.BufferSubData(ogl.SHADER_STORAGE_BUFFER, 4*dst.Base(s), 4*dst.Len, unsafe.Pointer(&data[s*dst.Len]))
-		}
+		st.fence = ogl.FenceSync(ogl.SYNC_GPU_COMMANDS_COMPLETE, 0)
 	})
 }
 
@@ -486,6 +501,7 @@ func (d *Device) Close() error {
 		err = d.th.Call(func() {
 			deletePrograms(&d.progs)
 			d.deleteQueries()
+			d.deleteStaging()
 			for id := range d.live {
 				ogl.DeleteBuffers(1, &id)
 			}

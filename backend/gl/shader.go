@@ -148,10 +148,9 @@ func source(file, body, defines string) (src, legend string, err error) {
 }
 
 // compileKernel compiles and links the compute program of file with
-// source body, looking up its uniforms; staged defines STAGED (common.glsl).
-// It runs on the GL thread.
-func compileKernel(file, body string, spec progSpec, staged bool) (program, error) {
-	defines := ""
+// source body, looking up its uniforms; staged defines STAGED (common.glsl),
+// and defines goes before common.glsl as it is. It runs on the GL thread.
+func compileKernel(file, body string, spec progSpec, staged bool, defines string) (program, error) {
 	if spec.wg > 0 {
 		defines += fmt.Sprintf("#define WG %d\n", spec.wg)
 	}
@@ -189,13 +188,13 @@ func compileKernel(file, body string, spec progSpec, staged bool) (program, erro
 	return p, nil
 }
 
-// compileAll compiles every kernel program, staged or not; on failure it
-// deletes those it made.
-func compileAll(progs *[numProgs]program, staged bool) error {
+// compileAll compiles every kernel program, staged or not, with defines;
+// on failure it deletes those it made.
+func compileAll(progs *[numProgs]program, staged bool, defines string) error {
 	for i, spec := range progSpecs {
 		body, err := shaderFS.ReadFile("shaders/" + spec.file)
 		if err == nil {
-			progs[i], err = compileKernel(spec.file, string(body), spec, staged)
+			progs[i], err = compileKernel(spec.file, string(body), spec, staged, defines)
 		}
 		if err != nil {
 			deletePrograms(progs)

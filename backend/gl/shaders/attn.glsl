@@ -24,6 +24,13 @@ int row(int b, int t, int h) { return ((b * T + t) * H + h) * Dh; }
 // prow is the offset of row i of head (b, h) in a [B, H, T, T] array.
 int prow(int b, int h, int i) { return ((b * H + h) * T + i) * T; }
 
+// The CPU's products run over masked cells too, adding 0 times the other
+// operand: nothing to a finite sum, but NaN where that operand is NaN or
+// infinite (a model gone non-finite at a later position is NaN at the
+// earlier ones too). maskedTerm is that term's effect on a sum: acc, or
+// NaN when x is not finite.
+float maskedTerm(float acc, float x) { return finite(x) ? acc : NAN; }
+
 // keys is how many keys query i sees; masked keys are a suffix.
 int keys(int i) { return causal ? i + 1 : T; }
 

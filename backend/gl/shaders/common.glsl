@@ -78,6 +78,14 @@ bool nonzero(float x) { return (floatBitsToUint(x) & 0x7fffffffu) != 0u; }
 // isNaN says whether x is NaN, from its bits.
 bool isNaN(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
 
+#ifdef NV_MAX
+// For tests: max as NVIDIA's GLSL computes it, the other operand when one
+// is NaN. maxNaN and exp32 must not depend on max's NaN rule.
+float nvMax(float a, float b) { return isNaN(a) ? b : (isNaN(b) ? a : (a > b ? a : b)); }
+int nvMax(int a, int b) { return a > b ? a : b; }
+#define max(a, b) nvMax(a, b)
+#endif
+
 // maxNaN is Go's max, which the CPU device's row maxima take: NaN when
 // either is NaN (GLSL's max may return the other operand, as NVIDIA's
 // does), +0 above -0.

@@ -1,5 +1,6 @@
 // Mix: O = P V, a workgroup per head (attn.glsl), an invocation per
-// element (i, d) of the head's block of O in turn. Staged: P's and V's
+// element (i, d) of the head's block of O in turn, masked keys as
+// maskedTerm. Staged: P's and V's
 // blocks in; O's rows out by neighbouring invocations either way.
 
 #include "attn.glsl"
@@ -26,6 +27,9 @@ void main() {
 			for (int j = 0; j < n; j++) {
 				acc = fma(PS(Pa, i, j), QS(Va, j, d), acc);
 			}
+			for (int j = n; j < T; j++) {
+				acc = maskedTerm(acc, QS(Va, j, d));
+			}
 			o[ob + row(b, i, h) + d] = acc;
 		}
 		return;
@@ -38,6 +42,9 @@ void main() {
 		precise float acc = 0.0;
 		for (int j = 0; j < n; j++) {
 			acc = fma(p[po + j], v[vb + row(b, j, h) + d], acc);
+		}
+		for (int j = n; j < T; j++) {
+			acc = maskedTerm(acc, v[vb + row(b, j, h) + d]);
 		}
 		o[ob + row(b, i, h) + d] = acc;
 	}

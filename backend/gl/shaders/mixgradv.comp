@@ -1,6 +1,7 @@
 // MixGradV: dV = P^T dO, a workgroup per head (attn.glsl), an invocation
 // per element (j, d) of the head's block of dV in turn: a sum over the
-// queries that see key j, in order, so no atomics are needed. Staged: P's
+// queries that see key j, in order (the others as maskedTerm), so no
+// atomics are needed. Staged: P's
 // and dO's blocks in; dV's rows out by neighbouring invocations either
 // way.
 
@@ -24,6 +25,9 @@ void main() {
 		for (int c = l; c < T * Dh; c += WG) {
 			int j = c / Dh, d = c - j * Dh;
 			precise float acc = 0.0;
+			for (int i = 0; i < (causal ? j : 0); i++) {
+				acc = maskedTerm(acc, QS(Oa, i, d));
+			}
 			for (int i = causal ? j : 0; i < T; i++) {
 				acc = fma(PS(Pa, i, j), QS(Oa, i, d), acc);
 			}
@@ -35,6 +39,9 @@ void main() {
 	for (int c = l; c < T * Dh; c += WG) {
 		int j = c / Dh, d = c - j * Dh;
 		precise float acc = 0.0;
+		for (int i = 0; i < (causal ? j : 0); i++) {
+			acc = maskedTerm(acc, dO[ob + row(b, i, h) + d]);
+		}
 		for (int i = causal ? j : 0; i < T; i++) {
 			acc = fma(p[pb + prow(b, h, i) + j], dO[ob + row(b, i, h) + d], acc);
 		}

@@ -1,7 +1,7 @@
 // ProbsGradK: dK = scale * dS^T Q with dS = P * (dP - rowsum(P * dP)), a
 // workgroup per head (attn.glsl), an invocation per element (j, d) of the
 // head's block of dK in turn: a sum over the queries that see key j, in
-// order, so no atomics are needed. The rowsums come first, a row an
+// order (the others as maskedTerm), so no atomics are needed. The rowsums come first, a row an
 // invocation, into shared memory. Staged: P's, dP's and Q's blocks in,
 // dS once per cell, then the products; dK's rows out by neighbouring
 // invocations either way. T is at most 4096 (the Go side checks).
@@ -52,6 +52,9 @@ void main() {
 		for (int c = l; c < T * Dh; c += WG) {
 			int j = c / Dh, d = c - j * Dh;
 			precise float acc = 0.0;
+			for (int i = 0; i < (causal ? j : 0); i++) {
+				acc = maskedTerm(acc, QS(Qa, i, d));
+			}
 			for (int i = causal ? j : 0; i < T; i++) {
 				acc = fma(PS(Wa, i, j), QS(Qa, i, d), acc);
 			}
@@ -75,6 +78,9 @@ void main() {
 	for (int c = l; c < T * Dh; c += WG) {
 		int j = c / Dh, d = c - j * Dh;
 		precise float acc = 0.0;
+		for (int i = 0; i < (causal ? j : 0); i++) {
+			acc = maskedTerm(acc, q[qb + row(b, i, h) + d]);
+		}
 		for (int i = causal ? j : 0; i < T; i++) {
 			int pi = prow(b, h, i) + j;
 			precise float w = scale * (p[pb + pi] * (dP[dpb + pi] - RS(i)));

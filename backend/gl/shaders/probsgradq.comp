@@ -1,6 +1,6 @@
 // ProbsGradQ: dQ = scale * dS K with dS = P * (dP - rowsum(P * dP)), a
 // workgroup per head (attn.glsl), an invocation per element (i, d) of the
-// head's block of dQ in turn. Staged: P's, dP's and K's blocks in, each
+// head's block of dQ in turn, masked keys as maskedTerm. Staged: P's, dP's and K's blocks in, each
 // row's rowsum once, dS once per cell, then the products; dQ's rows out
 // by neighbouring invocations either way. Otherwise each invocation sums
 // its row's rowsum itself (the same bits in all Dh of them).
@@ -47,6 +47,9 @@ void main() {
 			for (int j = 0; j < keys(i); j++) {
 				acc = fma(PS(Wa, i, j), QS(Ka, j, d), acc);
 			}
+			for (int j = keys(i); j < T; j++) {
+				acc = maskedTerm(acc, QS(Ka, j, d));
+			}
 			dQ[qb + row(b, i, h) + d] = acc;
 		}
 		return;
@@ -65,6 +68,9 @@ void main() {
 		for (int j = 0; j < n; j++) {
 			precise float w = scale * (p[po + j] * (dP[dpo + j] - rs));
 			acc = fma(w, k[kb + row(b, j, h) + d], acc);
+		}
+		for (int j = n; j < T; j++) {
+			acc = maskedTerm(acc, k[kb + row(b, j, h) + d]);
 		}
 		dQ[qb + row(b, i, h) + d] = acc;
 	}
