@@ -70,9 +70,9 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 // Model returns the dispatches the GL device makes for c.
 func Model(c Call) ([]Dispatch, error) {
 	switch c.Kernel {
-	case "MatMul", "Linear":
+	case "MatMul", "Linear", "WeightGrad":
 		return matmulModel(c), nil
-	case "ColSum", "ColDot":
+	case "ColSum", "ColDot", "ColDotSum":
 		return colModel(c), nil
 	case "LayerNorm", "LayerNormGradX":
 		return layerNormModel(c), nil
@@ -127,15 +127,16 @@ func matmulModel(c Call) []Dispatch {
 		return nil
 	}
 	M, N, K := float64(c.M), float64(c.N), float64(c.K)
+	sums := b2f(c.Kernel == "WeightGrad") // dy's column sums on the way
 	chunks := float64(ceilDiv(c.K, 32))
 	d := perSeed(c, "matmul", ceilDiv(c.M, 32)*ceilDiv(c.N, 32))
 	d.Invocations, d.GroupSize = d.Invocations/2, 32
 	// Per step of K: 3 vec4 shared loads, 32 fmas, the loop; per chunk:
 	// 2 x 32 staged elements and two barriers; per stored element: the
 	// store, GELU (about 80 with its double division), the residual add.
-	d.Instr = K*36 + chunks*(64*stageInstr+10) + 32*(8+80*b2f(c.Deriv)+4*b2f(c.Res)) + 40
-	d.FLOPs = 2 * M * N * K
-	d.Bytes = f4 * (M*K + K*N + M*N*(1+b2f(c.Deriv)+b2f(c.Res)) + N*b2f(c.Bias))
+	d.Instr = K*(36+sums) + chunks*(64*stageInstr+10) + 32*(8+80*b2f(c.Deriv)+4*b2f(c.Res)) + 40
+	d.FLOPs = 2*M*N*K + sums*K*N
+	d.Bytes = f4 * (M*K + K*N + M*N*(1+b2f(c.Deriv)+b2f(c.Res)) + N*(b2f(c.Bias)+sums))
 	d.Chain = chunks * chunkChain
 	return []Dispatch{d}
 }
@@ -147,16 +148,19 @@ func colModel(c Call) []Dispatch {
 	if c.D == 0 {
 		return nil
 	}
-	loads, prog := 1.0, "colsum"
-	if c.Kernel == "ColDot" {
+	loads, prog, outs := 1.0, "colsum", 1.0
+	switch c.Kernel {
+	case "ColDot":
 		loads, prog = 2, "coldot"
+	case "ColDotSum": // ColDot's, a's column sums on the way
+		loads, prog, outs = 2, "coldot", 2
 	}
 	cols := min(c.D, 64)
 	rc := max(4096/(int(loads)*cols), 1) // rows a chunk
 	R, D := float64(c.Rows), float64(c.D)
 	d := perSeed(c, prog, ceilDiv(c.D, 64))
-	d.Instr = stageInstr*loads*R*float64(cols)/64 + R*(2+2*loads)*warps(cols)
-	d.FLOPs, d.Bytes = loads*R*D, f4*(loads*R*D+D)
+	d.Instr = stageInstr*loads*R*float64(cols)/64 + R*(2+2*loads+outs-1)*warps(cols)
+	d.FLOPs, d.Bytes = (loads+outs-1)*R*D, f4*(loads*R*D+outs*D)
 	d.Chain = float64(ceilDiv(c.Rows, rc)) * chunkChain
 	d.Serial = R
 	return []Dispatch{d}
@@ -265,17 +269,17 @@ func attnModel(c Call) ([]Dispatch, error) {
 	case "Probs": // dot products, row max and sum, the double division
 		d.Instr = 2*qd*stageInstr + cells*vis*(3*Dh+8+45) + cells*stageInstr + rows
 		d.FLOPs, d.Bytes = PR*vis*(2*Dh+20), f4*(2*QKV+PR)
-	case "Mix":
-		d.Instr = (cells+qd)*stageInstr + qd*(3*nk+10)
+	case "Mix": // the masked keys' finite test (maskedTerm) after the sum
+		d.Instr = (cells+qd)*stageInstr + qd*(3*nk+2*(T-nk)+10)
 		d.FLOPs, d.Bytes = 2*QKV*nk, f4*(PR+2*QKV)
 	case "MixGradP":
 		d.Instr = 2*qd*stageInstr + cells*vis*(3*Dh+8) + cells*stageInstr
 		d.FLOPs, d.Bytes = 2*PR*vis*Dh, f4*(PR+2*QKV)
 	case "MixGradV":
-		d.Instr = (cells+qd)*stageInstr + qd*(3*nk+10)
+		d.Instr = (cells+qd)*stageInstr + qd*(3*nk+2*(T-nk)+10)
 		d.FLOPs, d.Bytes = 2*QKV*nk, f4*(PR+2*QKV)
 	case "ProbsGradQ", "ProbsGradK": // rowsum(P dP) per row, dS once per block, then the product
-		d.Instr = (2*cells+qd)*stageInstr + 4*T*warps(s.T) + cells*vis*6 + qd*(3*nk+10)
+		d.Instr = (2*cells+qd)*stageInstr + 4*T*warps(s.T) + cells*vis*6 + qd*(3*nk+2*(T-nk)+10)
 		d.FLOPs, d.Bytes = PR*vis*5+2*QKV*nk, f4*(2*PR+2*QKV)
 	}
 	d.Chain = chunkChain

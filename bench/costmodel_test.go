@@ -44,8 +44,10 @@ func everyRowCalls(t *testing.T, batch int) []Call {
 	return append(r.Take(), Call{Kernel: "MarkDiverged", S: 1}, Call{Kernel: "Adam", S: 1, Len: b.P})
 }
 
-// TestStepCallsAreTheStep: the recorder sees the Net's kernels, then
-// MarkDiverged and Adam on every parameter, each for one seed.
+// TestStepCallsAreTheStep: the recorder sees the Net's kernels as the GL
+// device runs them, every bias gradient fused with the weight or gain
+// gradient that reads its rows, then MarkDiverged and Adam on every
+// parameter, each for one seed.
 func TestStepCallsAreTheStep(t *testing.T) {
 	c := BenchConfig(64)
 	calls, err := StepCalls(c)
@@ -56,8 +58,14 @@ func TestStepCallsAreTheStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(calls) != k+2 {
-		t.Fatalf("%d calls, want the Net's %d kernels + 2", len(calls), k)
+	n := map[string]int{}
+	for _, c := range calls {
+		n[c.Kernel]++
+	}
+	// 2 layers of q, k, v, out, fc1 and fc2, the unembedding; 2 layers of
+	// two LayerNorms and the final one.
+	if n["WeightGrad"] != 13 || n["ColDotSum"] != 5 || n["ColSum"] != 0 || len(calls) != k-18+2 {
+		t.Fatalf("%d calls (%v), want the Net's %d kernels, 18 of them fused, + 2", len(calls), n, k)
 	}
 	last := calls[len(calls)-1]
 	if calls[len(calls)-2].Kernel != "MarkDiverged" || last.Kernel != "Adam" || last.Len != 18704 {
@@ -83,13 +91,17 @@ func TestModelCountsTheProducts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Kernel != "MatMul" && c.Kernel != "Linear" {
+		if c.Kernel != "MatMul" && c.Kernel != "Linear" && c.Kernel != "WeightGrad" {
 			continue
 		}
-		if len(ds) != 1 || ds[0].FLOPs != 2*float64(c.M*c.N*c.K) {
+		f := 2 * float64(c.M*c.N*c.K)
+		if c.Kernel == "WeightGrad" {
+			f += float64(c.N * c.K) // the column sums
+		}
+		if len(ds) != 1 || ds[0].FLOPs != f {
 			t.Errorf("%+v: %+v", c, ds)
 		}
-		prod += ds[0].FLOPs
+		prod += 2 * float64(c.M*c.N*c.K)
 	}
 	if prod < 85e6 || prod > 95e6 {
 		t.Errorf("the step's products: %.1f MFLOP", prod/1e6)
@@ -123,7 +135,7 @@ func TestModelScalesWithS(t *testing.T) {
 		if one.Seconds[i] < over || one.Seconds[i] > 3*over {
 			t.Errorf("%s: S=1 step %.3g s, overhead alone %.3g s", H200[i].Name, one.Seconds[i], over)
 		}
-		if big.Seconds[i] < 10*one.Seconds[i] {
+		if big.Seconds[i] < 5*one.Seconds[i] {
 			t.Errorf("%s: S=1024 step %.3g s, S=1 %.3g s", H200[i].Name, big.Seconds[i], one.Seconds[i])
 		}
 	}
@@ -149,20 +161,20 @@ func TestProfileJoin(t *testing.T) {
 	calls := []Call{{Kernel: "Add", S: 3, Len: 100}, {Kernel: "MatMul", S: 3, M: 40, N: 32, K: 8}}
 	times := []kernels.DispatchTime{
 		{Kernel: "Add", Program: "add", Seeds: 3, Groups: 5, GroupSize: 64, Nanos: 1500},
-		{Kernel: "MatMul", Program: "matmul", Seeds: 3, Groups: 6, GroupSize: 64, Nanos: 2500},
+		{Kernel: "MatMul", Program: "matmul", Seeds: 3, Groups: 6, GroupSize: 32, Nanos: 2500},
 	}
 	rows, err := Profile(calls, times)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != 2 || rows[0].Micros != 1.5 || rows[1].Micros != 2.5 || rows[1].FLOP != 3*2*40*32*8 ||
-		rows[0].Invocations != 5*64 || rows[0].Bytes != 3*4*300 || rows[1].H200Micros[0] <= 0 || rows[1].H200Bound == "" {
+		rows[0].Invocations != 5*64 || rows[1].Invocations != 6*32 || rows[0].Bytes != 3*4*300 || rows[1].H200Micros[0] <= 0 || rows[1].H200Bound == "" {
 		t.Errorf("%+v", rows)
 	}
 	for _, bad := range [][]kernels.DispatchTime{
 		times[:1],
 		append(append([]kernels.DispatchTime(nil), times...), times[0]),
-		{times[0], {Kernel: "MatMul", Program: "matmul", Seeds: 3, Groups: 7, GroupSize: 64}},
+		{times[0], {Kernel: "MatMul", Program: "matmul", Seeds: 3, Groups: 7, GroupSize: 32}},
 		{times[1], times[0]},
 	} {
 		if _, err := Profile(calls, bad); err == nil {

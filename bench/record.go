@@ -75,6 +75,32 @@ func (r *Recorder) Linear(S, m, n, k int, x, w, bias, res, out, deriv kernels.Te
 	return r.Device.Linear(S, m, n, k, x, w, bias, res, out, deriv)
 }
 
+// WeightGrad implements kernels.WeightGrader: the device's, or MatMul and
+// ColSum on one without it (the same bits), recorded as one call, so that
+// a Net on a Recorder runs the GL device's fused step on any device.
+func (r *Recorder) WeightGrad(S, m, n, k int, x, dy, dW, db kernels.Tensor) error {
+	r.add(Call{Kernel: "WeightGrad", S: S, M: m, N: n, K: k, TA: true})
+	if w, ok := r.Device.(kernels.WeightGrader); ok {
+		return w.WeightGrad(S, m, n, k, x, dy, dW, db)
+	}
+	if err := r.Device.MatMul(S, true, false, m, n, k, x, dy, dW, kernels.Tensor{}); err != nil {
+		return err
+	}
+	return r.Device.ColSum(S, k, n, dy, db)
+}
+
+// ColDotSum implements kernels.ColDotSummer as WeightGrad does.
+func (r *Recorder) ColDotSum(S, rows, d int, a, b, dot, sum kernels.Tensor) error {
+	r.add(Call{Kernel: "ColDotSum", S: S, Rows: rows, D: d})
+	if c, ok := r.Device.(kernels.ColDotSummer); ok {
+		return c.ColDotSum(S, rows, d, a, b, dot, sum)
+	}
+	if err := r.Device.ColDot(S, rows, d, a, b, dot); err != nil {
+		return err
+	}
+	return r.Device.ColSum(S, rows, d, a, sum)
+}
+
 func (r *Recorder) ColSum(S, rows, d int, x, out kernels.Tensor) error {
 	r.add(Call{Kernel: "ColSum", S: S, Rows: rows, D: d})
 	return r.Device.ColSum(S, rows, d, x, out)
@@ -185,8 +211,9 @@ func (r *Recorder) MarkDiverged(S int, loss, failed kernels.Tensor, step int) er
 }
 
 // StepCalls records the kernel calls of one training step of a model of c
-// (a group of one on the CPU device: the calls, their order and their
-// sizes are the same on every device and for every group size).
+// as the GL device runs it (a group of one on the CPU device through a
+// Recorder, which offers the fused kernels: the calls, their order and
+// their sizes are the same for every group size).
 func StepCalls(c train.Config) ([]Call, error) {
 	r := &Recorder{Device: cpu.New()}
 	c.Steps = 2

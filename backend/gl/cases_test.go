@@ -304,6 +304,22 @@ func allCases() []kcase {
 			}})
 	}
 
+	// The fused pairs (kernels.WeightGrader, kernels.ColDotSummer), or the
+	// two kernels on a device without them.
+	for _, w := range []struct{ m, n, k int }{{32, 32, 300}, {45, 70, 81}, {5, 3, 1}} {
+		w := w
+		add(kcase{kernel: "WeightGrad", name: fmt.Sprintf("WeightGrad_%dx%dx%d", w.m, w.n, w.k),
+			args: []arg{in(w.k*w.m, randn(1)), in(w.k*w.n, randn(1)), res(w.m * w.n), res(w.n)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return weightGrad(dv, S, w.m, w.n, w.k, t) }})
+	}
+	for _, cs := range []struct{ rows, d int }{{9, 6}, {300, 32}, {70, 100}} {
+		cs := cs
+		n := cs.rows * cs.d
+		add(kcase{kernel: "ColDotSum", name: fmt.Sprintf("ColDotSum_%dx%d", cs.rows, cs.d),
+			args: []arg{in(n, randn(1)), in(n, randn(1)), res(cs.d), res(cs.d)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return colDotSum(dv, S, cs.rows, cs.d, t) }})
+	}
+
 	// LayerNorm and its gradient: D a multiple of 4 and not, constant
 	// rows, large offsets.
 	for _, ln := range []struct {
@@ -495,6 +511,30 @@ func allCases() []kcase {
 	return append(cs, nonFiniteCases()...)
 }
 
+// weightGrad is WeightGrad on a device that has it, else MatMul and
+// ColSum: t holds x, dy, dW and db.
+func weightGrad(dv kernels.Device, S, m, n, k int, t []kernels.Tensor) error {
+	if w, ok := dv.(kernels.WeightGrader); ok {
+		return w.WeightGrad(S, m, n, k, t[0], t[1], t[2], t[3])
+	}
+	if err := dv.MatMul(S, true, false, m, n, k, t[0], t[1], t[2], kernels.Tensor{}); err != nil {
+		return err
+	}
+	return dv.ColSum(S, k, n, t[1], t[3])
+}
+
+// colDotSum is ColDotSum on a device that has it, else ColDot and ColSum:
+// t holds a, b, dot and sum.
+func colDotSum(dv kernels.Device, S, rows, d int, t []kernels.Tensor) error {
+	if c, ok := dv.(kernels.ColDotSummer); ok {
+		return c.ColDotSum(S, rows, d, t[0], t[1], t[2], t[3])
+	}
+	if err := dv.ColDot(S, rows, d, t[0], t[1], t[2]); err != nil {
+		return err
+	}
+	return dv.ColSum(S, rows, d, t[0], t[3])
+}
+
 // nonFiniteCases feed NaN and infinities to every kernel that computes
 // with floats (ids and targets stay whole): a NaN propagates as on the
 // CPU, through row maxima and exponentials too.
@@ -511,6 +551,10 @@ func nonFiniteCases() []kcase {
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
 				return dv.MatMul(S, true, false, 40, 33, 24, t[0], t[1], t[2], kernels.Tensor{})
 			}},
+		{kernel: "WeightGrad", args: []arg{in(50*20, randn(1)), in(50*33, nf), res(20 * 33), res(33)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return weightGrad(dv, S, 20, 33, 50, t) }},
+		{kernel: "ColDotSum", args: []arg{in(70*20, nf), in(70*20, randn(1)), res(20), res(20)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return colDotSum(dv, S, 70, 20, t) }},
 		{kernel: "Linear", args: []arg{in(40*16, nf), pr(16*20, randn(1)), res(40 * 20), res(40 * 20)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
 				return dv.Linear(S, 40, 20, 16, t[0], t[1], kernels.Tensor{}, kernels.Tensor{}, t[2], t[3])

@@ -228,16 +228,33 @@ func (d *Device) Linear(S, m, n, k int, x, w, bias, res, out, deriv kernels.Tens
 	return d.matmul("Linear", S, false, false, m, n, k, x, w, out, bias, res, deriv)
 }
 
+// WeightGrad implements kernels.WeightGrader: MatMul's program, tA, with
+// the column sums of dy summed on the way (matmul.comp's sumB).
+func (d *Device) WeightGrad(S, m, n, k int, x, dy, dW, db kernels.Tensor) error {
+	return d.matmulSums("WeightGrad", S, true, false, m, n, k, x, dy, dW, kernels.Tensor{}, kernels.Tensor{}, kernels.Tensor{}, db)
+}
+
+var (
+	_ kernels.WeightGrader = (*Device)(nil)
+	_ kernels.ColDotSummer = (*Device)(nil)
+)
+
 // matmul checks and queues matmul.comp; res and deriv switch the
 // epilogue on.
 func (d *Device) matmul(name string, S int, tA, tB bool, m, n, k int, a, b, c, bias, res, deriv kernels.Tensor) error {
+	return d.matmulSums(name, S, tA, tB, m, n, k, a, b, c, bias, res, deriv, kernels.Tensor{})
+}
+
+// matmulSums is matmul, summing op(b)'s columns into sums when it has a
+// buffer.
+func (d *Device) matmulSums(name string, S int, tA, tB bool, m, n, k int, a, b, c, bias, res, deriv, sums kernels.Tensor) error {
 	if err := sizes(name, m, n, k); err != nil {
 		return err
 	}
 	ts, want := []kernels.Tensor{a, b, c}, []int{m * k, k * n, m * n}
-	for i, t := range [3]kernels.Tensor{bias, res, deriv} {
+	for i, t := range [4]kernels.Tensor{bias, res, deriv, sums} {
 		if t.Buf != nil {
-			ts, want = append(ts, t), append(want, [3]int{n, m * n, m * n}[i])
+			ts, want = append(ts, t), append(want, [4]int{n, m * n, m * n, n}[i])
 		}
 	}
 	if err := d.check(name, S, ts, want); err != nil {
@@ -250,9 +267,9 @@ func (d *Device) matmul(name string, S int, tA, tB bool, m, n, k int, a, b, c, b
 		return nil
 	}
 	tiles := ((m + matTile - 1) / matTile) * ((n + matTile - 1) / matTile)
-	l := newLaunch(progMatMul, S, tiles, a, b, c, bias, res, deriv)
+	l := newLaunch(progMatMul, S, tiles, a, b, c, bias, res, deriv, sums)
 	l.groups = true
-	l.seti(m, n, k, b2i(tA), b2i(tB), b2i(bias.Buf != nil), b2i(deriv.Buf != nil), b2i(res.Buf != nil))
+	l.seti(m, n, k, b2i(tA), b2i(tB), b2i(bias.Buf != nil), b2i(deriv.Buf != nil), b2i(res.Buf != nil), b2i(sums.Buf != nil))
 	return d.run(name, l)
 }
 
@@ -280,6 +297,15 @@ func (d *Device) ColDot(S, rows, n int, a, b, out kernels.Tensor) error {
 	return d.cols("ColDot", progColDot, S, rows, n, []kernels.Tensor{a, b, out}, []int{rows * n, rows * n, n})
 }
 
+// ColDotSum implements kernels.ColDotSummer: ColDot's program, summing a's
+// columns on the way.
+func (d *Device) ColDotSum(S, rows, n int, a, b, dot, sum kernels.Tensor) error {
+	if err := sizes("ColDotSum", rows, n); err != nil {
+		return err
+	}
+	return d.cols("ColDotSum", progColDot, S, rows, n, []kernels.Tensor{a, b, dot, sum}, []int{rows * n, rows * n, n, n})
+}
+
 // cols validates and queues a column reduction of rows x n per seed.
 func (d *Device) cols(name string, prog, S, rows, n int, ts []kernels.Tensor, want []int) error {
 	if err := d.check(name, S, ts, want); err != nil {
@@ -294,7 +320,7 @@ func (d *Device) cols(name string, prog, S, rows, n int, ts []kernels.Tensor, wa
 	}
 	l := newLaunch(prog, S, wgs, ts...)
 	l.groups = true
-	l.seti(rows, n)
+	l.seti(rows, n, b2i(len(ts) == 4))
 	return d.run(name, l)
 }
 

@@ -279,3 +279,39 @@ func TestDispatchCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFusedMatchSeparate: the fused kernels give, bit for bit, what the
+// two kernels they replace give on this device (any NaN for a NaN: the
+// hardware picks NaNs' payloads).
+func TestFusedMatchSeparate(t *testing.T) {
+	g := needGL(t)
+	sep := struct{ kernels.Device }{g} // hides the fused methods
+	for _, kc := range allCases() {
+		if kc.kernel != "WeightGrad" && kc.kernel != "ColDotSum" {
+			continue
+		}
+		t.Run(kc.name, func(t *testing.T) {
+			for layout := range numLayouts {
+				ids := []int{3, 0, 5}
+				fused := kc.runOn(t, g, ids, layout)
+				two := kc.runOn(t, sep, ids, layout)
+				for i, what := range kc.outNames(layout) {
+					if j := sameBits(quietNaNs(fused[i]), quietNaNs(two[i])); j >= 0 {
+						t.Errorf("%s %s: element %d is %g fused, %g apart", layoutNames[layout], what, j, fused[i][j], two[i][j])
+					}
+				}
+			}
+		})
+	}
+}
+
+// quietNaNs is x with every NaN made the one quiet NaN.
+func quietNaNs(x []float32) []float32 {
+	out := append([]float32(nil), x...)
+	for i, v := range out {
+		if v != v {
+			out[i] = float32(math.NaN())
+		}
+	}
+	return out
+}

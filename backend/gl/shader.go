@@ -63,9 +63,9 @@ var (
 )
 
 var progSpecs = [numProgs]progSpec{
-	progMatMul:          {file: "matmul.comp", ints: []string{"M", "N", "K", "tA", "tB", "hasBias", "act", "hasRes"}, wg: 32},
+	progMatMul:          {file: "matmul.comp", ints: []string{"M", "N", "K", "tA", "tB", "hasBias", "act", "hasRes", "sumB"}, wg: 32},
 	progColSum:          {file: "colsum.comp", ints: []string{"R", "D"}},
-	progColDot:          {file: "coldot.comp", ints: []string{"R", "D"}},
+	progColDot:          {file: "coldot.comp", ints: []string{"R", "D", "sumA"}},
 	progLayerNorm:       {file: "layernorm.comp", ints: []string{"R", "D"}, floats: []string{"eps"}},
 	progLayerNormGradX:  {file: "layernormgradx.comp", ints: []string{"R", "D"}},
 	progGELU:            {file: "gelu.comp"},
@@ -89,7 +89,7 @@ var progSpecs = [numProgs]progSpec{
 }
 
 // maxUniforms bounds a program's own int and float uniforms.
-const maxUniforms = 8
+const maxUniforms = 10
 
 // program is a linked compute program and its uniform locations
 // (-1 where the linker optimised a uniform away; glUniform ignores it).

@@ -19,6 +19,9 @@
 // Epilogue (Linear): with act, each stored element is GELU of the sum and
 // its derivative goes to deriv (gelu.glsl); with hasRes, res + the result
 // is stored, as Add rounds it. Only Linear sets them, with tA and tB false.
+// With sumB (WeightGrad: tA, no bias), the workgroups of the first row of
+// tiles also sum op(b)'s columns over K, in order from 0, as ColSum does,
+// into sums.
 
 #include "gelu.glsl"
 
@@ -28,6 +31,7 @@ layout(std430, binding = 2) writeonly buffer Cbuf { float c[]; };
 layout(std430, binding = 3) readonly buffer BiasBuf { float bias[]; };
 layout(std430, binding = 4) readonly buffer ResBuf { float res[]; };
 layout(std430, binding = 5) writeonly buffer DerivBuf { float deriv[]; };
+layout(std430, binding = 6) writeonly buffer SumBuf { float sums[]; };
 
 uniform int M;
 uniform int N;
@@ -37,6 +41,7 @@ uniform bool tB;
 uniform bool hasBias;
 uniform bool act;
 uniform bool hasRes;
+uniform bool sumB;
 
 #define TILE 32
 #define R 8
@@ -65,6 +70,10 @@ void main() {
 	int ai = tA ? 1 : K, ap = tA ? M : 1;
 	int bp = tB ? 1 : N, bj = tB ? K : 1;
 
+	// The column sums of op(b): invocations of the first row (ty = 0) of
+	// the first row of tiles.
+	bool sumsHere = sumB && i0 == 0 && ty == 0;
+	precise float sb[Q] = float[Q](0.0, 0.0, 0.0, 0.0);
 	precise float acc[R][Q];
 	for (int q = 0; q < Q; q++) {
 		float b0 = hasBias ? bias[base(3, s) + min(j0 + tx + 8 * q, N - 1)] : 0.0;
@@ -93,6 +102,11 @@ void main() {
 			vec4 a0 = As[p][ty][0], a1 = As[p][ty][1];
 			vec4 bv = Bs[p][tx];
 			float av[R] = float[R](a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w);
+			if (sumsHere) {
+				for (int q = 0; q < Q; q++) {
+					sb[q] += bv[q];
+				}
+			}
 			for (int r = 0; r < R; r++) {
 				for (int q = 0; q < Q; q++) {
 					acc[r][q] = fma(av[r], bv[q], acc[r][q]);
@@ -119,6 +133,11 @@ void main() {
 		for (int q = 0; q < Q; q++) {
 			bv[q] = b[bc[q] + p * bp];
 		}
+		if (sumsHere) {
+			for (int q = 0; q < Q; q++) {
+				sb[q] += bv[q];
+			}
+		}
 		for (int r = 0; r < R; r++) {
 			for (int q = 0; q < Q; q++) {
 				acc[r][q] = fma(av[r], bv[q], acc[r][q]);
@@ -126,6 +145,11 @@ void main() {
 		}
 	}
 #endif
+	if (sumsHere) {
+		for (int q = 0; q < Q; q++) {
+			if (j0 + tx + 8 * q < N) sums[base(6, s) + j0 + tx + 8 * q] = sb[q];
+		}
+	}
 	for (int r = 0; r < R; r++) {
 		int i = i0 + ty + 4 * r;
 		for (int q = 0; q < Q; q++) {
