@@ -182,3 +182,45 @@ func TestProfileJoin(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileGL: with Profile, a GL group's row holds every dispatch of
+// one more step, timed, with the model's figures beside it; ProfileGroup
+// gives the same dispatches.
+func TestProfileGL(t *testing.T) {
+	b := glBackend(t)
+	b.Profile = true
+	c := BenchConfig(4)
+	r, err := Groups(b, c, 2, Timing{Steps: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Dispatches) == 0 || float64(len(r.Dispatches)) != r.DispatchesPerStep {
+		t.Fatalf("%d dispatches profiled, %v per step", len(r.Dispatches), r.DispatchesPerStep)
+	}
+	var flop float64
+	for i, d := range r.Dispatches {
+		if d.Micros <= 0 || d.Bytes <= 0 || d.FLOP < 0 || d.Invocations != d.Workgroups*int64(d.GroupSize) || d.Workgroups <= 0 ||
+			d.H200Micros[0] <= 0 || d.H200Micros[1] < d.H200Micros[0] || d.Kernel == "" || d.Program == "" {
+			t.Errorf("dispatch %d: %+v", i, d)
+		}
+		flop += d.FLOP
+	}
+	if flop/2 < r.ModelFLOP*0.99 || flop/2 > r.ModelFLOP*1.01 {
+		t.Errorf("the profile's FLOPs %g for 2 seeds, the model's %g per seed-step", flop, r.ModelFLOP)
+	}
+	rows, err := ProfileGroup(openGL(t), c, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(r.Dispatches) {
+		t.Fatalf("ProfileGroup: %d dispatches, Groups %d", len(rows), len(r.Dispatches))
+	}
+	for i := range rows {
+		if rows[i].Program != r.Dispatches[i].Program || rows[i].Micros <= 0 {
+			t.Errorf("dispatch %d: %+v, then %+v", i, rows[i], r.Dispatches[i])
+		}
+	}
+	if _, err := ProfileGroup(cpu.New(), c, 1); err == nil || !strings.Contains(err.Error(), "cannot time") {
+		t.Errorf("ProfileGroup on the CPU: %v", err)
+	}
+}
