@@ -492,3 +492,16 @@ func TestUploadsInFlight(t *testing.T) {
 	}
 	must(t, g.Sync())
 }
+
+// TestKernelsVariant: an unknown kernels variant is refused in one line
+// before any context is made, from the options and from the environment.
+func TestKernelsVariant(t *testing.T) {
+	needGL(t)
+	if _, err := New(Options{Kernels: "fast"}); err == nil || !strings.Contains(err.Error(), "want staged or direct") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("Kernels fast: %v", err)
+	}
+	t.Setenv("HEADLAB_GL_KERNELS", "tiled")
+	if _, err := New(Options{Kernels: "staged"}); err == nil || !strings.Contains(err.Error(), `"tiled"`) {
+		t.Errorf("HEADLAB_GL_KERNELS=tiled: %v", err)
+	}
+}

@@ -315,3 +315,37 @@ func quietNaNs(x []float32) []float32 {
 	}
 	return out
 }
+
+// TestVariantsAgree: the staged kernels (GPUs) and the direct ones
+// (llvmpipe) give every case the same bits (any NaN for a NaN), so the
+// variant a machine runs never changes a result.
+func TestVariantsAgree(t *testing.T) {
+	g := needGL(t)
+	other := "staged"
+	if g.Staged() {
+		other = "direct"
+	}
+	t.Setenv("HEADLAB_GL_KERNELS", other)
+	o, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if o.Staged() == g.Staged() {
+		t.Fatalf("both devices staged %v", g.Staged())
+	}
+	for _, kc := range allCases() {
+		t.Run(kc.name, func(t *testing.T) {
+			for layout := range numLayouts {
+				ids := []int{2, 7, 1}
+				a := kc.runOn(t, g, ids, layout)
+				b := kc.runOn(t, o, ids, layout)
+				for i, what := range kc.outNames(layout) {
+					if j := sameBits(quietNaNs(a[i]), quietNaNs(b[i])); j >= 0 {
+						t.Errorf("%s %s: element %d is %g staged=%v, %g staged=%v", layoutNames[layout], what, j, a[i][j], g.Staged(), b[i][j], o.Staged())
+					}
+				}
+			}
+		})
+	}
+}
