@@ -335,6 +335,7 @@ func allCases() []kcase {
 		{33, 64, randn(1), "d64"},
 		{130, 32, randn(1), "rows130"},
 		{3, 200, randn(1), "d200"},
+		{2, 2100, randn(1), "d2100"}, // rows too long to stage
 		{5, 1, randn(1), "d1"},
 	} {
 		ln := ln

@@ -21,7 +21,7 @@ uniform float eps;
 
 #ifdef STAGED
 shared float tile[ROWTILE];
-#define X(j) tile[xo + (j)]
+#define X(j) (st ? tile[xo + (j)] : x[xo + (j)])
 #else
 #define X(j) x[xo + (j)]
 #endif
@@ -31,17 +31,19 @@ void main() {
 	if (!rowBlock(R, D, s, r0, rows)) return; // the whole workgroup
 	int l = lid();
 	int go = base(1, s), bo = base(2, s);
-#ifdef STAGED
-	int gx = base(0, s) + r0 * D;
-	for (int e = l; e < rows * D; e += WG) {
-		int r = e / D;
-		tile[e + r] = x[gx + e];
-	}
-	memoryBarrierShared();
-	barrier();
-	int xo = l * (D + 1);
-#else
 	int xo = base(0, s) + (r0 + l) * D;
+#ifdef STAGED
+	bool st = D <= 2048;
+	if (st) {
+		int gx = base(0, s) + r0 * D;
+		for (int e = l; e < rows * D; e += WG) {
+			int r = e / D;
+			tile[e + r] = x[gx + e];
+		}
+		memoryBarrierShared();
+		barrier();
+		xo = l * (D + 1);
+	}
 #endif
 	if (l < rows) {
 		int full = D & ~3;
@@ -83,16 +85,19 @@ void main() {
 		for (j = 0; j < D; j++) {
 			precise float h = (X(j) - mean) * iv;
 #ifdef STAGED
-			X(j) = h; // xh, in place
-#else
+			if (st) {
+				tile[xo + j] = h; // xh, in place
+				continue;
+			}
+#endif
 			precise float y = h * gamma[go + j];
 			y += beta[bo + j];
 			xh[base(4, s) + (r0 + l) * D + j] = h;
 			o[base(3, s) + (r0 + l) * D + j] = y;
-#endif
 		}
 	}
 #ifdef STAGED
+	if (!st) return;
 	memoryBarrierShared();
 	barrier();
 	int ho = base(4, s) + r0 * D, oo = base(3, s) + r0 * D;

@@ -18,8 +18,8 @@ uniform int D;
 #ifdef STAGED
 shared float tdy[ROWTILE];
 shared float txh[ROWTILE];
-#define DY(j) tdy[yo + (j)]
-#define XH(j) txh[yo + (j)]
+#define DY(j) (st ? tdy[so + (j)] : dy[yo + (j)])
+#define XH(j) (st ? txh[so + (j)] : xh[ho + (j)])
 #else
 #define DY(j) dy[yo + (j)]
 #define XH(j) xh[ho + (j)]
@@ -30,18 +30,20 @@ void main() {
 	if (!rowBlock(R, D, s, r0, rows)) return; // the whole workgroup
 	int l = lid();
 	int go = base(0, s);
-#ifdef STAGED
-	int gy = base(1, s) + r0 * D, gh = base(2, s) + r0 * D;
-	for (int e = l; e < rows * D; e += WG) {
-		int r = e / D;
-		tdy[e + r] = dy[gy + e];
-		txh[e + r] = xh[gh + e];
-	}
-	memoryBarrierShared();
-	barrier();
-	int yo = l * (D + 1);
-#else
 	int yo = base(1, s) + (r0 + l) * D, ho = base(2, s) + (r0 + l) * D;
+#ifdef STAGED
+	bool st = D <= 2048;
+	int so = l * (D + 1);
+	if (st) {
+		int gy = base(1, s) + r0 * D, gh = base(2, s) + r0 * D;
+		for (int e = l; e < rows * D; e += WG) {
+			int r = e / D;
+			tdy[e + r] = dy[gy + e];
+			txh[e + r] = xh[gh + e];
+		}
+		memoryBarrierShared();
+		barrier();
+	}
 #endif
 	if (l < rows) {
 		int full = D & ~3;
@@ -80,13 +82,16 @@ void main() {
 			precise float hx = XH(j) * mgx;
 			precise float t = (g - mg) - hx;
 #ifdef STAGED
-			DY(j) = iv * t; // out, in place
-#else
-			o[base(4, s) + (r0 + l) * D + j] = iv * t;
+			if (st) {
+				tdy[so + j] = iv * t; // out, in place
+				continue;
+			}
 #endif
+			o[base(4, s) + (r0 + l) * D + j] = iv * t;
 		}
 	}
 #ifdef STAGED
+	if (!st) return;
 	memoryBarrierShared();
 	barrier();
 	int oo = base(4, s) + r0 * D;
