@@ -224,3 +224,42 @@ func TestProfileGL(t *testing.T) {
 		t.Errorf("ProfileGroup on the CPU: %v", err)
 	}
 }
+
+// TestModelPredictsTheGoal: at S = 1,024, batch 64, the default model's
+// step on an H200 at the optimistic rates makes at least 100,000
+// seed-steps/s, with the loss on the answer rows and on every row (the
+// next-token loss's step, no answer-row lookup: its only EmbedGrads are
+// the tokens' and the positions', each an index and a sum).
+func TestModelPredictsTheGoal(t *testing.T) {
+	answers, err := StepCalls(BenchConfig(64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	every := everyRowCalls(t, 64)
+	for _, s := range []struct {
+		name  string
+		calls []Call
+	}{{"answer rows", answers}, {"every row", every}} {
+		m, err := ModelStep(s.calls, 1024)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := m.SeedStepsPerS()
+		t.Logf("%s: %d dispatches, %.1f-%.1f ms, %.0f-%.0f seed-steps/s", s.name, len(m.Dispatches), 1e3*m.Seconds[0], 1e3*m.Seconds[1], r[1], r[0])
+		if r[0] < 100000 {
+			t.Errorf("%s: %.0f seed-steps/s at the optimistic rates", s.name, r[0])
+		}
+	}
+	n := 0
+	for _, c := range every {
+		if c.Kernel == "EmbedGrad" {
+			n++
+			if c.Rows != 64*16 || c.V > 16 {
+				t.Errorf("every row: %+v", c)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("every row: %d EmbedGrads", n)
+	}
+}
