@@ -497,6 +497,7 @@ func TestUploadsInFlight(t *testing.T) {
 // before any context is made, from the options and from the environment.
 func TestKernelsVariant(t *testing.T) {
 	needGL(t)
+	t.Setenv("HEADLAB_GL_KERNELS", "")
 	if _, err := New(Options{Kernels: "fast"}); err == nil || !strings.Contains(err.Error(), "want staged or direct") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("Kernels fast: %v", err)
 	}

@@ -147,7 +147,7 @@ var (
 // glctx). It compiles every kernel. Errors are one line.
 func New(opts Options) (*Device, error) {
 	variant := opts.Kernels
-	if v, ok := os.LookupEnv("HEADLAB_GL_KERNELS"); ok {
+	if v := os.Getenv("HEADLAB_GL_KERNELS"); v != "" {
 		variant = v
 	}
 	switch variant {
