@@ -33,6 +33,16 @@ type GroupResult struct {
 	GFLOPs    float64 `json:"gflop_per_s"`
 	GBs       float64 `json:"gb_per_s"`
 	MsPerStep float64 `json:"ms_per_step"`
+	// ModelFLOP and ModelBytes are the cost model's arithmetic and
+	// global-memory traffic per seed-step of the GL kernels (costmodel.go),
+	// ModelH200 its predicted seed-steps/s at this S on an H200
+	// (optimistic, pessimistic).
+	ModelFLOP  float64    `json:"model_flop_per_seed_step"`
+	ModelBytes float64    `json:"model_bytes_per_seed_step"`
+	ModelH200  [2]float64 `json:"model_h200_seed_steps_per_s"`
+	// Dispatches is, with Backend.Profile, every dispatch of one more
+	// step, timed on the device.
+	Dispatches []DispatchProfile `json:"dispatches,omitempty"`
 }
 
 // Opener makes a device and a function that releases it (the signature of
@@ -47,6 +57,9 @@ type Backend struct {
 	Name    string
 	Open    Opener
 	Workers int
+	// Profile times every dispatch of one more step after the timed ones
+	// (a kernels.Profiler device, one worker).
+	Profile bool
 }
 
 // Shares splits S models among at most workers groups as evenly as
@@ -109,6 +122,7 @@ type groupRun struct {
 	groups   []*train.Group
 	devs     []kernels.Device
 	releases []func()
+	rec      *Recorder // the first group's device, with Backend.Profile
 }
 
 // newGroupRun opens one device per share and trains models with seeds
@@ -141,6 +155,10 @@ func newGroupRun(b Backend, c train.Config, S int) (_ *groupRun, err error) {
 			cs[j] = c
 			cs[j].Seed = seed
 			seed++
+		}
+		if i == 0 && b.Profile {
+			r.rec = &Recorder{Device: dev}
+			dev = r.rec
 		}
 		g, err := train.NewGroup(cs, dev)
 		if err != nil {
@@ -218,6 +236,14 @@ func Groups(b Backend, c train.Config, S int, tm Timing) (GroupResult, error) {
 	if err != nil {
 		return GroupResult{}, err
 	}
+	calls, err := StepCalls(c)
+	if err != nil {
+		return GroupResult{}, err
+	}
+	model, err := ModelStep(calls, S)
+	if err != nil {
+		return GroupResult{}, err
+	}
 	r, err := newGroupRun(b, c, S)
 	if err != nil {
 		return GroupResult{}, err
@@ -231,6 +257,12 @@ func Groups(b Backend, c train.Config, S int, tm Timing) (GroupResult, error) {
 	after := r.stats()
 	n := float64(steps)
 	seedSteps := float64(S) * n / secs
+	var profile []DispatchProfile
+	if b.Profile {
+		if profile, err = profileStep(r.groups[0], r.rec); err != nil {
+			return GroupResult{}, fmt.Errorf("%s, group of %d: %w", b.Name, S, err)
+		}
+	}
 	m := r.groups[0].Models[0]
 	return GroupResult{
 		Backend:              b.Name,
@@ -242,6 +274,10 @@ func Groups(b Backend, c train.Config, S int, tm Timing) (GroupResult, error) {
 		GFLOPs:               StepFlops(m.Shape, c.Batch, tasks.LossPositions(m.Task, c.Loss)) * seedSteps / 1e9,
 		GBs:                  float64(traffic) * seedSteps / 1e9,
 		MsPerStep:            1000 * secs / n,
+		ModelFLOP:            model.FLOPs,
+		ModelBytes:           model.Bytes,
+		ModelH200:            model.SeedStepsPerS(),
+		Dispatches:           profile,
 	}, nil
 }
 

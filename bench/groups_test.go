@@ -127,11 +127,18 @@ func TestGroupsCPU(t *testing.T) {
 }
 
 // TestGroupsGL: on GL one group of S makes the same dispatches whatever S,
-// uploads only the batches and reads nothing back.
+// the cost model's, uploads only the batches and reads nothing back.
 func TestGroupsGL(t *testing.T) {
 	b := glBackend(t)
 	c := BenchConfig(4, tasks.NextToken)
-	_, k, _ := netKernels(t, c)
+	calls, err := StepCalls(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ModelStep(calls, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var d1 float64
 	for _, S := range []int{1, 2} {
 		r, err := Groups(b, c, S, Timing{Steps: 1})
@@ -139,8 +146,8 @@ func TestGroupsGL(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkRow(t, r, c, S)
-		if r.DispatchesPerStep < float64(k+2) {
-			t.Errorf("S=%d: %v dispatches per step, fewer than the %d kernels + 2", S, r.DispatchesPerStep, k)
+		if r.DispatchesPerStep != float64(len(m.Dispatches)) {
+			t.Errorf("S=%d: %v dispatches per step, the cost model's %d", S, r.DispatchesPerStep, len(m.Dispatches))
 		}
 		if S == 1 {
 			d1 = r.DispatchesPerStep

@@ -35,6 +35,9 @@ type execStep struct {
 	// lin is a product fused with its reader: c.in holds x, w, bias, res
 	// and deriv (the last three may have no buffer).
 	lin *fusible
+	// sum, when it has a buffer, is where o also writes a column sum of
+	// its input (fused.go).
+	sum kernels.Tensor
 }
 
 // RunAll runs every step once.
@@ -48,7 +51,11 @@ func (e *executor) RunAll() error {
 			}
 			continue
 		}
-		if err := s.o.run(&s.c); err != nil {
+		run := s.o.run
+		if s.sum.Buf != nil {
+			run = func(c *call) error { return s.o.runSums(c, s.sum) }
+		}
+		if err := run(&s.c); err != nil {
 			return fmt.Errorf("%s: %w", s.o.name, err)
 		}
 	}
@@ -210,6 +217,11 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 		keep[n] = true
 	}
 	fusedFrom := fusion(g, order, opOf, keep, bound)
+	summedBy := sumPairs(g, order, opOf, d, keep, bound)
+	sums := map[*G.Node]*G.Node{} // the op that runs a column sum -> the sum
+	for c, p := range summedBy {
+		sums[p] = c
+	}
 	fused := map[*G.Node]bool{}
 	lastUse := map[*G.Node]int{}
 	for i, n := range order {
@@ -259,6 +271,10 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 			continue // its reader runs it
 		}
 		in := children(g, n)
+		if _, ok := summedBy[n]; ok {
+			release(in, i) // an earlier op wrote it
+			continue
+		}
 		ins := make([]kernels.Tensor, len(in))
 		for j, c := range in {
 			ins[j] = ts[c]
@@ -307,7 +323,14 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 					auxes[own] = append(auxes[own], t)
 				}
 			}
-			e.steps = append(e.steps, execStep{o: o, c: call{d: d, S: S, in: ins, out: ts[n], aux: auxes[own]}})
+			step := execStep{o: o, c: call{d: d, S: S, in: ins, out: ts[n], aux: auxes[own]}}
+			if c, ok := sums[n]; ok {
+				if ts[c], err = out(c); err != nil {
+					return nil, err
+				}
+				step.sum = ts[c]
+			}
+			e.steps = append(e.steps, step)
 		case n.Op() == nil: // an input: the Net binds it
 			t, ok := bound[n]
 			if !ok {

@@ -48,12 +48,16 @@ type op struct {
 
 // fusible marks the ops whose kernels combine: a product x w (+ b) of
 // shape m x k by k x n, and the GELU or the add (a residual) that may
-// follow one.
+// follow one; a column sum, and the ops that can compute one of their
+// input's column sums in their own pass (fused.go): a weight gradient
+// x^T dy (m x n from k rows) and a column dot product (k rows of n).
 type fusible struct {
 	linear  bool
 	m, n, k int
 	gelu    bool
 	add     bool
+	colSum  bool
+	sumsIn  sumsIn
 }
 
 // call is one launch of an op: its inputs, output and aux tensors, for S

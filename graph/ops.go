@@ -42,14 +42,18 @@ func matmulOp(a, b *G.Node, tA, tB bool) *G.Node {
 	if tB {
 		n = br
 	}
-	return apply(&op{
+	o := &op{
 		name:   fmt.Sprintf("matmul(%v,%v)", tA, tB),
 		inDims: []int{2, 2},
 		out:    tensor.Shape{m, n},
 		run: func(c *call) error {
 			return c.d.MatMul(c.S, tA, tB, m, n, k, c.in[0], c.in[1], c.out, noBias)
 		},
-	}, a, b)
+	}
+	if tA && !tB { // a weight gradient x^T dy: dy's column sums come along
+		o.fuse = fusible{m: m, n: n, k: k, sumsIn: weightGrad}
+	}
+	return apply(o, a, b)
 }
 
 // colSum sums the rows of y [N, D] into [D], in row order.
@@ -59,6 +63,7 @@ func colSum(y *G.Node) *G.Node {
 		name:   "colsum",
 		inDims: []int{2},
 		out:    tensor.Shape{d},
+		fuse:   fusible{colSum: true},
 		run:    func(c *call) error { return c.d.ColSum(c.S, rows, d, c.in[0], c.out) },
 	}, y)
 }
@@ -66,7 +71,8 @@ func colSum(y *G.Node) *G.Node {
 // colDot is sum over rows of a*b elementwise, [N, D] into [D], in row
 // order; a and b are the op's inputs, or b is aux tensor 0 of from.
 func colDot(name string, a, b *G.Node, from *op, rows, d int) *G.Node {
-	o := &op{name: name, inDims: []int{2, 2}, out: tensor.Shape{d}, auxOf: from}
+	o := &op{name: name, inDims: []int{2, 2}, out: tensor.Shape{d}, auxOf: from,
+		fuse: fusible{k: rows, n: d, sumsIn: colDotSum}}
 	o.run = func(c *call) error {
 		x := c.in[1]
 		if from != nil {

@@ -104,7 +104,7 @@ func TestStats(t *testing.T) {
 	must(t, g.Download(nil, kernels.Dense(b, 0), 2))
 	d := g.Stats()
 	got := kernels.Stats{Dispatches: d.Dispatches - before.Dispatches, Uploaded: d.Uploaded - before.Uploaded, ReadBack: d.ReadBack - before.ReadBack}
-	want := kernels.Stats{Dispatches: 3, Uploaded: 4 * 38, ReadBack: 4 * 21}
+	want := kernels.Stats{Dispatches: 2, Uploaded: 4 * 38, ReadBack: 4 * 21}
 	if got != want {
 		t.Errorf("stats %+v, want %+v", got, want)
 	}
@@ -272,7 +272,7 @@ func TestCompileError(t *testing.T) {
 	// which the Call returns.
 	callErr := g.Thread().Call(func() {
 		var p program
-		p, err = compileKernel("broken.comp", "void main() {\n\tundeclared_thing = 1.0;\n}\n", progSpec{})
+		p, err = compileKernel("broken.comp", "void main() {\n\tundeclared_thing = 1.0;\n}\n", progSpec{}, false, "")
 		if p.id != 0 {
 			ogl.DeleteProgram(p.id)
 		}
@@ -290,7 +290,7 @@ func TestCompileError(t *testing.T) {
 	t.Log(msg)
 	// A missing include is one line too.
 	_ = g.Thread().Call(func() {
-		_, err = compileKernel("inc.comp", "#include \"missing.glsl\"\nvoid main() {}\n", progSpec{})
+		_, err = compileKernel("inc.comp", "#include \"missing.glsl\"\nvoid main() {}\n", progSpec{}, false, "")
 	})
 	if err == nil || !strings.Contains(err.Error(), "missing.glsl") {
 		t.Errorf("missing include: %v", err)
@@ -449,4 +449,60 @@ func TestConcurrentCallers(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestUploadsInFlight: uploads into a buffer that queued kernels read
+// reach each kernel in queue order (each sees its own upload, none a
+// later one), and a step's worth of uploads after a Sync never waits for
+// a staging buffer (upload.go).
+func TestUploadsInFlight(t *testing.T) {
+	g := needGL(t)
+	const n, rounds = 1000, 20
+	in := mustAlloc(t, g, n)
+	defer g.Free(in)
+	out := mustAlloc(t, g, rounds*n)
+	defer g.Free(out)
+	x := kernels.Dense(in, n)
+	for r := range rounds {
+		src := make([]float32, n)
+		for i := range src {
+			src[i] = float32(r*n + i)
+		}
+		must(t, g.Upload(x, 1, src))
+		must(t, g.Add(1, n, x, x, kernels.Dense(out, n).View(r*n, n)))
+	}
+	got := make([]float32, rounds*n)
+	must(t, g.Download(got, kernels.Dense(out, rounds*n), 1))
+	for i, v := range got {
+		if v != float32(2*i) {
+			t.Fatalf("element %d (round %d): %g, want %d", i, i/n, v, 2*i)
+		}
+	}
+	must(t, g.Sync())
+	var before int
+	must(t, g.th.Call(func() { before = g.stagingWaits }))
+	for r := range stagingSlots {
+		must(t, g.Upload(x, 1, make([]float32, n)))
+		must(t, g.Add(1, n, x, x, kernels.Dense(out, n).View(r*n, n)))
+	}
+	var after int
+	must(t, g.th.Call(func() { after = g.stagingWaits }))
+	if after != before {
+		t.Errorf("%d uploads after a Sync waited %d times for a staging buffer", stagingSlots, after-before)
+	}
+	must(t, g.Sync())
+}
+
+// TestKernelsVariant: an unknown kernels variant is refused in one line
+// before any context is made, from the options and from the environment.
+func TestKernelsVariant(t *testing.T) {
+	needGL(t)
+	t.Setenv("HEADLAB_GL_KERNELS", "")
+	if _, err := New(Options{Kernels: "fast"}); err == nil || !strings.Contains(err.Error(), "want staged or direct") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("Kernels fast: %v", err)
+	}
+	t.Setenv("HEADLAB_GL_KERNELS", "tiled")
+	if _, err := New(Options{Kernels: "staged"}); err == nil || !strings.Contains(err.Error(), `"tiled"`) {
+		t.Errorf("HEADLAB_GL_KERNELS=tiled: %v", err)
+	}
 }

@@ -167,6 +167,19 @@ func failedMix(_ *rand.Rand, id int, x []float32) {
 	x[0] = [...]float32{0, 0, 7, 0, float32(math.Copysign(0, -1)), 0, 3}[(id+7)%7]
 }
 
+// nonFinite is gen with NaN, +Inf and -Inf put in at a few places (NaN
+// first, so that even one element gets one).
+func nonFinite(gen func(*rand.Rand, int, []float32)) func(*rand.Rand, int, []float32) {
+	return func(r *rand.Rand, id int, x []float32) {
+		gen(r, id, x)
+		for k, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+			for i := 5 * k; i < len(x); i += 23 + 6*k {
+				x[i] = float32(v)
+			}
+		}
+	}
+}
+
 // in, pr, res are argument constructors.
 func in(n int, gen func(*rand.Rand, int, []float32)) arg { return arg{n: n, role: act, gen: gen} }
 func pr(n int, gen func(*rand.Rand, int, []float32)) arg { return arg{n: n, role: param, gen: gen} }
@@ -182,6 +195,8 @@ var attnShapes = []kernels.Shape{
 	{B: 3, T: 1, H: 1, Dh: 3},
 	{B: 2, T: 33, H: 1, Dh: 12},
 	{B: 1, T: 64, H: 2, Dh: 8},
+	{B: 2, T: 20, H: 1, Dh: 64},
+	{B: 3, T: 16, H: 4, Dh: 8},
 }
 
 // allCases lists every kernel case: random inputs and extreme ones.
@@ -211,6 +226,13 @@ func allCases() []kcase {
 		{false, false, 2, 3, 0, true, randn(1), randn(1), "_k0"},
 		{true, true, 33, 17, 40, true, randn(1), randn(1), "_big"},
 		{false, false, 64, 32, 32, true, randn(1), randn(0.2), "_model"},
+		// Tiles' edges and many K chunks: the weight gradient's shape
+		// (tA, a long K), the input gradient's (tB) and ragged sizes.
+		{false, false, 70, 40, 37, true, randn(1), randn(1), "_ragged"},
+		{true, false, 32, 32, 300, false, randn(1), randn(1), "_weightgrad"},
+		{true, false, 45, 70, 81, false, randn(1), randn(1), "_ragged"},
+		{false, true, 100, 32, 32, false, randn(1), randn(1), "_inputgrad"},
+		{true, true, 70, 40, 37, false, randn(1), randn(1), "_ragged"},
 	} {
 		m := m
 		args := []arg{in(m.m*m.k, m.gA), pr(m.k*m.n, m.gB), res(m.m * m.n)}
@@ -238,6 +260,8 @@ func allCases() []kcase {
 		{6, 9, 4, false, true, true},
 		{64, 32, 32, true, false, true},
 		{33, 64, 32, true, true, false},
+		{100, 64, 32, true, true, false},
+		{70, 33, 64, true, false, true},
 	} {
 		l := l
 		args := []arg{in(l.m*l.k, randn(1)), pr(l.k*l.n, randn(0.5)), res(l.m * l.n)}
@@ -272,6 +296,35 @@ func allCases() []kcase {
 		call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.ColSum(S, 9, 6, t[0], t[1]) }})
 	add(kcase{kernel: "ColDot", name: "ColDot", args: []arg{in(9*6, randn(1)), in(9*6, randn(1)), res(6)},
 		call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.ColDot(S, 9, 6, t[0], t[1], t[2]) }})
+	// Many row chunks, and more columns than a workgroup.
+	for _, cs := range []struct{ rows, d int }{{300, 32}, {70, 100}} {
+		cs := cs
+		n := cs.rows * cs.d
+		add(kcase{kernel: "ColSum", name: fmt.Sprintf("ColSum_%dx%d", cs.rows, cs.d), args: []arg{in(n, randn(1)), res(cs.d)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ColSum(S, cs.rows, cs.d, t[0], t[1])
+			}})
+		add(kcase{kernel: "ColDot", name: fmt.Sprintf("ColDot_%dx%d", cs.rows, cs.d), args: []arg{in(n, randn(1)), in(n, randn(1)), res(cs.d)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ColDot(S, cs.rows, cs.d, t[0], t[1], t[2])
+			}})
+	}
+
+	// The fused pairs (kernels.WeightGrader, kernels.ColDotSummer), or the
+	// two kernels on a device without them.
+	for _, w := range []struct{ m, n, k int }{{32, 32, 300}, {45, 70, 81}, {5, 3, 1}} {
+		w := w
+		add(kcase{kernel: "WeightGrad", name: fmt.Sprintf("WeightGrad_%dx%dx%d", w.m, w.n, w.k),
+			args: []arg{in(w.k*w.m, randn(1)), in(w.k*w.n, randn(1)), res(w.m * w.n), res(w.n)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return weightGrad(dv, S, w.m, w.n, w.k, t) }})
+	}
+	for _, cs := range []struct{ rows, d int }{{9, 6}, {300, 32}, {70, 100}} {
+		cs := cs
+		n := cs.rows * cs.d
+		add(kcase{kernel: "ColDotSum", name: fmt.Sprintf("ColDotSum_%dx%d", cs.rows, cs.d),
+			args: []arg{in(n, randn(1)), in(n, randn(1)), res(cs.d), res(cs.d)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return colDotSum(dv, S, cs.rows, cs.d, t) }})
+	}
 
 	// LayerNorm and its gradient: D a multiple of 4 and not, constant
 	// rows, large offsets.
@@ -286,6 +339,10 @@ func allCases() []kcase {
 		{4, 8, constRows(8, 0), "const"},
 		{4, 32, offsetRows(32, 1e3, 1e-1), "offset"},
 		{33, 64, randn(1), "d64"},
+		{130, 32, randn(1), "rows130"},
+		{3, 200, randn(1), "d200"},
+		{2, 2100, randn(1), "d2100"}, // rows too long to stage
+		{5, 1, randn(1), "d1"},
 	} {
 		ln := ln
 		add(kcase{kernel: "LayerNorm", name: "LayerNorm_" + ln.name,
@@ -329,7 +386,7 @@ func allCases() []kcase {
 	add(kcase{kernel: "EmbedGrad", name: "EmbedGrad", args: []arg{in(10, whole(5)), in(10*6, randn(1)), res(5 * 6)},
 		call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
 			return dv.EmbedGrad(S, 10, 6, 5, t[0], t[1], t[2])
-		}})
+		}, dispatches: 2})
 	// Positions as ids, shared by every seed (the positional embedding's
 	// gradient), with more rows than one workgroup.
 	add(kcase{kernel: "EmbedGrad", name: "EmbedGrad_positions", args: []arg{pr(80, func(_ *rand.Rand, _ int, x []float32) {
@@ -339,7 +396,22 @@ func allCases() []kcase {
 	}), in(80*4, randn(1)), res(16 * 4)},
 		call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
 			return dv.EmbedGrad(S, 80, 4, 16, t[0], t[1], t[2])
-		}})
+		}, dispatches: 2})
+	// The answer rows' lookup: unique ids, shared, into more rows than
+	// there are ids (most output rows stay 0).
+	add(kcase{kernel: "EmbedGrad", name: "EmbedGrad_answers", args: []arg{pr(12, func(_ *rand.Rand, _ int, x []float32) {
+		for i := range x {
+			x[i] = float32(3*i + 1)
+		}
+	}), in(12*5, randn(1)), res(40 * 5)},
+		call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+			return dv.EmbedGrad(S, 12, 5, 40, t[0], t[1], t[2])
+		}, dispatches: 2})
+	// Tokens: many rows per id, ids per seed.
+	add(kcase{kernel: "EmbedGrad", name: "EmbedGrad_tokens", args: []arg{in(200, whole(7)), in(200*33, randn(1)), res(7 * 33)},
+		call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+			return dv.EmbedGrad(S, 200, 33, 7, t[0], t[1], t[2])
+		}, dispatches: 2})
 
 	// Attention, causal and not, on random and extreme inputs.
 	for _, s0 := range attnShapes {
@@ -369,7 +441,7 @@ func allCases() []kcase {
 				add(kcase{kernel: "ProbsGradK", name: "ProbsGradK_" + n, args: []arg{in(p, probsOf(s, v.pAmp)), in(p, maskedRandn(s)), in(q, v.gq), res(q)},
 					call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
 						return dv.ProbsGradK(S, s, t[0], t[1], t[2], t[3])
-					}, dispatches: 2})
+					}})
 			}
 			add(kcase{kernel: "Mix", name: "Mix_" + sn, args: []arg{in(p, probsOf(s, 1)), in(q, randn(1)), res(q)},
 				call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.Mix(S, s, t[0], t[1], t[2]) }})
@@ -393,6 +465,7 @@ func allCases() []kcase {
 		{130, 4, whole(3), "ties"},
 		{5, 1, randn(1), "v1"},
 		{200, 16, randn(3), "rows200"},
+		{130, 40, randn(3), "v40"},
 	} {
 		sx := sx
 		rv := sx.rows * sx.v
@@ -442,5 +515,139 @@ func allCases() []kcase {
 
 	add(kcase{kernel: "MarkDiverged", name: "MarkDiverged", args: []arg{in(1, lossOf), upd(1, failedMix)},
 		call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.MarkDiverged(S, t[0], t[1], 12) }})
+	return append(cs, nonFiniteCases()...)
+}
+
+// weightGrad is WeightGrad on a device that has it, else MatMul and
+// ColSum: t holds x, dy, dW and db.
+func weightGrad(dv kernels.Device, S, m, n, k int, t []kernels.Tensor) error {
+	if w, ok := dv.(kernels.WeightGrader); ok {
+		return w.WeightGrad(S, m, n, k, t[0], t[1], t[2], t[3])
+	}
+	if err := dv.MatMul(S, true, false, m, n, k, t[0], t[1], t[2], kernels.Tensor{}); err != nil {
+		return err
+	}
+	return dv.ColSum(S, k, n, t[1], t[3])
+}
+
+// colDotSum is ColDotSum on a device that has it, else ColDot and ColSum:
+// t holds a, b, dot and sum.
+func colDotSum(dv kernels.Device, S, rows, d int, t []kernels.Tensor) error {
+	if c, ok := dv.(kernels.ColDotSummer); ok {
+		return c.ColDotSum(S, rows, d, t[0], t[1], t[2], t[3])
+	}
+	if err := dv.ColDot(S, rows, d, t[0], t[1], t[2]); err != nil {
+		return err
+	}
+	return dv.ColSum(S, rows, d, t[0], t[3])
+}
+
+// nonFiniteCases feed NaN and infinities to every kernel that computes
+// with floats (ids and targets stay whole): a NaN propagates as on the
+// CPU, through row maxima and exponentials too.
+func nonFiniteCases() []kcase {
+	nf := nonFinite(randn(1))
+	s := kernels.Shape{B: 2, T: 9, H: 2, Dh: 4, Causal: true}
+	q, p := s.QKVLen(), s.ProbsLen()
+	cs := []kcase{
+		{kernel: "MatMul", args: []arg{in(40*24, nf), pr(24*33, randn(1)), res(40 * 33), pr(33, nf)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.MatMul(S, false, false, 40, 33, 24, t[0], t[1], t[2], t[3])
+			}},
+		{kernel: "MatMul", args: []arg{in(24*40, randn(1)), in(24*33, nf), res(40 * 33)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.MatMul(S, true, false, 40, 33, 24, t[0], t[1], t[2], kernels.Tensor{})
+			}},
+		{kernel: "WeightGrad", args: []arg{in(50*20, randn(1)), in(50*33, nf), res(20 * 33), res(33)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return weightGrad(dv, S, 20, 33, 50, t) }},
+		{kernel: "ColDotSum", args: []arg{in(70*20, nf), in(70*20, randn(1)), res(20), res(20)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return colDotSum(dv, S, 70, 20, t) }},
+		{kernel: "Linear", args: []arg{in(40*16, nf), pr(16*20, randn(1)), res(40 * 20), res(40 * 20)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.Linear(S, 40, 20, 16, t[0], t[1], kernels.Tensor{}, kernels.Tensor{}, t[2], t[3])
+			}},
+		{kernel: "Linear", args: []arg{in(40*16, randn(1)), pr(16*20, randn(1)), res(40 * 20), in(40*20, nf)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.Linear(S, 40, 20, 16, t[0], t[1], kernels.Tensor{}, t[3], t[2], kernels.Tensor{})
+			}},
+		{kernel: "ColSum", args: []arg{in(70*20, nf), res(20)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.ColSum(S, 70, 20, t[0], t[1]) }},
+		{kernel: "ColDot", args: []arg{in(70*20, nf), in(70*20, randn(1)), res(20)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ColDot(S, 70, 20, t[0], t[1], t[2])
+			}},
+		{kernel: "LayerNorm", args: []arg{in(30*16, nf), pr(16, uniform(0.5, 1.5)), pr(16, randn(0.1)), res(30 * 16), res(30 * 16), res(30)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.LayerNorm(S, 30, 16, t[0], t[1], t[2], t[3], t[4], t[5])
+			}},
+		{kernel: "LayerNormGradX", args: []arg{pr(16, uniform(0.5, 1.5)), in(30*16, nf), in(30*16, randn(1)), in(30, uniform(0.1, 3)), res(30 * 16)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.LayerNormGradX(S, 30, 16, t[0], t[1], t[2], t[3], t[4])
+			}},
+		{kernel: "GELU", args: []arg{in(100, nf), res(100), res(100)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.GELU(S, 100, t[0], t[1], t[2]) }},
+		{kernel: "Mul", args: []arg{in(100, nf), in(100, nonFinite(values(0, 1, -2))), res(100)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.Mul(S, 100, t[0], t[1], t[2]) }},
+		{kernel: "Add", args: []arg{in(100, nf), in(100, nonFinite(values(1, -1))), res(100)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.Add(S, 100, t[0], t[1], t[2]) }},
+		{kernel: "ColScale", args: []arg{in(10*8, nf), pr(8, nonFinite(values(1, 0))), res(10 * 8)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ColScale(S, 10, 8, t[0], t[1], t[2])
+			}},
+		{kernel: "Embed", args: []arg{in(30, whole(5)), pr(5*8, nf), res(30 * 8)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.Embed(S, 30, 8, t[0], t[1], t[2]) }},
+		{kernel: "EmbedGrad", dispatches: 2, args: []arg{in(30, whole(5)), in(30*8, nf), res(5 * 8)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.EmbedGrad(S, 30, 8, 5, t[0], t[1], t[2])
+			}},
+		{kernel: "Probs", args: []arg{in(q, nf), in(q, randn(1)), res(p)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.Probs(S, s, t[0], t[1], t[2]) }},
+		{kernel: "Probs", args: []arg{in(q, randn(1)), in(q, nf), res(p)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.Probs(S, s, t[0], t[1], t[2]) }},
+		{kernel: "Mix", args: []arg{in(p, probsOf(s, 1)), in(q, nf), res(q)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.Mix(S, s, t[0], t[1], t[2]) }},
+		{kernel: "MixGradP", args: []arg{in(q, nf), in(q, randn(1)), res(p)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.MixGradP(S, s, t[0], t[1], t[2]) }},
+		{kernel: "MixGradV", args: []arg{in(p, probsOf(s, 1)), in(q, nf), res(q)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.MixGradV(S, s, t[0], t[1], t[2]) }},
+		{kernel: "ProbsGradQ", args: []arg{in(p, probsOf(s, 1)), in(p, nonFinite(maskedRandn(s))), in(q, randn(1)), res(q)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ProbsGradQ(S, s, t[0], t[1], t[2], t[3])
+			}},
+		{kernel: "ProbsGradK", args: []arg{in(p, probsOf(s, 1)), in(p, nonFinite(maskedRandn(s))), in(q, randn(1)), res(q)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ProbsGradK(S, s, t[0], t[1], t[2], t[3])
+			}},
+		{kernel: "ProbsGradQ", args: []arg{in(p, probsOf(s, 1)), in(p, maskedRandn(s)), in(q, nf), res(q)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ProbsGradQ(S, s, t[0], t[1], t[2], t[3])
+			}},
+		{kernel: "ProbsGradK", args: []arg{in(p, probsOf(s, 1)), in(p, maskedRandn(s)), in(q, nf), res(q)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ProbsGradK(S, s, t[0], t[1], t[2], t[3])
+			}},
+		{kernel: "SoftmaxXent", args: []arg{in(40*7, nf), in(40, targets(7)), res(40 * 7), res(1)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.SoftmaxXent(S, 40, 7, t[0], t[1], t[2], t[3])
+			}},
+		{kernel: "SoftmaxXentGrad", args: []arg{in(40, targets(7)), in(40*7, nf), pr(1, uniform(0.5, 2)), res(40 * 7)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.SoftmaxXentGrad(S, 40, 7, t[0], t[1], t[2], t[3])
+			}},
+		{kernel: "CountCorrect", args: []arg{in(40*7, nf), in(40, targets(7)), res(1)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.CountCorrect(S, 40, 7, t[0], t[1], t[2])
+			}},
+		{kernel: "Adam", args: []arg{upd(60, randn(1)), in(60, nf), upd(60, randn(1e-2)), upd(60, uniform(0, 1e-3)), pr(1, negLROf), pr(1, failedOf)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.Adam(S, 60, t[0], t[1], t[2], t[3], t[4], t[5], 1.5, 1.2)
+			}},
+	}
+	for i := range cs {
+		cs[i].name = fmt.Sprintf("%s_nonfinite%d", cs[i].kernel, i)
+		if cs[i].dispatches == 0 {
+			cs[i].dispatches = 1
+		}
+	}
 	return cs
 }

@@ -2,10 +2,13 @@ package gl
 
 import (
 	"math"
+	"slices"
+	"sync"
 	"testing"
 
 	"headlab/backend/cpu"
 	"headlab/graph"
+	"headlab/internal/faultdev"
 	"headlab/kernels"
 	"headlab/tasks"
 	"headlab/train"
@@ -120,5 +123,119 @@ func TestTrainerBatchInvariantOnGL(t *testing.T) {
 		if math.Float32bits(alone[i]) != math.Float32bits(grouped[i]) {
 			t.Fatalf("weight %d: %v alone, %v in a group", i, alone[i], grouped[i])
 		}
+	}
+}
+
+// TestDivergenceMatchesCPU: a model whose weights turn non-finite mid-run
+// is marked failed at the same step on GL as on the CPU, and the models
+// beside it in its group are not: with an infinite gradient at Adam's
+// second step (internal/faultdev: NaN in one token's embedding), and with
+// NaN in one weight of the unembedding after the second step. The second
+// makes one column of every row's logits NaN, which reaches the loss only
+// through the row's maximum and exponentials, where a max that drops NaN
+// would give a finite loss: so also on a device whose GLSL max drops NaN
+// as NVIDIA's does (NV_MAX).
+func TestDivergenceMatchesCPU(t *testing.T) {
+	g := needGL(t)
+	nv := nvMaxDevice(t)
+	const steps, sick = 6, 1
+	for _, task := range []string{"induction", "majority"} {
+		c := train.Defaults(task)
+		c.Steps, c.Batch = steps, 8
+		cs := make([]train.Config, 3)
+		for i := range cs {
+			cs[i] = c
+			cs[i].Seed = uint64(i + 1)
+		}
+		for _, fault := range []string{"gradient", "unembedding"} {
+			run := func(dev kernels.Device) []int {
+				if fault == "gradient" {
+					dev = &faultdev.Device{Device: dev, Seed: sick, At: 2}
+				}
+				grp, err := train.NewGroup(cs, dev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer grp.Close()
+				for k := range steps {
+					if err := grp.TrainStep(); err != nil {
+						t.Fatal(err)
+					}
+					if fault == "unembedding" && k == 1 {
+						poisonWeight(t, dev, grp.Block(), "unembed.weight", sick)
+					}
+				}
+				d, err := grp.Diverged()
+				if err != nil {
+					t.Fatal(err)
+				}
+				return d
+			}
+			want := run(cpu.New())
+			if want[0] != 0 || want[sick] == 0 || want[2] != 0 {
+				t.Fatalf("%s, %s: the CPU marks %v failed; want model %d alone", task, fault, want, sick)
+			}
+			for _, dev := range []struct {
+				name string
+				d    *Device
+			}{{"gl", g}, {"gl with NVIDIA's max", nv}} {
+				got := run(dev.d)
+				for i := range want {
+					if got[i] != want[i] {
+						t.Errorf("%s, %s: model %d failed at step %d on %s, %d on the CPU", task, fault, i, got[i], dev.name, want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// poisonWeight sets the second weight of parameter name of model s to NaN.
+func poisonWeight(t *testing.T, dev kernels.Device, b *graph.Block, name string, s int) {
+	t.Helper()
+	i := slices.IndexFunc(graph.ParamShapes(b.Config), func(p graph.Param) bool { return p.Name == name })
+	w := b.Param(i)
+	host := make([]float32, b.S*w.Len)
+	if err := dev.Download(host, w, b.S); err != nil {
+		t.Fatal(err)
+	}
+	host[s*w.Len+1] = float32(math.NaN())
+	if err := dev.Upload(w, b.S, host); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// nvMax is a second device whose kernels' GLSL max drops NaN, as NVIDIA's
+// does (NV_MAX in common.glsl), made once; TestMain closes it.
+var (
+	nvOnce sync.Once
+	nvDev  *Device
+	nvErr  error
+)
+
+func nvMaxDevice(t *testing.T) *Device {
+	t.Helper()
+	nvOnce.Do(func() { nvDev, nvErr = New(Options{defines: "#define NV_MAX\n"}) })
+	if nvErr != nil {
+		t.Fatal(nvErr)
+	}
+	return nvDev
+}
+
+// TestNonFiniteUnderNVIDIAMax: every kernel fed NaN and infinities gives
+// the CPU's results also where GLSL's max drops NaN.
+func TestNonFiniteUnderNVIDIAMax(t *testing.T) {
+	needGL(t)
+	nv := nvMaxDevice(t)
+	c := cpu.New()
+	for _, kc := range nonFiniteCases() {
+		t.Run(kc.name, func(t *testing.T) {
+			ids := []int{0, 1, 2}
+			want := kc.runOn(t, c, ids, dense)
+			got := kc.runOn(t, nv, ids, dense)
+			for i, what := range kc.outNames(dense) {
+				compare(t, kc.kernel, kc.name+" "+what, got[i], want[i])
+			}
+		})
 	}
 }

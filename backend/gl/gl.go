@@ -52,6 +52,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,6 +78,15 @@ type Options struct {
 	// errors (with KHR_debug messages from a debug context) under its own
 	// name. HEADLAB_GL_DEBUG=1 sets it too.
 	Debug bool
+	// Kernels picks the kernels' variant: "staged" (operands go through
+	// shared memory: GPUs), "direct" (each invocation loads its own:
+	// llvmpipe, where a barrier costs more than the loads it saves), or
+	// "" for the renderer's (direct on Mesa's software renderers).
+	// HEADLAB_GL_KERNELS overrides it. Both give the same bits.
+	Kernels string
+
+	// defines go before every kernel's common.glsl (tests: NV_MAX).
+	defines string
 }
 
 // ErrClosed is returned by a Device's methods after Close.
@@ -92,6 +102,7 @@ type Device struct {
 	debug    bool
 	renderer string
 	kind     string
+	staged   bool // the kernels' variant (Options.Kernels)
 	// maxFloats is the largest buffer, in floats: GL's largest shader
 	// storage block, and at most MaxInt32 so that indices fit an int.
 	maxFloats int
@@ -107,9 +118,19 @@ type Device struct {
 	status  uint32 // SSBO of kernels' status flags (binding 7)
 	flagged bool   // a kernel that may raise a flag ran since the last check
 	dirty   bool   // shader writes since the last BUFFER_UPDATE barrier
-	scratch uint32 // SSBO for the rowsum pass, grown on demand
+	scratch uint32 // SSBO for EmbedGrad's index, grown on demand
 	scrN    int    // its size in floats
 	live    map[uint32]bool
+	// profiling times every dispatch (profile.go): timed waits for its
+	// timestamps, queries are free query objects.
+	profiling bool
+	timed     []timed
+	queries   []uint32
+	// staging is the upload ring (upload.go); stagingWaits counts the
+	// uploads that had to wait for a slot.
+	staging      []*staging
+	next         int
+	stagingWaits int
 }
 
 var _ kernels.Device = (*Device)(nil)
@@ -125,6 +146,15 @@ var (
 // OpenGL 4.3 core context (EGL without a display, GLFW with one; see
 // glctx). It compiles every kernel. Errors are one line.
 func New(opts Options) (*Device, error) {
+	variant := opts.Kernels
+	if v := os.Getenv("HEADLAB_GL_KERNELS"); v != "" {
+		variant = v
+	}
+	switch variant {
+	case "", "staged", "direct":
+	default:
+		return nil, fmt.Errorf("gl: kernels %q: want staged or direct (HEADLAB_GL_KERNELS, Options.Kernels)", variant)
+	}
 	d := &Device{th: opts.Thread, debug: opts.Debug, live: map[uint32]bool{}}
 	if d.th == nil {
 		th, err := glctx.New(glctx.Options{Context: opts.Context, Major: 4, Minor: 3, Debug: opts.Debug})
@@ -138,7 +168,7 @@ func New(opts Options) (*Device, error) {
 	}
 	d.kind = d.th.Kind()
 	var initErr error
-	err := d.th.Call(func() { initErr = d.init() })
+	err := d.th.Call(func() { initErr = d.init(variant, opts.defines) })
 	if initErr == nil && err != nil {
 		initErr = fmt.Errorf("gl: setting up: %v", err)
 	}
@@ -151,10 +181,10 @@ func New(opts Options) (*Device, error) {
 	return d, nil
 }
 
-// init loads GL, checks the version and makes the programs and the
-// device's own buffers. It runs on the GL thread; on failure it frees what
-// it made.
-func (d *Device) init() error {
+// init loads GL, checks the version and makes the programs (in the
+// variant kernels names, or the renderer's) and the device's own buffers.
+// It runs on the GL thread; on failure it frees what it made.
+func (d *Device) init(variant, defines string) error {
 	glInitMu.Lock()
 	if !glInited {
 		if err := ogl.InitWithProcAddrFunc(d.th.ProcAddr); err != nil {
@@ -175,7 +205,8 @@ func (d *Device) init() error {
 	ogl.GetInteger64v(ogl.MAX_SHADER_STORAGE_BLOCK_SIZE, &block)
 	d.maxFloats = int(min(block/4, math.MaxInt32))
 	d.memBytes, d.memOK = memory()
-	if err := compileAll(&d.progs); err != nil {
+	d.staged = variant == "staged" || variant == "" && !software(d.renderer)
+	if err := compileAll(&d.progs, d.staged, defines); err != nil {
 		return err
 	}
 	ogl.GenBuffers(1, &d.status)
@@ -216,6 +247,16 @@ func memory() (int64, bool) {
 	}
 	return int64(kb[0]) * 1024, kb[0] > 0
 }
+
+// software says whether a renderer is Mesa's software rasteriser.
+func software(renderer string) bool {
+	r := strings.ToLower(renderer)
+	return strings.Contains(r, "llvmpipe") || strings.Contains(r, "softpipe")
+}
+
+// Staged says whether the kernels stage their operands through shared
+// memory (Options.Kernels).
+func (d *Device) Staged() bool { return d.staged }
 
 // Name implements kernels.Device.
 func (*Device) Name() string { return "gl" }
@@ -340,7 +381,10 @@ func (d *Device) Free(b kernels.Buffer) {
 
 // Upload implements kernels.Device. src is copied before Upload returns;
 // the copy reaches the buffer in queue order, after the kernels queued
-// before it.
+// before it. The host writes only a staging buffer of its own (upload.go)
+// that no queued work reads; the GPU copies it into dst when the work
+// before it is done, so an upload never waits for kernels still reading
+// dst (a step's tokens and targets while the last step runs).
 func (d *Device) Upload(dst kernels.Tensor, seeds int, src []float32) error {
 	if err := d.check("Upload", seeds, []kernels.Tensor{dst}, []int{0}); err != nil {
 		return err
@@ -364,14 +408,18 @@ func (d *Device) Upload(dst kernels.Tensor, seeds int, src []float32) error {
 	return d.queue("Upload", func() {
 		defer uploads.Put(sp)
 		d.transferBarrier()
-		ogl.BindBuffer(ogl.SHADER_STORAGE_BUFFER, id)
+		st := d.stagingFor(4 * len(data))
+		ogl.BindBuffer(ogl.COPY_READ_BUFFER, st.id)
+		ogl.BufferSubData(ogl.COPY_READ_BUFFER, 0, 4*len(data), unsafe.Pointer(&data[0]))
+		ogl.BindBuffer(ogl.COPY_WRITE_BUFFER, id)
 		if seeds == 1 || dst.Contiguous() {
-			ogl.BufferSubData(ogl.SHADER_STORAGE_BUFFER, 4*dst.Off, 4*len(data), unsafe.Pointer(&data[0]))
-			return
+			ogl.CopyBufferSubData(ogl.COPY_READ_BUFFER, ogl.COPY_WRITE_BUFFER, 0, 4*dst.Off, 4*len(data))
+		} else {
+			for s := range seeds {
+				ogl.CopyBufferSubData(ogl.COPY_READ_BUFFER, ogl.COPY_WRITE_BUFFER, 4*s*dst.Len, 4*dst.Base(s), 4*dst.Len)
+			}
 		}
-		for s := range seeds {
-			ogl.BufferSubData(ogl.SHADER_STORAGE_BUFFER, 4*dst.Base(s), 4*dst.Len, unsafe.Pointer(&data[s*dst.Len]))
-		}
+		st.fence = ogl.FenceSync(ogl.SYNC_GPU_COMMANDS_COMPLETE, 0)
 	})
 }
 
@@ -437,7 +485,7 @@ func (d *Device) firstErr(callErr, stErr error) error {
 }
 
 // Stats implements kernels.Device. Dispatches counts glDispatchCompute
-// calls (a kernel on empty shapes makes none, ProbsGradK two); Uploaded
+// calls (a kernel on empty shapes makes none, EmbedGrad two); Uploaded
 // and ReadBack the bytes of Upload and Download, nothing else.
 func (d *Device) Stats() kernels.Stats {
 	return kernels.Stats{Dispatches: d.dispatches.Load(), Uploaded: d.uploaded.Load(), ReadBack: d.readBack.Load()}
@@ -452,6 +500,8 @@ func (d *Device) Close() error {
 		d.closed.Store(true)
 		err = d.th.Call(func() {
 			deletePrograms(&d.progs)
+			d.deleteQueries()
+			d.deleteStaging()
 			for id := range d.live {
 				ogl.DeleteBuffers(1, &id)
 			}

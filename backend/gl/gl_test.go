@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 		skipReason = "no OpenGL 4.3 context: " + err.Error()
 	}
 	code := m.Run()
+	if nvDev != nil {
+		nvDev.Close()
+	}
 	if tdev != nil {
 		if testing.Verbose() {
 			fmt.Printf("renderer %s, context %s\n%s", tdev.Renderer(), tdev.Context(), worst.report())

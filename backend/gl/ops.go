@@ -37,6 +37,7 @@ type bind struct {
 // launch is one dispatch, built on the calling goroutine and run on the
 // GL thread.
 type launch struct {
+	name    string // the kernel (Device method) it belongs to
 	prog    int
 	S, work int32
 	// groups says work counts workgroups per seed (kernels that give a
@@ -110,12 +111,22 @@ func (d *Device) exec(l *launch) {
 	total := int64(l.S) * int64(l.work)
 	groups := total
 	if !l.groups {
-		groups = (total + groupSize - 1) / groupSize
+		groups = (total + int64(p.size) - 1) / int64(p.size)
 	}
 	gx := min(groups, maxGroups)
 	gy := (groups + gx - 1) / gx
+	var t timed
+	if d.profiling {
+		t = timed{start: d.query(), ended: d.query(), rec: kernels.DispatchTime{
+			Kernel: l.name, Program: p.name, Seeds: int(l.S), Groups: gx * gy, GroupSize: p.size}}
+		ogl.QueryCounter(t.start, ogl.TIMESTAMP)
+	}
 	ogl.DispatchCompute(uint32(gx), uint32(gy), 1)
 	ogl.MemoryBarrier(ogl.SHADER_STORAGE_BARRIER_BIT)
+	if d.profiling {
+		ogl.QueryCounter(t.ended, ogl.TIMESTAMP)
+		d.timed = append(d.timed, t)
+	}
 	d.dirty = true
 	if l.flags {
 		d.flagged = true
@@ -125,6 +136,9 @@ func (d *Device) exec(l *launch) {
 // run validates nothing: it counts l's dispatch and queues it (see queue).
 func (d *Device) run(name string, ls ...launch) error {
 	d.dispatches.Add(int64(len(ls)))
+	for i := range ls {
+		ls[i].name = name
+	}
 	return d.queue(name, func() {
 		for i := range ls {
 			d.exec(&ls[i])
@@ -199,11 +213,12 @@ func (d *Device) simple(name string, prog, S, work int, ts []kernels.Tensor, wan
 	return d.run(name, l)
 }
 
-// matRows and matCols are the block of c one MatMul invocation computes
-// (matmul.comp's R and Q).
-const matRows, matCols = 4, 8
+// matTile is the side of the square tile of c one MatMul workgroup
+// computes (matmul.comp's TILE).
+const matTile = 32
 
-// MatMul implements kernels.Device: one invocation per 4 x 8 block of c.
+// MatMul implements kernels.Device: one workgroup of 32 per 32 x 32 tile
+// of c.
 func (d *Device) MatMul(S int, tA, tB bool, m, n, k int, a, b, c, bias kernels.Tensor) error {
 	return d.matmul("MatMul", S, tA, tB, m, n, k, a, b, c, bias, kernels.Tensor{}, kernels.Tensor{})
 }
@@ -213,30 +228,48 @@ func (d *Device) Linear(S, m, n, k int, x, w, bias, res, out, deriv kernels.Tens
 	return d.matmul("Linear", S, false, false, m, n, k, x, w, out, bias, res, deriv)
 }
 
+// WeightGrad implements kernels.WeightGrader: MatMul's program, tA, with
+// the column sums of dy summed on the way (matmul.comp's sumB).
+func (d *Device) WeightGrad(S, m, n, k int, x, dy, dW, db kernels.Tensor) error {
+	return d.matmulSums("WeightGrad", S, true, false, m, n, k, x, dy, dW, kernels.Tensor{}, kernels.Tensor{}, kernels.Tensor{}, db)
+}
+
+var (
+	_ kernels.WeightGrader = (*Device)(nil)
+	_ kernels.ColDotSummer = (*Device)(nil)
+)
+
 // matmul checks and queues matmul.comp; res and deriv switch the
 // epilogue on.
 func (d *Device) matmul(name string, S int, tA, tB bool, m, n, k int, a, b, c, bias, res, deriv kernels.Tensor) error {
+	return d.matmulSums(name, S, tA, tB, m, n, k, a, b, c, bias, res, deriv, kernels.Tensor{})
+}
+
+// matmulSums is matmul, summing op(b)'s columns into sums when it has a
+// buffer.
+func (d *Device) matmulSums(name string, S int, tA, tB bool, m, n, k int, a, b, c, bias, res, deriv, sums kernels.Tensor) error {
 	if err := sizes(name, m, n, k); err != nil {
 		return err
 	}
 	ts, want := []kernels.Tensor{a, b, c}, []int{m * k, k * n, m * n}
-	for i, t := range [3]kernels.Tensor{bias, res, deriv} {
+	for i, t := range [4]kernels.Tensor{bias, res, deriv, sums} {
 		if t.Buf != nil {
-			ts, want = append(ts, t), append(want, [3]int{n, m * n, m * n}[i])
+			ts, want = append(ts, t), append(want, [4]int{n, m * n, m * n, n}[i])
 		}
 	}
 	if err := d.check(name, S, ts, want); err != nil {
 		return err
 	}
-	if err := fits32(name, S, m*n, m, n, k); err != nil {
+	if err := fits32(name, S, m*n, m, n, k, m*k, k*n); err != nil {
 		return err
 	}
 	if m*n == 0 {
 		return nil
 	}
-	tiles := ((m + matRows - 1) / matRows) * ((n + matCols - 1) / matCols)
-	l := newLaunch(progMatMul, S, tiles, a, b, c, bias, res, deriv)
-	l.seti(m, n, k, b2i(tA), b2i(tB), b2i(bias.Buf != nil), b2i(deriv.Buf != nil), b2i(res.Buf != nil))
+	tiles := ((m + matTile - 1) / matTile) * ((n + matTile - 1) / matTile)
+	l := newLaunch(progMatMul, S, tiles, a, b, c, bias, res, deriv, sums)
+	l.groups = true
+	l.seti(m, n, k, b2i(tA), b2i(tB), b2i(bias.Buf != nil), b2i(deriv.Buf != nil), b2i(res.Buf != nil), b2i(sums.Buf != nil))
 	return d.run(name, l)
 }
 
@@ -247,51 +280,87 @@ func b2i(b bool) int {
 	return 0
 }
 
-// ColSum implements kernels.Device: one invocation per column.
+// ColSum implements kernels.Device: a workgroup per seed and 64 columns,
+// an invocation per column.
 func (d *Device) ColSum(S, rows, n int, x, out kernels.Tensor) error {
 	if err := sizes("ColSum", rows, n); err != nil {
 		return err
 	}
-	return d.simple("ColSum", progColSum, S, n, []kernels.Tensor{x, out}, []int{rows * n, n}, rows, n)
+	return d.cols("ColSum", progColSum, S, rows, n, []kernels.Tensor{x, out}, []int{rows * n, n})
 }
 
-// ColDot implements kernels.Device: one invocation per column.
+// ColDot implements kernels.Device: as ColSum.
 func (d *Device) ColDot(S, rows, n int, a, b, out kernels.Tensor) error {
 	if err := sizes("ColDot", rows, n); err != nil {
 		return err
 	}
-	return d.simple("ColDot", progColDot, S, n, []kernels.Tensor{a, b, out}, []int{rows * n, rows * n, n}, rows, n)
+	return d.cols("ColDot", progColDot, S, rows, n, []kernels.Tensor{a, b, out}, []int{rows * n, rows * n, n})
 }
 
-// LayerNorm implements kernels.Device: one invocation per row.
+// ColDotSum implements kernels.ColDotSummer: ColDot's program, summing a's
+// columns on the way.
+func (d *Device) ColDotSum(S, rows, n int, a, b, dot, sum kernels.Tensor) error {
+	if err := sizes("ColDotSum", rows, n); err != nil {
+		return err
+	}
+	return d.cols("ColDotSum", progColDot, S, rows, n, []kernels.Tensor{a, b, dot, sum}, []int{rows * n, rows * n, n, n})
+}
+
+// cols validates and queues a column reduction of rows x n per seed.
+func (d *Device) cols(name string, prog, S, rows, n int, ts []kernels.Tensor, want []int) error {
+	if err := d.check(name, S, ts, want); err != nil {
+		return err
+	}
+	wgs := (n + groupSize - 1) / groupSize
+	if err := fits32(name, S, wgs*groupSize, rows*n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	l := newLaunch(prog, S, wgs, ts...)
+	l.groups = true
+	l.seti(rows, n, b2i(len(ts) == 4))
+	return d.run(name, l)
+}
+
+// LayerNorm implements kernels.Device: an invocation per row, in
+// workgroups of min(64, 2048/n) rows of one seed (rows.glsl).
 func (d *Device) LayerNorm(S, rows, n int, x, gamma, beta, out, xh, inv kernels.Tensor) error {
-	const name = "LayerNorm"
+	return d.rowKernel("LayerNorm", progLayerNorm, S, rows, n, []kernels.Tensor{x, gamma, beta, out, xh, inv},
+		[]int{rows * n, n, n, rows * n, rows * n, rows}, layerNormEps)
+}
+
+// LayerNormGradX implements kernels.Device: as LayerNorm.
+func (d *Device) LayerNormGradX(S, rows, n int, gamma, dy, xh, inv, out kernels.Tensor) error {
+	return d.rowKernel("LayerNormGradX", progLayerNormGradX, S, rows, n, []kernels.Tensor{gamma, dy, xh, inv, out},
+		[]int{n, rows * n, rows * n, rows, rows * n}, 0)
+}
+
+// rowKernel validates and queues a kernel of one invocation per row of n,
+// in workgroups of rowBlock(n) rows of one seed.
+func (d *Device) rowKernel(name string, prog, S, rows, n int, ts []kernels.Tensor, want []int, eps float32) error {
 	if err := sizes(name, rows, n); err != nil {
 		return err
 	}
-	ts := []kernels.Tensor{x, gamma, beta, out, xh, inv}
-	if err := d.check(name, S, ts, []int{rows * n, n, n, rows * n, rows * n, rows}); err != nil {
+	if err := d.check(name, S, ts, want); err != nil {
 		return err
 	}
-	if err := fits32(name, S, rows, n); err != nil {
+	if err := fits32(name, S, rows, n, rows*n); err != nil {
 		return err
 	}
 	if rows == 0 {
 		return nil
 	}
-	l := newLaunch(progLayerNorm, S, rows, ts...)
-	l.seti(rows, n).setf(layerNormEps)
+	rw := rowBlock(n)
+	l := newLaunch(prog, S, (rows+rw-1)/rw, ts...)
+	l.groups = true
+	l.seti(rows, n).setf(eps)
 	return d.run(name, l)
 }
 
-// LayerNormGradX implements kernels.Device: one invocation per row.
-func (d *Device) LayerNormGradX(S, rows, n int, gamma, dy, xh, inv, out kernels.Tensor) error {
-	if err := sizes("LayerNormGradX", rows, n); err != nil {
-		return err
-	}
-	return d.simple("LayerNormGradX", progLayerNormGradX, S, rows, []kernels.Tensor{gamma, dy, xh, inv, out},
-		[]int{n, rows * n, rows * n, rows, rows * n}, rows, n)
-}
+// rowBlock is the rows of n a row kernel's workgroup takes (rows.glsl).
+func rowBlock(n int) int { return max(min(groupSize, 2048/max(n, 1)), 1) }
 
 // GELU implements kernels.Device: one invocation per element.
 func (d *Device) GELU(S, n int, x, out, deriv kernels.Tensor) error {
@@ -352,9 +421,12 @@ func (d *Device) Embed(S, rows, n int, ids, table, out kernels.Tensor) error {
 	return d.run(name, l)
 }
 
-// EmbedGrad implements kernels.Device: one invocation per element of out
-// gathers over the rows. An id that is not a whole number in 0..n-1 is
-// left out, and the next Download or Sync returns an error.
+// EmbedGrad implements kernels.Device in two dispatches: an index of each
+// id's rows in row order (embedindex.comp: a workgroup per seed, or one
+// for ids every seed shares) into the device's scratch, then one
+// invocation per element of out adding its own rows. An id that is not a
+// whole number in 0..n-1 is left out, and the next Download or Sync
+// returns an error.
 func (d *Device) EmbedGrad(S, rows, n, vocab int, ids, dy, out kernels.Tensor) error {
 	const name = "EmbedGrad"
 	if err := sizes(name, rows, n, vocab); err != nil {
@@ -364,101 +436,106 @@ func (d *Device) EmbedGrad(S, rows, n, vocab int, ids, dy, out kernels.Tensor) e
 	if err := d.check(name, S, ts, []int{rows, rows * n, vocab * n}); err != nil {
 		return err
 	}
-	if err := fits32(name, S, vocab*n, rows); err != nil {
+	if err := fits32(name, S, vocab*n, rows, rows*n); err != nil {
 		return err
 	}
 	if vocab*n == 0 {
 		return nil
 	}
-	l := newLaunch(progEmbedGrad, S, vocab*n, ts...)
-	l.seti(rows, n, vocab, bitEmbedGrad)
-	l.flags = true
-	return d.run(name, l)
+	// The index: start[vocab+1], order[rows] and a cursor[vocab] per seed
+	// of ids.
+	block, idxSeeds := 2*vocab+1+rows, S
+	if ids.Stride == 0 {
+		idxSeeds = 1
+	}
+	if int64(idxSeeds)*int64(block) > int64(d.maxFloats) {
+		return fmt.Errorf("gl: %s: the index of %d seeds (%d floats) exceeds the largest buffer", name, idxSeeds, idxSeeds*block)
+	}
+	il := newLaunch(progEmbedIndex, idxSeeds, 1, ids)
+	il.groups, il.flags = true, true
+	il.seti(rows, vocab, bitEmbedGrad)
+	il.nb = 2
+	il.b[1] = bind{stride: int32(block)}
+	gl := newLaunch(progEmbedGrad, S, vocab*n, kernels.Tensor{}, dy, out)
+	gl.seti(rows, n, vocab)
+	gl.b[0] = bind{stride: int32(block)}
+	if idxSeeds == 1 {
+		gl.b[0].stride = 0
+	}
+	il.name, gl.name = name, name
+	d.dispatches.Add(2)
+	return d.queue(name, func() {
+		id := d.growScratch(idxSeeds * block)
+		il.b[1].id, gl.b[0].id = id, id
+		d.exec(&il)
+		d.exec(&gl)
+	})
 }
 
-// attnLaunch validates an attention call (its tensors' per-seed lengths
-// want) and makes the launch of prog with work invocations per seed.
-func (d *Device) attnLaunch(name string, prog, S int, s kernels.Shape, work int, ts []kernels.Tensor, want []int) (launch, error) {
+// attnRun validates an attention call (its tensors' per-seed lengths
+// want) and queues prog: a workgroup per head of each sequence of each
+// seed (attn.glsl).
+func (d *Device) attnRun(name string, prog, S int, s kernels.Shape, ts []kernels.Tensor, want []int) error {
 	if err := s.Validate(); err != nil {
-		return launch{}, fmt.Errorf("gl: %s: %v", name, err)
+		return fmt.Errorf("gl: %s: %v", name, err)
 	}
 	if err := d.check(name, S, ts, want); err != nil {
-		return launch{}, err
-	}
-	if err := fits32(name, S, work, s.QKVLen(), s.ProbsLen()); err != nil {
-		return launch{}, err
-	}
-	l := newLaunch(prog, S, work, ts...)
-	l.seti(s.B, s.T, s.H, s.Dh, b2i(s.Causal)).setf(scaleOf(s))
-	return l, nil
-}
-
-// attnRun launches and queues an attention call (attnLaunch, then run).
-func (d *Device) attnRun(name string, prog, S int, s kernels.Shape, work int, ts []kernels.Tensor, want []int) error {
-	l, err := d.attnLaunch(name, prog, S, s, work, ts, want)
-	if err != nil {
 		return err
 	}
+	if err := fits32(name, S, s.B*s.H*groupSize, s.QKVLen(), s.ProbsLen()); err != nil {
+		return err
+	}
+	l := newLaunch(prog, S, s.B*s.H, ts...)
+	l.groups = true
+	l.seti(s.B, s.T, s.H, s.Dh, b2i(s.Causal)).setf(scaleOf(s))
 	return d.run(name, l)
 }
 
 // scaleOf is 1/sqrt(Dh), rounded as the CPU device rounds it.
 func scaleOf(s kernels.Shape) float32 { return float32(1 / math.Sqrt(float64(s.Dh))) }
 
-// Probs implements kernels.Device: one invocation per query row.
+// Probs implements kernels.Device: a workgroup per head, a row of P an
+// invocation for its maximum and sum.
 func (d *Device) Probs(S int, s kernels.Shape, q, k, p kernels.Tensor) error {
-	return d.attnRun("Probs", progProbs, S, s, s.B*s.H*s.T, []kernels.Tensor{q, k, p}, []int{s.QKVLen(), s.QKVLen(), s.ProbsLen()})
+	return d.attnRun("Probs", progProbs, S, s, []kernels.Tensor{q, k, p}, []int{s.QKVLen(), s.QKVLen(), s.ProbsLen()})
 }
 
-// Mix implements kernels.Device: one invocation per element of O.
+// Mix implements kernels.Device: a workgroup per head, an invocation per
+// element of O in turn.
 func (d *Device) Mix(S int, s kernels.Shape, p, v, o kernels.Tensor) error {
-	return d.attnRun("Mix", progMix, S, s, s.QKVLen(), []kernels.Tensor{p, v, o}, []int{s.ProbsLen(), s.QKVLen(), s.QKVLen()})
+	return d.attnRun("Mix", progMix, S, s, []kernels.Tensor{p, v, o}, []int{s.ProbsLen(), s.QKVLen(), s.QKVLen()})
 }
 
-// MixGradP implements kernels.Device: one invocation per element of dP.
+// MixGradP implements kernels.Device: a workgroup per head, an invocation
+// per cell of dP in turn.
 func (d *Device) MixGradP(S int, s kernels.Shape, dO, v, dP kernels.Tensor) error {
-	return d.attnRun("MixGradP", progMixGradP, S, s, s.ProbsLen(), []kernels.Tensor{dO, v, dP}, []int{s.QKVLen(), s.QKVLen(), s.ProbsLen()})
+	return d.attnRun("MixGradP", progMixGradP, S, s, []kernels.Tensor{dO, v, dP}, []int{s.QKVLen(), s.QKVLen(), s.ProbsLen()})
 }
 
-// MixGradV implements kernels.Device: one invocation per element of dV,
-// a gather over queries.
+// MixGradV implements kernels.Device: a workgroup per head, an invocation
+// per element of dV in turn, a sum over queries.
 func (d *Device) MixGradV(S int, s kernels.Shape, p, dO, dV kernels.Tensor) error {
-	return d.attnRun("MixGradV", progMixGradV, S, s, s.QKVLen(), []kernels.Tensor{p, dO, dV}, []int{s.ProbsLen(), s.QKVLen(), s.QKVLen()})
+	return d.attnRun("MixGradV", progMixGradV, S, s, []kernels.Tensor{p, dO, dV}, []int{s.ProbsLen(), s.QKVLen(), s.QKVLen()})
 }
 
-// ProbsGradQ implements kernels.Device: one invocation per element of dQ,
-// each summing its row's rowsum(P * dP) itself; one dispatch.
+// ProbsGradQ implements kernels.Device: a workgroup per head, an
+// invocation per element of dQ in turn.
 func (d *Device) ProbsGradQ(S int, s kernels.Shape, p, dP, k, dQ kernels.Tensor) error {
-	return d.attnRun("ProbsGradQ", progProbsGradQ, S, s, s.QKVLen(), []kernels.Tensor{p, dP, k, dQ}, []int{s.ProbsLen(), s.ProbsLen(), s.QKVLen(), s.QKVLen()})
+	return d.attnRun("ProbsGradQ", progProbsGradQ, S, s, []kernels.Tensor{p, dP, k, dQ}, []int{s.ProbsLen(), s.ProbsLen(), s.QKVLen(), s.QKVLen()})
 }
 
-// ProbsGradK implements kernels.Device in two dispatches: rowsum(P * dP)
-// per row into the device's scratch buffer, then dK gathered over
-// queries, one invocation per element.
+// maxKeys is the longest sequence ProbsGradK takes: its workgroup keeps a
+// rowsum per query in shared memory.
+const maxKeys = 4096
+
+// ProbsGradK implements kernels.Device: a workgroup per head, each row's
+// rowsum(P * dP) first, then an invocation per element of dK in turn, a
+// sum over queries.
 func (d *Device) ProbsGradK(S int, s kernels.Shape, p, dP, q, dK kernels.Tensor) error {
-	const name = "ProbsGradK"
-	ts := []kernels.Tensor{p, dP, q, dK}
-	l, err := d.attnLaunch(name, progProbsGradK, S, s, s.QKVLen(), ts, []int{s.ProbsLen(), s.ProbsLen(), s.QKVLen(), s.QKVLen()})
-	if err != nil {
-		return err
+	if s.T > maxKeys {
+		return fmt.Errorf("gl: ProbsGradK: sequences of %d exceed %d", s.T, maxKeys)
 	}
-	rows := s.B * s.H * s.T
-	if int64(S)*int64(rows) > int64(d.maxFloats) {
-		return fmt.Errorf("gl: %s: the row sums of %d seeds (%d floats) exceed the largest buffer", name, S, S*rows)
-	}
-	rl := newLaunch(progRowsum, S, rows, p, dP)
-	rl.ints, rl.floats = l.ints, l.floats
-	rl.nb = 5
-	rl.b[4] = bind{off: 0, stride: int32(rows)}
-	l.nb = 5
-	l.b[4] = rl.b[4]
-	d.dispatches.Add(2)
-	return d.queue(name, func() {
-		id := d.growScratch(S * rows)
-		rl.b[4].id, l.b[4].id = id, id
-		d.exec(&rl)
-		d.exec(&l)
-	})
+	return d.attnRun("ProbsGradK", progProbsGradK, S, s, []kernels.Tensor{p, dP, q, dK}, []int{s.ProbsLen(), s.ProbsLen(), s.QKVLen(), s.QKVLen()})
 }
 
 // growScratch returns the scratch buffer, made at least n floats; its old

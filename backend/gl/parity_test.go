@@ -279,3 +279,73 @@ func TestDispatchCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFusedMatchSeparate: the fused kernels give, bit for bit, what the
+// two kernels they replace give on this device (any NaN for a NaN: the
+// hardware picks NaNs' payloads).
+func TestFusedMatchSeparate(t *testing.T) {
+	g := needGL(t)
+	sep := struct{ kernels.Device }{g} // hides the fused methods
+	for _, kc := range allCases() {
+		if kc.kernel != "WeightGrad" && kc.kernel != "ColDotSum" {
+			continue
+		}
+		t.Run(kc.name, func(t *testing.T) {
+			for layout := range numLayouts {
+				ids := []int{3, 0, 5}
+				fused := kc.runOn(t, g, ids, layout)
+				two := kc.runOn(t, sep, ids, layout)
+				for i, what := range kc.outNames(layout) {
+					if j := sameBits(quietNaNs(fused[i]), quietNaNs(two[i])); j >= 0 {
+						t.Errorf("%s %s: element %d is %g fused, %g apart", layoutNames[layout], what, j, fused[i][j], two[i][j])
+					}
+				}
+			}
+		})
+	}
+}
+
+// quietNaNs is x with every NaN made the one quiet NaN.
+func quietNaNs(x []float32) []float32 {
+	out := append([]float32(nil), x...)
+	for i, v := range out {
+		if v != v {
+			out[i] = float32(math.NaN())
+		}
+	}
+	return out
+}
+
+// TestVariantsAgree: the staged kernels (GPUs) and the direct ones
+// (llvmpipe) give every case the same bits (any NaN for a NaN), so the
+// variant a machine runs never changes a result.
+func TestVariantsAgree(t *testing.T) {
+	g := needGL(t)
+	other := "staged"
+	if g.Staged() {
+		other = "direct"
+	}
+	t.Setenv("HEADLAB_GL_KERNELS", other)
+	o, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if o.Staged() == g.Staged() {
+		t.Fatalf("both devices staged %v", g.Staged())
+	}
+	for _, kc := range allCases() {
+		t.Run(kc.name, func(t *testing.T) {
+			for layout := range numLayouts {
+				ids := []int{2, 7, 1}
+				a := kc.runOn(t, g, ids, layout)
+				b := kc.runOn(t, o, ids, layout)
+				for i, what := range kc.outNames(layout) {
+					if j := sameBits(quietNaNs(a[i]), quietNaNs(b[i])); j >= 0 {
+						t.Errorf("%s %s: element %d is %g staged=%v, %g staged=%v", layoutNames[layout], what, j, a[i][j], g.Staged(), b[i][j], o.Staged())
+					}
+				}
+			}
+		})
+	}
+}

@@ -29,13 +29,13 @@ const (
 	progAdd
 	progColScale
 	progEmbed
+	progEmbedIndex
 	progEmbedGrad
 	progProbs
 	progMix
 	progMixGradP
 	progMixGradV
 	progProbsGradQ
-	progRowsum
 	progProbsGradK
 	progSoftmaxXent
 	progSoftmaxXentGrad
@@ -52,6 +52,8 @@ type progSpec struct {
 	file   string
 	ints   []string
 	floats []string
+	// wg is the workgroup size when it is not common.glsl's 64.
+	wg int
 }
 
 // attnInts and attnFloats are attn.glsl's uniforms.
@@ -61,9 +63,9 @@ var (
 )
 
 var progSpecs = [numProgs]progSpec{
-	progMatMul:          {file: "matmul.comp", ints: []string{"M", "N", "K", "tA", "tB", "hasBias", "act", "hasRes"}},
+	progMatMul:          {file: "matmul.comp", ints: []string{"M", "N", "K", "tA", "tB", "hasBias", "act", "hasRes", "sumB"}, wg: 32},
 	progColSum:          {file: "colsum.comp", ints: []string{"R", "D"}},
-	progColDot:          {file: "coldot.comp", ints: []string{"R", "D"}},
+	progColDot:          {file: "coldot.comp", ints: []string{"R", "D", "sumA"}},
 	progLayerNorm:       {file: "layernorm.comp", ints: []string{"R", "D"}, floats: []string{"eps"}},
 	progLayerNormGradX:  {file: "layernormgradx.comp", ints: []string{"R", "D"}},
 	progGELU:            {file: "gelu.comp"},
@@ -71,13 +73,13 @@ var progSpecs = [numProgs]progSpec{
 	progAdd:             {file: "add.comp"},
 	progColScale:        {file: "colscale.comp", ints: []string{"D"}},
 	progEmbed:           {file: "embed.comp", ints: []string{"D", "V", "bit"}},
-	progEmbedGrad:       {file: "embedgrad.comp", ints: []string{"R", "D", "V", "bit"}},
+	progEmbedIndex:      {file: "embedindex.comp", ints: []string{"R", "V", "bit"}},
+	progEmbedGrad:       {file: "embedgrad.comp", ints: []string{"R", "D", "V"}},
 	progProbs:           {file: "probs.comp", ints: attnInts, floats: attnFloats},
 	progMix:             {file: "mix.comp", ints: attnInts, floats: attnFloats},
 	progMixGradP:        {file: "mixgradp.comp", ints: attnInts, floats: attnFloats},
 	progMixGradV:        {file: "mixgradv.comp", ints: attnInts, floats: attnFloats},
 	progProbsGradQ:      {file: "probsgradq.comp", ints: attnInts, floats: attnFloats},
-	progRowsum:          {file: "rowsum.comp", ints: attnInts, floats: attnFloats},
 	progProbsGradK:      {file: "probsgradk.comp", ints: attnInts, floats: attnFloats},
 	progSoftmaxXent:     {file: "softmaxxent.comp", ints: []string{"R", "V", "bit"}},
 	progSoftmaxXentGrad: {file: "softmaxxentgrad.comp", ints: []string{"R", "V", "bit"}},
@@ -87,7 +89,7 @@ var progSpecs = [numProgs]progSpec{
 }
 
 // maxUniforms bounds a program's own int and float uniforms.
-const maxUniforms = 8
+const maxUniforms = 10
 
 // program is a linked compute program and its uniform locations
 // (-1 where the linker optimised a uniform away; glUniform ignores it).
@@ -98,23 +100,27 @@ type program struct {
 	locInts, locFloats [maxUniforms]int32
 	numInts, numFloats int
 	name               string
+	// size is the program's local_size_x (its other sizes are 1).
+	size int
 }
 
 // The source strings of a kernel, numbered in #line directives so that a
 // driver's log says which file a line is in: 0 the kernel, 1 common.glsl,
 // 2 and up its includes in order.
 //
-// source builds a kernel's full source: version, common.glsl, then the
-// file, its includes expanded. It also returns the legend of its source
-// numbers for error messages.
-func source(file, body string) (src, legend string, err error) {
+// source builds a kernel's full source: version, defines, common.glsl,
+// then the file, its includes expanded. It also returns the legend of its
+// source numbers for error messages.
+func source(file, body, defines string) (src, legend string, err error) {
 	common, err := shaderFS.ReadFile("shaders/common.glsl")
 	if err != nil {
 		return "", "", err
 	}
 	names := []string{file, "common.glsl"}
 	var b strings.Builder
-	b.WriteString("#version 430 core\n#line 1 1\n")
+	b.WriteString("#version 430 core\n")
+	b.WriteString(defines)
+	b.WriteString("#line 1 1\n")
 	b.Write(common)
 	b.WriteString("\n#line 1 0\n")
 	for i, line := range strings.Split(body, "\n") {
@@ -142,9 +148,16 @@ func source(file, body string) (src, legend string, err error) {
 }
 
 // compileKernel compiles and links the compute program of file with
-// source body, looking up its uniforms. It runs on the GL thread.
-func compileKernel(file, body string, spec progSpec) (program, error) {
-	src, legend, err := source(file, body)
+// source body, looking up its uniforms; staged defines STAGED (common.glsl),
+// and defines goes before common.glsl as it is. It runs on the GL thread.
+func compileKernel(file, body string, spec progSpec, staged bool, defines string) (program, error) {
+	if spec.wg > 0 {
+		defines += fmt.Sprintf("#define WG %d\n", spec.wg)
+	}
+	if staged {
+		defines += "#define STAGED\n"
+	}
+	src, legend, err := source(file, body, defines)
 	if err != nil {
 		return program{}, fmt.Errorf("gl: %v", err)
 	}
@@ -157,7 +170,14 @@ func compileKernel(file, body string, spec progSpec) (program, error) {
 		return program{}, fmt.Errorf("gl: %s: more than %d uniforms of one kind", file, maxUniforms)
 	}
 	loc := func(name string) int32 { return ogl.GetUniformLocation(id, ogl.Str(name+"\x00")) }
-	p := program{id: id, name: file, numInts: len(spec.ints), numFloats: len(spec.floats)}
+	p := program{id: id, name: strings.TrimSuffix(file, ".comp"), numInts: len(spec.ints), numFloats: len(spec.floats)}
+	var size [3]int32
+	ogl.GetProgramiv(id, ogl.COMPUTE_WORK_GROUP_SIZE, &size[0])
+	if size[1] != 1 || size[2] != 1 || size[0] <= 0 {
+		ogl.DeleteProgram(id)
+		return program{}, fmt.Errorf("gl: %s: workgroup %v, want local_size_x only", file, size)
+	}
+	p.size = int(size[0])
 	p.locS, p.locWork, p.locOff, p.locStride = loc("S"), loc("work"), loc("off"), loc("stride")
 	for i, n := range spec.ints {
 		p.locInts[i] = loc(n)
@@ -168,13 +188,13 @@ func compileKernel(file, body string, spec progSpec) (program, error) {
 	return p, nil
 }
 
-// compileAll compiles every kernel program; on failure it deletes those
-// it made.
-func compileAll(progs *[numProgs]program) error {
+// compileAll compiles every kernel program, staged or not, with defines;
+// on failure it deletes those it made.
+func compileAll(progs *[numProgs]program, staged bool, defines string) error {
 	for i, spec := range progSpecs {
 		body, err := shaderFS.ReadFile("shaders/" + spec.file)
 		if err == nil {
-			progs[i], err = compileKernel(spec.file, string(body), spec)
+			progs[i], err = compileKernel(spec.file, string(body), spec, staged, defines)
 		}
 		if err != nil {
 			deletePrograms(progs)

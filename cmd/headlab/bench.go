@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"headlab/backend/gl"
 	"headlab/bench"
 	"headlab/glctx"
 	"headlab/internal/atomicfile"
@@ -50,9 +51,26 @@ type benchReport struct {
 	// in this run, 0 when it never did; absent unless both were measured.
 	GPUPaysFrom *int                 `json:"gpu_pays_from,omitempty"`
 	Kernels     []bench.KernelResult `json:"kernels,omitempty"`
-	TrainSteps  []bench.StepResult   `json:"train_steps,omitempty"`
-	Peak        *bench.PeakResult    `json:"sgemm_peak,omitempty"`
-	PyTorch     *vsPyTorch           `json:"vs_pytorch,omitempty"`
+	// Dispatches is the kernels part's per-dispatch profile of one GL
+	// training step of DispatchGroup models.
+	Dispatches    []bench.DispatchProfile `json:"dispatches,omitempty"`
+	DispatchGroup int                     `json:"dispatch_group,omitempty"`
+	// Model is the model part: the cost model's step at each S.
+	Model      []modelReport      `json:"model,omitempty"`
+	TrainSteps []bench.StepResult `json:"train_steps,omitempty"`
+	Peak       *bench.PeakResult  `json:"sgemm_peak,omitempty"`
+	PyTorch    *vsPyTorch         `json:"vs_pytorch,omitempty"`
+}
+
+// modelReport is the model part at one S: every dispatch of the GL step
+// as the cost model predicts it on an H200 (optimistic, pessimistic).
+type modelReport struct {
+	Group         int                     `json:"group"`
+	Dispatches    []bench.DispatchProfile `json:"dispatches"`
+	FLOP          float64                 `json:"flop_per_seed_step"`
+	Bytes         float64                 `json:"bytes_per_seed_step"`
+	MsPerStep     [2]float64              `json:"h200_ms_per_step"`
+	SeedStepsPerS [2]float64              `json:"h200_seed_steps_per_s"`
 }
 
 // vsPyTorch is the --vs-pytorch part of the report.
@@ -76,7 +94,7 @@ type vsPyTorch struct {
 const defaultGroups = "1,4,16,64,256,1024"
 
 // benchParts are what --parts may name, in the order they run.
-var benchParts = []string{"kernels", "steps", "groups"}
+var benchParts = []string{"kernels", "steps", "groups", "model"}
 
 // parseList splits a comma-separated flag value, refusing empty items and
 // repeats.
@@ -172,6 +190,7 @@ func benchCmd(e *env) *cobra.Command {
 		callgrind   bool
 		stepBatches string
 		loss        string
+		dispGroup   int
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -181,7 +200,10 @@ func benchCmd(e *env) *cobra.Command {
   kernels  each attention kernel alone, for one seed, on each shape:
            microseconds per call (the kernel and a Sync; its tensors are
            uploaded once beforehand), GFLOP/s counted as 2*T*T*Dh per
-           sequence-head, and the ratio to the CPU's time;
+           sequence-head, and the ratio to the CPU's time; then, on gl,
+           every dispatch of one training step of --dispatch-group models
+           timed on the GPU (GL timer queries) beside the cost model's
+           FLOPs, bytes and predicted H200 time for it;
   steps    one model's training steps (train.Trainer, which reads the loss
            back every step) at each batch of --step-batches (32 and 64);
   groups   S default induction models (18,704 parameters) trained in
@@ -198,7 +220,16 @@ func benchCmd(e *env) *cobra.Command {
            CPU in this run. An S too large for the device is skipped with
            one line on stderr, and so is an S whose step, at the
            seed-steps/s of the S measured before it, would take longer
-           than --max-step.
+           than --max-step. Each row also carries the cost model's FLOPs
+           and bytes per seed-step and its predicted H200 seed-steps/s at
+           that S. With HEADLAB_GL_PROFILE=1, every dispatch of one more
+           gl step at each S is timed as in the kernels part (the cpu
+           backend ignores it, saying so in one line);
+  model    the cost model alone (bench/costmodel.go, no device needed):
+           every dispatch of the GL training step at each S of --groups,
+           its FLOPs and global-memory bytes, and its predicted time on an
+           H200 (optimistic and pessimistic rates, the bound that holds),
+           then the step and seed-steps/s.
 
 Every measurement warms up (one to three steps) and then times --steps
 steps, or with --steps 0 (the default) as many as take about --step-time,
@@ -259,6 +290,9 @@ path). Without PyTorch it says so in one line and reports headlab alone.`,
 			if err := checkOutputs(fileOut("profile", profile)); err != nil {
 				return err
 			}
+			if dispGroup <= 0 {
+				return usagef("--dispatch-group must be positive, got %d", dispGroup)
+			}
 			run := func(e *env) error {
 				if vs {
 					if steps == 0 {
@@ -267,7 +301,8 @@ path). Without PyTorch it says so in one line and reports headlab alone.`,
 					return benchVsPyTorch(e, asJSON, python, loss, steps, rounds, rssSteps, window, workers, callgrind)
 				}
 				return runBench(e, benchRun{names: names, glOptional: glOptional, parts: want, groups: sizes, batch: batch, loss: loss,
-					stepBatches: batches, budget: budget, timing: bench.Timing{Steps: steps, Target: stepTime}, maxStep: maxStep, asJSON: asJSON})
+					stepBatches: batches, budget: budget, timing: bench.Timing{Steps: steps, Target: stepTime}, maxStep: maxStep, asJSON: asJSON,
+					dispatchGroup: dispGroup})
 			}
 			if profile == "" {
 				return run(e)
@@ -294,6 +329,7 @@ path). Without PyTorch it says so in one line and reports headlab alone.`,
 	cmd.Flags().IntVar(&batch, "batch", 64, "groups: the batch each model trains on")
 	cmd.Flags().StringVar(&stepBatches, "step-batches", "32,64", "steps: the batches to time, comma-separated")
 	cmd.Flags().DurationVar(&budget, "budget", 200*time.Millisecond, "kernels: time spent measuring each kernel and shape")
+	cmd.Flags().IntVar(&dispGroup, "dispatch-group", 64, "kernels: on gl, the models of the training step whose dispatches are timed")
 	cmd.Flags().IntVar(&steps, "steps", 0, "training steps timed per measurement after the warm-up (0: about --step-time of them)")
 	cmd.Flags().DurationVar(&stepTime, "step-time", bench.DefaultTarget, "with --steps 0: about how long each measurement of steps or groups is timed")
 	cmd.Flags().DurationVar(&maxStep, "max-step", 10*time.Second, "groups: skip an S whose step would take longer, at the speed of the S measured before it (0: never skip)")
@@ -324,6 +360,8 @@ type benchRun struct {
 	timing      bench.Timing
 	maxStep     time.Duration
 	asJSON      bool
+	// dispatchGroup is the S of the kernels part's per-dispatch profile.
+	dispatchGroup int
 }
 
 // benchDevice is one backend to measure: a device for the kernels and
@@ -387,11 +425,24 @@ func openBenchDevices(e *env, r benchRun, rep *benchReport) ([]benchDevice, func
 // runBench is `headlab bench` without --vs-pytorch.
 func runBench(e *env, r benchRun) error {
 	rep := benchReport{SIMD: simd.Path(), Loss: r.loss}
-	devs, release, err := openBenchDevices(e, r, &rep)
-	if err != nil {
-		return err
+	var devs []benchDevice
+	if r.parts["kernels"] || r.parts["steps"] || r.parts["groups"] {
+		var release func()
+		var err error
+		if devs, release, err = openBenchDevices(e, r, &rep); err != nil {
+			return err
+		}
+		defer release()
 	}
-	defer release()
+	profile := gl.EnvProfile()
+	for i, d := range devs {
+		if _, ok := d.dev.(kernels.Profiler); ok {
+			devs[i].backend.Profile = profile
+		} else if profile {
+			fmt.Fprintf(e.stderr, "headlab: HEADLAB_GL_PROFILE times the gl backend's dispatches; the %s backend runs untimed\n", d.backend.Name)
+		}
+	}
+	var err error
 	if r.parts["kernels"] {
 		fmt.Fprintln(e.stderr, "timing kernels...")
 		var ds []kernels.Device
@@ -400,6 +451,16 @@ func runBench(e *env, r benchRun) error {
 		}
 		if rep.Kernels, err = bench.Kernels(ds, bench.Shapes, r.budget); err != nil {
 			return err
+		}
+		for _, d := range devs {
+			if _, ok := d.dev.(kernels.Profiler); !ok {
+				continue
+			}
+			fmt.Fprintf(e.stderr, "timing every dispatch of one training step of %d models on %s...\n", r.dispatchGroup, d.backend.Name)
+			if rep.Dispatches, err = bench.ProfileGroup(d.dev, bench.BenchConfig(r.batch, r.loss), r.dispatchGroup); err != nil {
+				return err
+			}
+			rep.DispatchGroup = r.dispatchGroup
 		}
 	}
 	if r.parts["steps"] {
@@ -432,6 +493,20 @@ func runBench(e *env, r benchRun) error {
 		if len(devs) == 2 {
 			from, _ := bench.GPUPaysFrom(rep.Steps, "gl", "cpu")
 			rep.GPUPaysFrom = &from
+		}
+	}
+	if r.parts["model"] {
+		calls, err := bench.StepCalls(bench.BenchConfig(r.batch, r.loss))
+		if err != nil {
+			return err
+		}
+		for _, S := range r.groups {
+			m, err := bench.ModelStep(calls, S)
+			if err != nil {
+				return err
+			}
+			rep.Model = append(rep.Model, modelReport{Group: S, Dispatches: m.Rows(), FLOP: m.FLOPs, Bytes: m.Bytes,
+				MsPerStep: [2]float64{1e3 * m.Seconds[0], 1e3 * m.Seconds[1]}, SeedStepsPerS: m.SeedStepsPerS()})
 		}
 	}
 	if r.asJSON {
@@ -472,9 +547,53 @@ func printBench(w io.Writer, rep benchReport) error {
 		tw.Flush()
 		fmt.Fprintln(w)
 	}
-	if rep.Batch == 0 {
-		return nil
+	if len(rep.Dispatches) > 0 {
+		fmt.Fprintf(w, "every dispatch of one gl training step of %d models, timed on the GPU, beside the cost model:\n", rep.DispatchGroup)
+		printDispatches(w, rep.Dispatches, true)
+		fmt.Fprintln(w)
 	}
+	if rep.Batch > 0 {
+		if err := printGroups(w, rep); err != nil {
+			return err
+		}
+	}
+	for _, m := range rep.Model {
+		fmt.Fprintf(w, "\nthe cost model's gl training step of %d models at batch %d on an H200 (optimistic, pessimistic):\n", m.Group, rep.Batch)
+		printDispatches(w, m.Dispatches, false)
+		fmt.Fprintf(w, "%d dispatches; per seed-step %.1f MFLOP, %.1f MB; step %.2f-%.2f ms: %.0f-%.0f seed-steps/s\n",
+			len(m.Dispatches), m.FLOP/1e6, m.Bytes/1e6, m.MsPerStep[0], m.MsPerStep[1], m.SeedStepsPerS[1], m.SeedStepsPerS[0])
+	}
+	return nil
+}
+
+// printDispatches writes a per-dispatch table: the device's time when
+// measured, then the model's figures.
+func printDispatches(w io.Writer, rows []bench.DispatchProfile, measured bool) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "#\tkernel\tprogram\tworkgroups\tsize\t"
+	if measured {
+		head += "us\t"
+	}
+	fmt.Fprintln(tw, head+"GFLOP\tMB\tH200 us\tbound\t")
+	var us, lo, hi float64
+	for i, d := range rows {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t", i, d.Kernel, d.Program, d.Workgroups, d.GroupSize)
+		if measured {
+			fmt.Fprintf(tw, "%.1f\t", d.Micros)
+		}
+		fmt.Fprintf(tw, "%.3f\t%.2f\t%.1f-%.1f\t%s\t\n", d.FLOP/1e9, d.Bytes/1e6, d.H200Micros[0], d.H200Micros[1], d.H200Bound)
+		us, lo, hi = us+d.Micros, lo+d.H200Micros[0], hi+d.H200Micros[1]
+	}
+	fmt.Fprintf(tw, "\tall\t\t\t\t")
+	if measured {
+		fmt.Fprintf(tw, "%.1f\t", us)
+	}
+	fmt.Fprintf(tw, "\t\t%.0f-%.0f\t\t\n", lo, hi)
+	tw.Flush()
+}
+
+// printGroups writes the groups curve.
+func printGroups(w io.Writer, rep benchReport) error {
 	fmt.Fprintf(w, "groups of S default models at batch %d (cpu: %d groups stepping at once):\n", rep.Batch, rep.CPUWorkers)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "backend\tS\tseed-steps/s\tms/step\tdispatches/step\tupload B/step\treadback B/step\tGFLOP/s\tGB/s\t")
@@ -490,6 +609,12 @@ func printBench(w io.Writer, rep benchReport) error {
 			fmt.Fprintf(w, "gl beats the cpu from S = %d on, in this run\n", *rep.GPUPaysFrom)
 		} else {
 			fmt.Fprintf(w, "gl never beat the cpu in this run (at the largest S both measured; renderer %s)\n", rep.Renderer)
+		}
+	}
+	for _, s := range rep.Steps {
+		if len(s.Dispatches) > 0 {
+			fmt.Fprintf(w, "\nevery dispatch of one more %s step of %d models, timed on the device, beside the cost model:\n", s.Backend, s.Group)
+			printDispatches(w, s.Dispatches, true)
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"headlab/backend/cpu"
+	"headlab/bench"
 	"headlab/graph"
 	"headlab/tasks"
 	"headlab/train"
@@ -17,6 +18,7 @@ import (
 
 // groupKeys are the keys of one row of the groups curve, exactly.
 var groupKeys = []string{"backend", "dispatches_per_step", "gb_per_s", "gflop_per_s", "group",
+	"model_bytes_per_seed_step", "model_flop_per_seed_step", "model_h200_seed_steps_per_s",
 	"ms_per_step", "readback_bytes_per_step", "seed_steps_per_s", "upload_bytes_per_step"}
 
 // defaultKernels is the kernel launches of one Run of the default
@@ -64,6 +66,7 @@ func groupRows(t *testing.T, out string) (map[string]json.RawMessage, []map[stri
 				row[k] = f
 			}
 		}
+		keys = slices.DeleteFunc(keys, func(k string) bool { return k == "dispatches" }) // with HEADLAB_GL_PROFILE
 		slices.Sort(keys)
 		if !slices.Equal(keys, groupKeys) {
 			t.Errorf("row keys %v, want %v", keys, groupKeys)
@@ -155,17 +158,24 @@ func requireGL(t *testing.T, code int, errs string) {
 }
 
 func TestBenchGroupsGLJSON(t *testing.T) {
-	code, out, errs := headlab(t, "bench", "--backends", "gl", "--groups", "1,2", "--steps", "1", "--json", "--budget", "1ms")
+	code, out, errs := headlab(t, "bench", "--backends", "gl", "--groups", "1,2", "--steps", "1", "--json", "--budget", "1ms", "--dispatch-group", "2")
 	requireGL(t, code, errs)
 	_, rows, backends := groupRows(t, out)
 	if len(rows) != 2 || backends[0] != "gl" || backends[1] != "gl" || rows[0]["group"] != 1 || rows[1]["group"] != 2 {
 		t.Fatalf("rows %v %v", backends, rows)
 	}
-	// One group of S on one device: the same dispatches whatever S, and
-	// at least the Net's kernels, MarkDiverged and Adam.
-	k := defaultKernels(t)
-	if d := rows[0]["dispatches_per_step"]; d != rows[1]["dispatches_per_step"] || d < float64(k+2) {
-		t.Errorf("dispatches per step %v at S=1, %v at S=2 (%d kernels + 2)", d, rows[1]["dispatches_per_step"], k)
+	// One group of S on one device: the same dispatches whatever S, the
+	// cost model's.
+	calls, err := bench.StepCalls(bench.BenchConfig(64, tasks.NextToken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := bench.ModelStep(calls, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := rows[0]["dispatches_per_step"]; d != rows[1]["dispatches_per_step"] || d != float64(len(m.Dispatches)) {
+		t.Errorf("dispatches per step %v at S=1, %v at S=2, the model's %d", d, rows[1]["dispatches_per_step"], len(m.Dispatches))
 	}
 	var rep benchReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -178,6 +188,86 @@ func TestBenchGroupsGLJSON(t *testing.T) {
 		if k.Backend != "gl" || k.MicrosPerOp <= 0 {
 			t.Errorf("%+v", k)
 		}
+	}
+	// The kernels part also times every dispatch of one step of
+	// --dispatch-group models; the groups part does not without
+	// HEADLAB_GL_PROFILE.
+	if rep.DispatchGroup != 2 || float64(len(rep.Dispatches)) != rows[0]["dispatches_per_step"] {
+		t.Errorf("%d dispatches timed for a group of %d, %v per step", len(rep.Dispatches), rep.DispatchGroup, rows[0]["dispatches_per_step"])
+	}
+	for _, d := range rep.Dispatches {
+		if d.Micros <= 0 || d.Bytes <= 0 {
+			t.Errorf("%+v", d)
+		}
+	}
+	for _, s := range rep.Steps {
+		if len(s.Dispatches) != 0 {
+			t.Errorf("S=%d: dispatches without HEADLAB_GL_PROFILE", s.Group)
+		}
+	}
+}
+
+// TestBenchProfile: with HEADLAB_GL_PROFILE=1 every gl row carries every
+// dispatch of a step, timed, with the model's FLOPs and bytes, in the
+// JSON and as a table; the cpu backend says in one line that it runs
+// untimed, and the run goes on.
+func TestBenchProfile(t *testing.T) {
+	t.Setenv("HEADLAB_GL_PROFILE", "1")
+	code, out, errs := headlab(t, "bench", "--parts", "groups", "--groups", "2", "--backends", "cpu", "--steps", "1")
+	if code != 0 || strings.Count(errs, "HEADLAB_GL_PROFILE") != 1 || !strings.Contains(out, "seed-steps/s") {
+		t.Errorf("cpu: exit %d, stderr %q", code, errs)
+	}
+	code, out, errs = headlab(t, "bench", "--parts", "groups", "--groups", "2", "--backends", "gl", "--steps", "1", "--json")
+	requireGL(t, code, errs)
+	var rep benchReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Steps) != 1 || len(rep.Steps[0].Dispatches) == 0 || float64(len(rep.Steps[0].Dispatches)) != rep.Steps[0].DispatchesPerStep {
+		t.Fatalf("%+v", rep.Steps)
+	}
+	var top struct {
+		Steps []struct {
+			Dispatches []map[string]any `json:"dispatches"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &top); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"kernel", "program", "workgroups", "group_size", "invocations", "us", "model_flop", "model_bytes", "model_h200_us"} {
+		if _, ok := top.Steps[0].Dispatches[0][k]; !ok {
+			t.Errorf("no %q in a dispatch", k)
+		}
+	}
+	code, out, errs = headlab(t, "bench", "--parts", "groups", "--groups", "2", "--backends", "gl", "--steps", "1")
+	requireGL(t, code, errs)
+	if !strings.Contains(out, "every dispatch of one more gl step of 2 models") || !strings.Contains(out, "H200 us") {
+		t.Errorf("no profile table in\n%s", out)
+	}
+}
+
+// TestBenchModel: the model part needs no device and prints the step's
+// dispatches and the predicted H200 rate at each S.
+func TestBenchModel(t *testing.T) {
+	code, out, errs := headlab(t, "bench", "--parts", "model", "--groups", "1,1024", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep benchReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Model) != 2 || rep.Model[1].Group != 1024 || len(rep.Model[1].Dispatches) != len(rep.Model[0].Dispatches) ||
+		rep.Model[1].SeedStepsPerS[0] < rep.Model[1].SeedStepsPerS[1] || rep.Model[1].SeedStepsPerS[1] < 10*rep.Model[0].SeedStepsPerS[1] ||
+		rep.Renderer != "" || len(rep.Steps) != 0 {
+		t.Errorf("%+v", rep.Model)
+	}
+	code, out, _ = headlab(t, "bench", "--parts", "model", "--groups", "1024")
+	if code != 0 || !strings.Contains(out, "the cost model's gl training step of 1024 models") || !strings.Contains(out, "seed-steps/s") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if code, _, errs := headlab(t, "bench", "--dispatch-group", "0"); code != 2 || strings.Count(errs, "\n") != 1 {
+		t.Errorf("--dispatch-group 0: exit %d, %q", code, errs)
 	}
 }
 

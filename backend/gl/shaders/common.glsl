@@ -16,8 +16,13 @@
 // written order and rounding; fma() is used where the CPU device fuses
 // (its matrix products), a*b + c where it rounds twice.
 
-layout(local_size_x = 64) in;
+// WG is the workgroup size: 64 unless the Go side defines another for
+// the kernel (progSpec.wg). STAGED, defined on GPUs, makes the kernels
+// that can stage their operands through shared memory do so.
+#ifndef WG
 #define WG 64
+#endif
+layout(local_size_x = WG) in;
 
 // S is the number of seeds, work the invocations (or, for one-seed
 // workgroups, the workgroups) per seed.
@@ -70,6 +75,27 @@ bool finite(float x) { return (floatBitsToUint(x) & 0x7f800000u) != 0x7f800000u;
 // nonzero says whether x is not +0 or -0 (NaN is nonzero, as in Go).
 bool nonzero(float x) { return (floatBitsToUint(x) & 0x7fffffffu) != 0u; }
 
+// isNaN says whether x is NaN, from its bits.
+bool isNaN(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
+
+#ifdef NV_MAX
+// For tests: max as NVIDIA's GLSL computes it, the other operand when one
+// is NaN. maxNaN and exp32 must not depend on max's NaN rule.
+float nvMax(float a, float b) { return isNaN(a) ? b : (isNaN(b) ? a : (a > b ? a : b)); }
+int nvMax(int a, int b) { return a > b ? a : b; }
+#define max(a, b) nvMax(a, b)
+#endif
+
+// maxNaN is Go's max, which the CPU device's row maxima take: NaN when
+// either is NaN (GLSL's max may return the other operand, as NVIDIA's
+// does), +0 above -0.
+float maxNaN(float a, float b) {
+	if (isNaN(a)) return a;
+	if (isNaN(b)) return b;
+	if (a == b) return uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b));
+	return a > b ? a : b;
+}
+
 // NAN is a quiet NaN.
 #define NAN uintBitsToFloat(0x7fc00000u)
 // NEG_INF is -Inf.
@@ -79,8 +105,10 @@ bool nonzero(float x) { return (floatBitsToUint(x) & 0x7fffffffu) != 0u; }
 // it: 2^n p(r), n = roundEven(x log2 e), r = x - n ln2 with ln2 in two
 // parts, p the Taylor polynomial of degree 7, scaled by 2^n. Relative
 // error under 1e-7 for normal results on any driver (GLSL's own exp is
-// allowed 3 + 2|x| ULP).
+// allowed 3 + 2|x| ULP). NaN stays NaN, as in the CPU's portable exp32
+// (GLSL's max could turn it into -104).
 float exp32(float x) {
+	if (isNaN(x)) return x;
 	precise float t = max(x, uintBitsToFloat(0xc2d00000u));
 	precise float n = roundEven(t * uintBitsToFloat(0x3fb8aa3bu));
 	precise float r = fma(n, uintBitsToFloat(0xbf317200u), t);

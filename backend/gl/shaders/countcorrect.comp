@@ -1,6 +1,6 @@
 // CountCorrect: one workgroup per seed; out = the number of answer rows
 // whose logits' argmax (the first maximum: ties go to the smaller id) is
-// the target, as a float.
+// the target, as a float. A NaN is never greater, as in Go.
 
 layout(std430, binding = 0) readonly buffer Lbuf { float logits[]; };
 layout(std430, binding = 1) readonly buffer Tbuf { float targets[]; };
@@ -24,7 +24,7 @@ void main() {
 		float bv = V > 0 ? logits[lo] : 0.0;
 		for (int j = 1; j < V; j++) {
 			float x = logits[lo + j];
-			if (x > bv) {
+			if (x > bv && !isNaN(x) && !isNaN(bv)) { // GLSL need not order NaN
 				best = j;
 				bv = x;
 			}

@@ -1,15 +1,27 @@
-// MatMul: c = op(a) op(b) + bias, one invocation per 4 x 8 block of c (a
-// register block: each step loads 4 + 8 values for 32 fmas, where one
-// element per invocation loads 2 for 1). op(a) is M x K (a stored K x M
-// when tA), op(b) K x N (b stored N x K when tB). Every element starts at
-// its bias (or 0) and adds a(i,p) b(p,j) for p = 0..K-1 in turn, each step
-// one fma, as the CPU's kernel does: the block changes what an invocation
-// holds, not any element's order. Rows and columns past the edge load a
+// MatMul: c = op(a) op(b) + bias. op(a) is M x K (a stored K x M when
+// tA), op(b) K x N (b stored N x K when tB). Every element starts at its
+// bias (or 0) and adds a(i,p) b(p,j) for p = 0..K-1 in turn, each step
+// one fma, as the CPU's kernel does.
+//
+// A workgroup of 32 (one warp) computes one 32 x 32 tile of one seed's c
+// (work is the tiles per seed). Invocation (ty, tx), ty in 0..3 and tx in
+// 0..7, holds the 8 x 4 block of rows ty + 4r and columns tx + 8q, so
+// that at each (r, q) the workgroup stores 4 rows of 8 neighbouring
+// columns: whole 32-byte sectors. With STAGED (GPUs), K goes through
+// shared memory in chunks of 32: the chunk's pieces of op(a) and op(b),
+// each loaded by the whole workgroup along its stored rows (neighbouring
+// invocations read neighbouring floats), read back as vec4s. Without it
+// (llvmpipe, where a barrier costs more than the loads it saves) each
+// invocation loads its own operands. Either way each element takes the
+// same steps in the same order. Rows and columns past the edge load a
 // clamped neighbour and are not stored.
 //
 // Epilogue (Linear): with act, each stored element is GELU of the sum and
 // its derivative goes to deriv (gelu.glsl); with hasRes, res + the result
 // is stored, as Add rounds it. Only Linear sets them, with tA and tB false.
+// With sumB (WeightGrad: tA, no bias), the workgroups of the first row of
+// tiles also sum op(b)'s columns over K, in order from 0, as ColSum does,
+// into sums.
 
 #include "gelu.glsl"
 
@@ -19,6 +31,7 @@ layout(std430, binding = 2) writeonly buffer Cbuf { float c[]; };
 layout(std430, binding = 3) readonly buffer BiasBuf { float bias[]; };
 layout(std430, binding = 4) readonly buffer ResBuf { float res[]; };
 layout(std430, binding = 5) writeonly buffer DerivBuf { float deriv[]; };
+layout(std430, binding = 6) writeonly buffer SumBuf { float sums[]; };
 
 uniform int M;
 uniform int N;
@@ -28,44 +41,102 @@ uniform bool tB;
 uniform bool hasBias;
 uniform bool act;
 uniform bool hasRes;
+uniform bool sumB;
 
-#define R 4
-#define Q 8
+#define TILE 32
+#define R 8
+#define Q 4
+
+#ifdef STAGED
+#define KC 32
+// As[p][ty][h] holds op(a) at rows ty + 4r, r = 4h..4h+3, step p0 + p;
+// Bs[p][tx] op(b) at step p0 + p, columns tx + 8q, q = 0..3.
+shared vec4 As[KC][4][2];
+shared vec4 Bs[KC][8];
+#endif
 
 void main() {
-	int s, e;
-	if (!item(s, e)) return;
-	int bn = (N + Q - 1) / Q;
-	int i0 = (e / bn) * R;
-	int j0 = (e % bn) * Q;
-	// Element (i, p) of op(a) is a[ai[r] + p*ap]; (p, j) of op(b) is b[bj[q] + p*bp].
-	int ap = tA ? M : 1;
-	int bp = tB ? 1 : N;
-	int ai[R];
-	int bj[Q];
-	for (int r = 0; r < R; r++) {
-		int i = min(i0 + r, M - 1);
-		ai[r] = base(0, s) + (tA ? i : i * K);
-	}
-	for (int q = 0; q < Q; q++) {
-		int j = min(j0 + q, N - 1);
-		bj[q] = base(1, s) + (tB ? j * K : j);
-	}
+	int g = group();
+	int s = g / work;
+	if (s >= S) return; // the whole workgroup
+	int tilesN = (N + TILE - 1) / TILE;
+	int t = g % work;
+	int i0 = (t / tilesN) * TILE;
+	int j0 = (t % tilesN) * TILE;
+	int l = lid();
+	int ty = l / 8, tx = l % 8;
+	// op(a)(i, p) is a[ab + i*ai + p*ap], op(b)(p, j) is b[bb + p*bp + j*bj].
+	int ab = base(0, s), bb = base(1, s);
+	int ai = tA ? 1 : K, ap = tA ? M : 1;
+	int bp = tB ? 1 : N, bj = tB ? K : 1;
+
+	// The column sums of op(b): invocations of the first row (ty = 0) of
+	// the first row of tiles.
+	bool sumsHere = sumB && i0 == 0 && ty == 0;
+	precise float sb[Q] = float[Q](0.0, 0.0, 0.0, 0.0);
 	precise float acc[R][Q];
 	for (int q = 0; q < Q; q++) {
-		float b0 = hasBias ? bias[base(3, s) + min(j0 + q, N - 1)] : 0.0;
+		float b0 = hasBias ? bias[base(3, s) + min(j0 + tx + 8 * q, N - 1)] : 0.0;
 		for (int r = 0; r < R; r++) {
 			acc[r][q] = b0;
 		}
+	}
+#ifdef STAGED
+	for (int p0 = 0; p0 < K; p0 += KC) {
+		// Each piece in storage order: its stored rows run fastest across
+		// invocations. Past the edge, a clamped neighbour no stored
+		// element reads.
+		for (int e = l; e < TILE * KC; e += WG) {
+			int i = tA ? e % TILE : e / KC;
+			int p = tA ? e / TILE : e % KC;
+			int r = i / 4;
+			As[p][i % 4][r / 4][r % 4] = a[ab + min(i0 + i, M - 1) * ai + min(p0 + p, K - 1) * ap];
+			int j = tB ? e / KC : e % TILE;
+			p = tB ? e % KC : e / TILE;
+			Bs[p][j % 8][j / 8] = b[bb + min(p0 + p, K - 1) * bp + min(j0 + j, N - 1) * bj];
+		}
+		memoryBarrierShared();
+		barrier();
+		int pn = min(KC, K - p0);
+		for (int p = 0; p < pn; p++) {
+			vec4 a0 = As[p][ty][0], a1 = As[p][ty][1];
+			vec4 bv = Bs[p][tx];
+			float av[R] = float[R](a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w);
+			if (sumsHere) {
+				for (int q = 0; q < Q; q++) {
+					sb[q] += bv[q];
+				}
+			}
+			for (int r = 0; r < R; r++) {
+				for (int q = 0; q < Q; q++) {
+					acc[r][q] = fma(av[r], bv[q], acc[r][q]);
+				}
+			}
+		}
+		barrier();
+	}
+#else
+	int ar[R];
+	int bc[Q];
+	for (int r = 0; r < R; r++) {
+		ar[r] = ab + min(i0 + ty + 4 * r, M - 1) * ai;
+	}
+	for (int q = 0; q < Q; q++) {
+		bc[q] = bb + min(j0 + tx + 8 * q, N - 1) * bj;
 	}
 	for (int p = 0; p < K; p++) {
 		float av[R];
 		float bv[Q];
 		for (int r = 0; r < R; r++) {
-			av[r] = a[ai[r] + p * ap];
+			av[r] = a[ar[r] + p * ap];
 		}
 		for (int q = 0; q < Q; q++) {
-			bv[q] = b[bj[q] + p * bp];
+			bv[q] = b[bc[q] + p * bp];
+		}
+		if (sumsHere) {
+			for (int q = 0; q < Q; q++) {
+				sb[q] += bv[q];
+			}
 		}
 		for (int r = 0; r < R; r++) {
 			for (int q = 0; q < Q; q++) {
@@ -73,15 +144,23 @@ void main() {
 			}
 		}
 	}
-	for (int r = 0; r < R; r++) {
+#endif
+	if (sumsHere) {
 		for (int q = 0; q < Q; q++) {
-			if (i0 + r < M && j0 + q < N) {
-				int ce = (i0 + r) * N + j0 + q;
+			if (j0 + tx + 8 * q < N) sums[base(6, s) + j0 + tx + 8 * q] = sb[q];
+		}
+	}
+	for (int r = 0; r < R; r++) {
+		int i = i0 + ty + 4 * r;
+		for (int q = 0; q < Q; q++) {
+			int j = j0 + tx + 8 * q;
+			if (i < M && j < N) {
+				int ce = i * N + j;
 				float y = acc[r][q];
 				if (act) {
-					float g, d;
-					gelu(y, g, d);
-					y = g;
+					float gv, d;
+					gelu(y, gv, d);
+					y = gv;
 					deriv[base(5, s) + ce] = d;
 				}
 				if (hasRes) {

@@ -1,5 +1,9 @@
-// MixGradV: dV = P^T dO, one invocation per element (b, j, h, d) of dV:
-// a gather over the queries that see key j, so no atomics are needed.
+// MixGradV: dV = P^T dO, a workgroup per head (attn.glsl), an invocation
+// per element (j, d) of the head's block of dV in turn: a sum over the
+// queries that see key j, in order (the others as maskedTerm), so no
+// atomics are needed. Staged: P's
+// and dO's blocks in; dV's rows out by neighbouring invocations either
+// way.
 
 #include "attn.glsl"
 
@@ -8,17 +12,39 @@ layout(std430, binding = 1) readonly buffer DObuf { float dO[]; };
 layout(std430, binding = 2) writeonly buffer DVbuf { float dV[]; };
 
 void main() {
-	int s, x;
-	if (!item(s, x)) return;
-	int g = x;
-	int d = x % Dh; x /= Dh;
-	int h = x % H; x /= H;
-	int j = x % T;
-	int b = x / T;
-	int pb = base(0, s), ob = base(1, s);
-	precise float acc = 0.0;
-	for (int i = causal ? j : 0; i < T; i++) {
-		acc = fma(p[pb + prow(b, h, i) + j], dO[ob + row(b, i, h) + d], acc);
+	int s, b, h;
+	if (!head(s, b, h)) return; // the whole workgroup
+	int pb = base(0, s), ob = base(1, s), vb = base(2, s);
+	int l = lid();
+#ifdef STAGED
+	if (staged(1, 1, 0)) {
+		int Oa = 0, Pa = T * (Dh + 1);
+		STAGE_QKV(Oa, dO, ob)
+		STAGE_PP(Pa, p, pb)
+		sync();
+		for (int c = l; c < T * Dh; c += WG) {
+			int j = c / Dh, d = c - j * Dh;
+			precise float acc = 0.0;
+			for (int i = 0; i < (causal ? j : 0); i++) {
+				acc = maskedTerm(acc, QS(Oa, i, d));
+			}
+			for (int i = causal ? j : 0; i < T; i++) {
+				acc = fma(PS(Pa, i, j), QS(Oa, i, d), acc);
+			}
+			dV[vb + row(b, j, h) + d] = acc;
+		}
+		return;
 	}
-	dV[base(2, s) + g] = acc;
+#endif
+	for (int c = l; c < T * Dh; c += WG) {
+		int j = c / Dh, d = c - j * Dh;
+		precise float acc = 0.0;
+		for (int i = 0; i < (causal ? j : 0); i++) {
+			acc = maskedTerm(acc, dO[ob + row(b, i, h) + d]);
+		}
+		for (int i = causal ? j : 0; i < T; i++) {
+			acc = fma(p[pb + prow(b, h, i) + j], dO[ob + row(b, i, h) + d], acc);
+		}
+		dV[vb + row(b, j, h) + d] = acc;
+	}
 }

@@ -1,0 +1,241 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+
+	"headlab/backend/cpu"
+	"headlab/kernels"
+	"headlab/tasks"
+)
+
+// everyRowCalls records the training step of the next-token loss, which
+// computes every row: StepCalls of its BenchConfig.
+func everyRowCalls(t *testing.T, batch int) []Call {
+	t.Helper()
+	calls, err := StepCalls(BenchConfig(batch, tasks.NextToken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return calls
+}
+
+// TestStepCallsAreTheStep: the recorder sees the Net's kernels as the GL
+// device runs them, every bias gradient fused with the weight or gain
+// gradient that reads its rows, then MarkDiverged and Adam on every
+// parameter, each for one seed.
+func TestStepCallsAreTheStep(t *testing.T) {
+	c := BenchConfig(64, tasks.Answers)
+	calls, err := StepCalls(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, k, err := SeedTraffic(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, c := range calls {
+		n[c.Kernel]++
+	}
+	// 2 layers of q, k, v, out, fc1 and fc2, the unembedding; 2 layers of
+	// two LayerNorms and the final one.
+	if n["WeightGrad"] != 13 || n["ColDotSum"] != 5 || n["ColSum"] != 0 || len(calls) != k-18+2 {
+		t.Fatalf("%d calls (%v), want the Net's %d kernels, 18 of them fused, + 2", len(calls), n, k)
+	}
+	last := calls[len(calls)-1]
+	if calls[len(calls)-2].Kernel != "MarkDiverged" || last.Kernel != "Adam" || last.Len != 18704 {
+		t.Errorf("the step ends %+v, %+v", calls[len(calls)-2], last)
+	}
+	for _, c := range calls {
+		if c.S != 1 {
+			t.Fatalf("%+v: S = %d", c, c.S)
+		}
+	}
+}
+
+// TestModelCountsTheProducts: every product's FLOPs are 2mnk, and the
+// step's products add up to bench.StepFlops' count of them.
+func TestModelCountsTheProducts(t *testing.T) {
+	calls, err := StepCalls(BenchConfig(64, tasks.Answers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prod float64
+	for _, c := range calls {
+		ds, err := Model(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Kernel != "MatMul" && c.Kernel != "Linear" && c.Kernel != "WeightGrad" {
+			continue
+		}
+		f := 2 * float64(c.M*c.N*c.K)
+		if c.Kernel == "WeightGrad" {
+			f += float64(c.N * c.K) // the column sums
+		}
+		if len(ds) != 1 || ds[0].FLOPs != f {
+			t.Errorf("%+v: %+v", c, ds)
+		}
+		prod += 2 * float64(c.M*c.N*c.K)
+	}
+	if prod < 85e6 || prod > 95e6 {
+		t.Errorf("the step's products: %.1f MFLOP", prod/1e6)
+	}
+}
+
+// TestModelScalesWithS: a dispatch's predicted time grows with S (less
+// than linearly where its fixed costs dominate), and the step at S = 1 is
+// mostly dispatch overhead.
+func TestModelScalesWithS(t *testing.T) {
+	calls, err := StepCalls(BenchConfig(64, tasks.Answers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := ModelStep(calls, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := ModelStep(calls, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per seed, the same work (a dispatch done once for every seed, as
+	// an index of shared ids, shares its bytes out).
+	if len(one.Dispatches) != len(big.Dispatches) || one.FLOPs != big.FLOPs || big.Bytes > one.Bytes || big.Bytes < 0.99*one.Bytes {
+		t.Fatalf("S=1: %d dispatches, %g B, %g FLOP; S=1024: %d, %g, %g", len(one.Dispatches), one.Bytes, one.FLOPs,
+			len(big.Dispatches), big.Bytes, big.FLOPs)
+	}
+	for i := range H200 {
+		over := float64(len(one.Dispatches)) * H200[i].Overhead
+		if one.Seconds[i] < over || one.Seconds[i] > 3*over {
+			t.Errorf("%s: S=1 step %.3g s, overhead alone %.3g s", H200[i].Name, one.Seconds[i], over)
+		}
+		if big.Seconds[i] < 5*one.Seconds[i] {
+			t.Errorf("%s: S=1024 step %.3g s, S=1 %.3g s", H200[i].Name, big.Seconds[i], one.Seconds[i])
+		}
+	}
+	if r := big.SeedStepsPerS(); r[0] <= r[1] {
+		t.Errorf("optimistic %v seed-steps/s not above pessimistic %v", r[0], r[1])
+	}
+}
+
+// TestModelRefusesUnknownKernels: a call the model does not know is an
+// error, not a silent zero.
+func TestModelRefusesUnknownKernels(t *testing.T) {
+	if _, err := Model(Call{Kernel: "Conv2D", S: 1}); err == nil || !strings.Contains(err.Error(), "Conv2D") {
+		t.Errorf("Conv2D: %v", err)
+	}
+	if _, err := ModelStep([]Call{{Kernel: "Probs", S: 1, Shape: kernels.Shape{}}}, 4); err == nil {
+		t.Error("an empty attention shape: no error")
+	}
+}
+
+// TestProfileJoin: the profile pairs each modelled dispatch with the
+// device's timing and refuses a device whose dispatches differ.
+func TestProfileJoin(t *testing.T) {
+	calls := []Call{{Kernel: "Add", S: 3, Len: 100}, {Kernel: "MatMul", S: 3, M: 40, N: 32, K: 8}}
+	times := []kernels.DispatchTime{
+		{Kernel: "Add", Program: "add", Seeds: 3, Groups: 5, GroupSize: 64, Nanos: 1500},
+		{Kernel: "MatMul", Program: "matmul", Seeds: 3, Groups: 6, GroupSize: 32, Nanos: 2500},
+	}
+	rows, err := Profile(calls, times)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Micros != 1.5 || rows[1].Micros != 2.5 || rows[1].FLOP != 3*2*40*32*8 ||
+		rows[0].Invocations != 5*64 || rows[1].Invocations != 6*32 || rows[0].Bytes != 3*4*300 || rows[1].H200Micros[0] <= 0 || rows[1].H200Bound == "" {
+		t.Errorf("%+v", rows)
+	}
+	for _, bad := range [][]kernels.DispatchTime{
+		times[:1],
+		append(append([]kernels.DispatchTime(nil), times...), times[0]),
+		{times[0], {Kernel: "MatMul", Program: "matmul", Seeds: 3, Groups: 7, GroupSize: 32}},
+		{times[1], times[0]},
+	} {
+		if _, err := Profile(calls, bad); err == nil {
+			t.Errorf("%+v: joined", bad)
+		}
+	}
+}
+
+// TestProfileGL: with Profile, a GL group's row holds every dispatch of
+// one more step, timed, with the model's figures beside it; ProfileGroup
+// gives the same dispatches.
+func TestProfileGL(t *testing.T) {
+	b := glBackend(t)
+	b.Profile = true
+	c := BenchConfig(4, tasks.Answers)
+	r, err := Groups(b, c, 2, Timing{Steps: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Dispatches) == 0 || float64(len(r.Dispatches)) != r.DispatchesPerStep {
+		t.Fatalf("%d dispatches profiled, %v per step", len(r.Dispatches), r.DispatchesPerStep)
+	}
+	var flop float64
+	for i, d := range r.Dispatches {
+		if d.Micros <= 0 || d.Bytes <= 0 || d.FLOP < 0 || d.Invocations != d.Workgroups*int64(d.GroupSize) || d.Workgroups <= 0 ||
+			d.H200Micros[0] <= 0 || d.H200Micros[1] < d.H200Micros[0] || d.Kernel == "" || d.Program == "" {
+			t.Errorf("dispatch %d: %+v", i, d)
+		}
+		flop += d.FLOP
+	}
+	if flop/2 < r.ModelFLOP*0.99 || flop/2 > r.ModelFLOP*1.01 {
+		t.Errorf("the profile's FLOPs %g for 2 seeds, the model's %g per seed-step", flop, r.ModelFLOP)
+	}
+	rows, err := ProfileGroup(openGL(t), c, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(r.Dispatches) {
+		t.Fatalf("ProfileGroup: %d dispatches, Groups %d", len(rows), len(r.Dispatches))
+	}
+	for i := range rows {
+		if rows[i].Program != r.Dispatches[i].Program || rows[i].Micros <= 0 {
+			t.Errorf("dispatch %d: %+v, then %+v", i, rows[i], r.Dispatches[i])
+		}
+	}
+	if _, err := ProfileGroup(cpu.New(), c, 1); err == nil || !strings.Contains(err.Error(), "cannot time") {
+		t.Errorf("ProfileGroup on the CPU: %v", err)
+	}
+}
+
+// TestModelPredictsTheGoal: at S = 1,024, batch 64, the default model's
+// step on an H200 at the optimistic rates makes at least 100,000
+// seed-steps/s, with the loss on the answer rows and on every row (the
+// next-token loss's step, no answer-row lookup: its only EmbedGrads are
+// the tokens' and the positions', each an index and a sum).
+func TestModelPredictsTheGoal(t *testing.T) {
+	answers, err := StepCalls(BenchConfig(64, tasks.Answers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	every := everyRowCalls(t, 64)
+	for _, s := range []struct {
+		name  string
+		calls []Call
+	}{{"answer rows", answers}, {"every row", every}} {
+		m, err := ModelStep(s.calls, 1024)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := m.SeedStepsPerS()
+		t.Logf("%s: %d dispatches, %.1f-%.1f ms, %.0f-%.0f seed-steps/s", s.name, len(m.Dispatches), 1e3*m.Seconds[0], 1e3*m.Seconds[1], r[1], r[0])
+		if r[0] < 100000 {
+			t.Errorf("%s: %.0f seed-steps/s at the optimistic rates", s.name, r[0])
+		}
+	}
+	n := 0
+	for _, c := range every {
+		if c.Kernel == "EmbedGrad" {
+			n++
+			if c.Rows != 64*16 || c.V > 16 {
+				t.Errorf("every row: %+v", c)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("every row: %d EmbedGrads", n)
+	}
+}
