@@ -120,7 +120,7 @@ func TestCausalCommands(t *testing.T) {
 		t.Error("resample ablation gave zero ablation's accuracies")
 	}
 	_, table, _ := headlab(t, "heads", "--run", run)
-	if !strings.Contains(table, "| Head switched off | Label | Held-out accuracy |") || !strings.Contains(table, "OV copying score") {
+	if !strings.Contains(table, "| Head switched off | Label | Sink | Rest on 0 | Held-out accuracy |") || !strings.Contains(table, "OV copying score") {
 		t.Errorf("heads' tables:\n%s", table)
 	}
 
