@@ -1,14 +1,33 @@
 #!/usr/bin/env bash
-# Installs what headlab needs on a fresh Debian machine: the C toolchain and
-# GL/X11 headers for cgo, Xvfb and Mesa for running GL without a screen,
-# numpy (the export check, tools/interop_ref.py), Chromium (the HTML view's
-# test), and the Go modules. Safe to run again: it installs only what is missing.
+# Installs what headlab needs on a fresh Debian machine, and no more:
+#
+#   scripts/setup.sh        (run) the C toolchain and the GL/X11/EGL
+#                           headers that building headlab (cgo) needs;
+#                           the Go modules come with the build
+#   scripts/setup.sh test   the above, and what the tests need: Xvfb and
+#                           Mesa for running GL without a screen, numpy
+#                           (the export checks), Chromium (the HTML view's
+#                           test), valgrind (instruction counts),
+#                           qemu-user-static (the arm64 tests), and every
+#                           Go module
+#
+# Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(gcc pkg-config libgl-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev
-  libxi-dev libxxf86vm-dev xvfb xauth libgl1-mesa-dri python3 qemu-user-static libegl-dev libegl1 libegl-mesa0
-  python3-numpy chromium valgrind)
+mode=${1:-run}
+packages=(gcc pkg-config libgl-dev libegl-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev
+  libxi-dev libxxf86vm-dev)
+case "$mode" in
+run) ;;
+test)
+  packages+=(xvfb xauth libgl1-mesa-dri libegl1 libegl-mesa0 python3 python3-numpy qemu-user-static chromium valgrind)
+  ;;
+*)
+  echo "setup: unknown mode $mode (run or test)" >&2
+  exit 2
+  ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -25,4 +44,6 @@ if ! command -v go >/dev/null 2>&1; then
   export PATH="$PATH:/usr/local/go/bin"
 fi
 command -v go >/dev/null 2>&1 || { echo "setup: Go is not installed (need Go 1.26: https://go.dev/dl/)" >&2; exit 1; }
-go mod download
+if [ "$mode" = test ]; then
+  go mod download
+fi

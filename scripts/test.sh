@@ -3,7 +3,7 @@
 # the tests (GL ones included) under a virtual X server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh test
 command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
