@@ -32,7 +32,12 @@ rm -f "$verbin"
 # with -noreset). -maxclients: the viewer, GLFW and chromium tests connect
 # many times over one server's life; 512 leaves room above the default 256.
 xvfb=(xvfb-run -a -s "-screen 0 1280x1024x24 -maxclients 512 -noreset")
-"${xvfb[@]}" go test -count=1 -timeout 30m "$@" ./...
+# Every go test run below goes through gotestsum (a go tool of go.mod),
+# which prints go test's own output and keeps each test's time in
+# $times/NAME.json: the slowest ten are printed at the end.
+times=$(mktemp -d)
+gotestsum=(go tool gotestsum --format standard-quiet --jsonfile)
+"${xvfb[@]}" "${gotestsum[@]}" "$times/all.json" -- -count=1 -timeout 30m "$@" ./...
 # Bad input across every command (one binary, ~20 s): exit status, one
 # line, no panic, nothing written or left behind.
 scripts/abuse.sh
@@ -54,16 +59,16 @@ fuzz ./train/ FuzzDecode 20000x
 # window, and once more with no display at all (EGL only).
 compute=(./glctx/ ./backend/gl/ ./bench/)
 HEADLAB_GL_CONTEXT=glfw "${xvfb[@]}" \
-  go test -count=1 -timeout 30m "$@" "${compute[@]}"
+  "${gotestsum[@]}" "$times/glfw.json" -- -count=1 -timeout 30m "$@" "${compute[@]}"
 HEADLAB_GL_CONTEXT=glfw "${xvfb[@]}" \
-  go test -count=1 -timeout 30m -run 'TestGLGroup|TestGLBad|Bench' "$@" ./cmd/headlab/
-env -u DISPLAY go test -count=1 -timeout 30m "$@" "${compute[@]}"
+  "${gotestsum[@]}" "$times/glfw-cmd.json" -- -count=1 -timeout 30m -run 'TestGLGroup|TestGLBad|Bench' "$@" ./cmd/headlab/
+env -u DISPLAY "${gotestsum[@]}" "$times/egl.json" -- -count=1 -timeout 30m "$@" "${compute[@]}"
 # The CPU's numbers on each vector path this machine can run (HEADLAB_SIMD;
 # docs/model.md): the kernels, the model and training.
 numeric=(./internal/simd/ ./backend/cpu/ ./graph/ ./train/ ./sweep/)
 for path in avx2 go; do
   if HEADLAB_SIMD=$path go run ./cmd/headlab --help >/dev/null 2>&1; then
-    HEADLAB_SIMD=$path go test -count=1 -timeout 30m "$@" "${numeric[@]}"
+    HEADLAB_SIMD=$path "${gotestsum[@]}" "$times/simd-$path.json" -- -count=1 -timeout 30m "$@" "${numeric[@]}"
   fi
 done
 
@@ -110,3 +115,9 @@ elif [ -n "${CI:-}" ]; then
 else
   echo "test.sh: qemu-aarch64-static not found; skipping the arm64 tests" >&2
 fi
+
+# The slowest ten tests of every run above (go test's own times).
+cat "$times"/*.json >"$times/every"
+echo "test.sh: the slowest ten tests:"
+go tool gotestsum tool slowest --jsonfile "$times/every" --num 10
+rm -rf "$times"
