@@ -638,9 +638,9 @@ func nonFiniteCases() []kcase {
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
 				return dv.CountCorrect(S, 40, 7, t[0], t[1], t[2])
 			}},
-		{kernel: "Adam", args: []arg{upd(60, randn(1)), in(60, nf), upd(60, randn(1e-2)), upd(60, uniform(0, 1e-3)), pr(1, negLROf), pr(1, failedOf)},
+		{kernel: "Adam", args: []arg{upd(60, randn(1)), in(60, nf), upd(60, randn(1e-2)), upd(60, uniform(0, 1e-3)), pr(1, negLROf), pr(1, decayOf), pr(1, failedOf)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
-				return dv.Adam(S, 60, t[0], t[1], t[2], t[3], t[4], t[5], 1.5, 1.2)
+				return dv.Adam(S, 60, t[0], t[1], t[2], t[3], t[4], t[5], t[6], 1.5, 1.2)
 			}},
 	}
 	for i := range cs {
