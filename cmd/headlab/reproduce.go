@@ -280,6 +280,20 @@ func reproduce(e *env, o reproduceOpts) error {
 	if err := writeHistograms(pics, ".png", reports); err != nil {
 		return err
 	}
+	// A resumed folder may hold an earlier plan's histograms: the folder
+	// holds this report's pictures alone.
+	kept := map[string]bool{}
+	for i := range reports {
+		kept[sweep.HistogramFile(pics, ".png", &reports[i])] = true
+	}
+	old, _ := filepath.Glob(filepath.Join(pics, "hist-*.png"))
+	for _, f := range old {
+		if !kept[f] {
+			if err := os.Remove(f); err != nil {
+				return err
+			}
+		}
+	}
 	var md strings.Builder
 	findings.Markdown(&md, findings.Input{Plan: p, Reports: reports, ByID: byID, Summary: sum, Wall: wall,
 		Workers: run.workers, Out: o.out, Notes: notes, Version: versionLine(), Extras: extras, Dynamics: dyn})
