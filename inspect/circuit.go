@@ -28,20 +28,40 @@ type Circuit struct {
 const PrefixExamples = ScoredExamples
 
 // circuitAll fills every report's circuit scores and in-context learning
-// score, of the intact models: the OV circuits from the weights, prefix
-// matching from one pass over RepeatedTokens, the in-context learning
-// score from the logits of the scored examples.
+// score (Circuits).
 func circuitAll(e *train.Evaluator, reports []*Report) error {
+	cs, icl, err := Circuits(e)
+	if err != nil {
+		return err
+	}
+	for s, r := range reports {
+		for i := range r.Heads {
+			h := &r.Heads[i]
+			h.Circuit = &cs[s][h.Layer*e.Models[s].Shape.Heads+h.Head]
+		}
+		r.ICL = icl[s]
+	}
+	return nil
+}
+
+// Circuits measures, for every model of e as it is (intact), every head's
+// circuit scores, layer-major, and the in-context learning score of the
+// first ScoredExamples held-out examples (nil where the model has none):
+// the OV circuits from the weights, prefix matching from one pass over
+// RepeatedTokens, the in-context learning score from the logits of the
+// scored examples.
+func Circuits(e *train.Evaluator) ([][]Circuit, []*float64, error) {
 	m := e.Models[0]
 	T := m.Shape.SeqLen
+	S := len(e.Models)
 	rep := RepeatedTokens(PrefixExamples, T, trainedVocab(m.Task))
-	bs := make([]*tasks.Batch, len(reports))
+	bs := make([]*tasks.Batch, S)
 	for s := range bs {
 		bs[s] = rep
 	}
 	sn, err := e.Snapshot(bs, train.SnapshotOptions{Attention: rep.N})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	scored := e.HeldOutAll()
 	for s, b := range scored {
@@ -49,34 +69,31 @@ func circuitAll(e *train.Evaluator, reports []*Report) error {
 	}
 	logits, err := e.Snapshot(scored, train.SnapshotOptions{Attention: ScoredExamples, Logits: true})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	for s, r := range reports {
-		mod := e.Models[s]
+	cs, icls := make([][]Circuit, S), make([]*float64, S)
+	for s, mod := range e.Models {
 		ov, err := OVCircuits(mod)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		prefix, err := analysis.PrefixMatching(sn[s].Attention, T/2)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		for i := range r.Heads {
-			h := &r.Heads[i]
-			k := h.Layer*mod.Shape.Heads + h.Head
+		for k := range ov {
 			copying, err := analysis.CopyingScore(ov[k])
 			if err != nil {
-				return fmt.Errorf("%s: %w", h.Name, err)
+				return nil, nil, fmt.Errorf("%s: %w", analysis.HeadName(k/mod.Shape.Heads, k%mod.Shape.Heads), err)
 			}
-			h.Circuit = &Circuit{OVCopying: copying, OVCopyAccuracy: analysis.CopyAccuracy(ov[k]), PrefixMatching: prefix[k]}
+			cs[s] = append(cs[s], Circuit{OVCopying: copying, OVCopyAccuracy: analysis.CopyAccuracy(ov[k]), PrefixMatching: prefix[k]})
 		}
 		b := scored[s]
-		icl, err := analysis.ICLScore(b.Tokens, logits[s].Logits, b.N, b.T, mod.Shape.Vocab)
-		if err == nil {
-			r.ICL = &icl
+		if icl, err := analysis.ICLScore(b.Tokens, logits[s].Logits, b.N, b.T, mod.Shape.Vocab); err == nil {
+			icls[s] = &icl
 		}
 	}
-	return nil
+	return cs, icls, nil
 }
 
 // trainedVocab is the number of token ids t's training data draws from:
