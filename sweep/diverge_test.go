@@ -49,7 +49,7 @@ func TestDivergedSeedIsStoredAsFailed(t *testing.T) {
 	pairs := Pairs([]train.Config{tiny("majority", steps)}, []uint64{1, 2, 3})
 	for name, newDev := range devices(t) {
 		clean := map[uint64]Record{}
-		outs, err := RunGroup(pairs, Platform{Device: newDev()}, GroupHooks{})
+		outs, err := RunGroup(pairs, Platform{Device: newDev()}, Analysis{}, GroupHooks{})
 		if err != nil {
 			t.Fatal(err)
 		}

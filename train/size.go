@@ -26,8 +26,10 @@ func (c *counting) Alloc(n int) (kernels.Buffer, error) {
 }
 
 // Footprint measures, in floats, one model of c trained and evaluated as
-// a sweep does: its largest tensor and all its tensors together.
-func Footprint(c Config) (largest, total int, err error) {
+// a sweep does: its largest tensor and all its tensors together. With
+// probed, the evaluation's probed graph too (SnapshotOptions.Probe: what
+// mean and resample ablation and direct logit attribution run on).
+func Footprint(c Config, probed bool) (largest, total int, err error) {
 	d := &counting{Device: cpu.New()}
 	g, err := NewGroup([]Config{c}, d)
 	if err != nil {
@@ -38,15 +40,21 @@ func Footprint(c Config) (largest, total int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	e.Close()
+	defer e.Close()
+	if probed {
+		if _, err := e.probedNet(); err != nil {
+			return 0, 0, err
+		}
+	}
 	return d.largest, d.total, nil
 }
 
 // GroupLimit is the most models of configuration c that fit one Group on
 // dev: MaxGroup, or fewer where the device's buffers or memory say so
-// (why names the bound, "" for MaxGroup).
-func GroupLimit(dev kernels.Device, c Config) (n int, why string, err error) {
-	largest, total, err := Footprint(c)
+// (why names the bound, "" for MaxGroup). With probed, each model also
+// has the probed evaluation graph (Footprint).
+func GroupLimit(dev kernels.Device, c Config, probed bool) (n int, why string, err error) {
+	largest, total, err := Footprint(c, probed)
 	if err != nil {
 		return 0, "", err
 	}
@@ -73,11 +81,15 @@ func GroupLimit(dev kernels.Device, c Config) (n int, why string, err error) {
 // EstimateBytes bounds from above, without allocating anything, the
 // memory one model of c takes where Footprint measures it (weights,
 // gradients, Adam's two moments, the training graph's activations at
-// c.Batch and the evaluation graph's at EvalChunk), plus the host's
-// copy of the weights. Footprint itself builds the model, which is what a
-// shape too large for the machine cannot afford; TestEstimateBounds
-// checks the bound against it (within 1x to 3.5x).
-func EstimateBytes(c Config) int64 {
+// c.Batch and the evaluation graph's at EvalChunk, and with probed the
+// probed evaluation graph's: its activations, every block's kept
+// activations, gates and replacements with their host copies, the
+// logit lens, and on the host every held-out example's head outputs,
+// which resample ablation keeps), plus the host's copy of the weights. Footprint itself
+// builds the model, which is what a shape too large for the machine
+// cannot afford; TestEstimateBounds checks the bound against it (within
+// 1x to 3.5x).
+func EstimateBytes(c Config, probed bool) int64 {
 	t, err := tasks.New(c.Task)
 	if err != nil {
 		return 0
@@ -94,5 +106,11 @@ func EstimateBytes(c Config) int64 {
 	L, D, F, H, T, V := int64(m.Layers), int64(m.DModel), int64(m.DFF), int64(m.Heads), int64(m.SeqLen), int64(m.Vocab)
 	perPosition := L*(12*D+3*F+2*H*T) + 4*D + 2*V
 	floats := 5*params + (int64(c.Batch)+EvalChunk)*T*perPosition
+	if probed {
+		// Four sites kept, two gated with their replacements, on the
+		// device and on the host, and the lens logits, per block; the
+		// head outputs resample ablation keeps.
+		floats += EvalChunk*T*(perPosition+L*(4*D+8*D+V)) + HeldOutExamples*T*L*D
+	}
 	return 4 * floats
 }

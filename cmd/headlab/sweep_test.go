@@ -2,15 +2,18 @@ package main
 
 import (
 	"database/sql"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"headlab/findings"
+	"headlab/inspect"
 	"headlab/sweep"
 	"headlab/tasks"
 )
@@ -199,15 +202,18 @@ func TestMergeRefusesConflictingRows(t *testing.T) {
 func TestSweepBadInput(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "x.db")
 	for name, a := range map[string][]string{
-		"seed":       args("--seed", "3", "--db", db),
-		"seeds":      args("--seeds", "4-1", "--db", db),
-		"grid key":   args("--grid", "colour=red", "--db", db),
-		"grid value": args("--grid", "heads=3", "--db", db),
-		"shard":      args("--shard", "2/2", "--db", db),
-		"no db":      args(),
-		"workers":    args("--workers", "0", "--db", db),
-		"report db":  {"report", "--db", filepath.Join(filepath.Dir(db), "none.db")},
-		"reproduce":  {"reproduce", "--seeds", "0"},
+		"seed":           args("--seed", "3", "--db", db),
+		"seeds":          args("--seeds", "4-1", "--db", db),
+		"grid key":       args("--grid", "colour=red", "--db", db),
+		"grid value":     args("--grid", "heads=3", "--db", db),
+		"shard":          args("--shard", "2/2", "--db", db),
+		"no db":          args(),
+		"workers":        args("--workers", "0", "--db", db),
+		"measure":        args("--measure", "mean,bogus", "--db", db),
+		"measure, twice": args("--measure", "circuit,circuit", "--db", db),
+		"ablation":       args("--ablation", "median", "--db", db),
+		"report db":      {"report", "--db", filepath.Join(filepath.Dir(db), "none.db")},
+		"reproduce":      {"reproduce", "--seeds", "0"},
 	} {
 		code, out, errs := headlab(t, a...)
 		if code != 2 || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
@@ -273,10 +279,81 @@ func TestReportOnAKnownDatabase(t *testing.T) {
 		t.Errorf("histogram PNGs: %v", pngs)
 	}
 	code, out, _ = headlab(t, "report", "--db", db)
-	for _, s := range []string{"accuracy    mean", "histogram", "modes", "circuit     0 of 3 seeds", "ablations"} {
+	for _, s := range []string{"accuracy    mean", "histogram", "modes", "circuit     0 of 3 seeds", "ablations   held-out accuracy by zero ablation",
+		"measures    3 runs; median (min-max) over seeds: lens layer "} {
 		if code != 0 || !strings.Contains(out, s) {
 			t.Errorf("text report lacks %q:\n%s", s, out)
 		}
+	}
+}
+
+// TestSweepMeasuresAndAblation: --measure none stores no measurement,
+// --ablation mean makes the ablation table mean ablation's (and the
+// records say so); resuming such a database with the defaults says in a
+// line that the methods now differ, stores measured runs beside, and
+// report shows both methods and how many runs have no measurements. A
+// database of schema version 4 is read with a line saying it has none.
+func TestSweepMeasuresAndAblation(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "m.db")
+	if code, _, errs := headlab(t, args("--seeds", "1-2", "--db", db, "--measure", "none", "--ablation", "mean")...); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, errs)
+	}
+	for _, r := range readRecords(t, db) {
+		a := sweep.AnalysisOf(&r)
+		if r.AblationMethod != inspect.AblateMean || r.LensLayer != nil || r.ICL != nil || r.Heads[0].Circuit != nil || r.Heads[0].DirectLogit != nil ||
+			a.Measure.String() != "mean" || r.Ablation.Single[0].Accuracy != r.Heads[0].AblatedBy[inspect.AblateMean] {
+			t.Errorf("seed %d: method %q, analysis %+v, lens %v, heads %+v", r.Config.Seed, r.AblationMethod, a, r.LensLayer, r.Heads[0])
+		}
+	}
+	code, _, errs := headlab(t, args("--seeds", "1-3", "--db", db)...)
+	if code != 0 || !strings.Contains(errs, "holds runs whose ablation table and circuit verdict are by mean ablation; these run by zero") || strings.Count(errs, "\n") != 2 {
+		t.Fatalf("resumed with the defaults: exit %d: %q", code, errs)
+	}
+	recs := readRecords(t, db)
+	if r := recs[2]; len(recs) != 3 || r.AblationMethod != inspect.AblateZero || r.LensLayer == nil || sweep.AnalysisOf(&r).Measure.String() != "all" {
+		t.Fatalf("the third seed: %+v", r)
+	}
+	code, out, _ := headlab(t, "report", "--db", db, "--csv", filepath.Join(dir, "csv"))
+	for _, s := range []string{"by mean and zero ablation", "measures    3 runs;"} {
+		if code != 0 || !strings.Contains(out, s) {
+			t.Errorf("report lacks %q:\n%s", s, out)
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, "csv", "heads.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(rows[0], "prefix_matching")
+	if col < 0 || rows[1][col] != "" || rows[len(rows)-1][col] == "" {
+		t.Errorf("heads.csv's prefix_matching: column %d, first %q, last %q", col, rows[1][col], rows[len(rows)-1][col])
+	}
+	// Without measures, report says so; a file of version 4 too.
+	old := filepath.Join(dir, "v4.db")
+	if code, _, errs := headlab(t, args("--seeds", "1", "--db", old, "--measure", "none")...); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, errs)
+	}
+	if code, out, _ := headlab(t, "report", "--db", old); code != 0 || !strings.Contains(out, "measures    none stored for 1 run (") {
+		t.Errorf("report of a sweep without measures: exit %d\n%s", code, out)
+	}
+	conn, err := sql.Open("sqlite", old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"ALTER TABLE runs DROP COLUMN ablation_method", "ALTER TABLE runs DROP COLUMN lens_layer", "ALTER TABLE runs DROP COLUMN icl_score", "PRAGMA user_version = 4"} {
+		if _, err := conn.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	conn.Close()
+	code, out, errs = headlab(t, "report", "--db", old)
+	if code != 0 || !strings.Contains(errs, "is of schema version 4, before version 5's measurements") || strings.Count(errs, "\n") != 1 || !strings.Contains(out, "by zero ablation") {
+		t.Errorf("report of version 4: exit %d, stderr %q\n%s", code, errs, out)
 	}
 }
 
