@@ -375,6 +375,7 @@ func TestReproduceQuick(t *testing.T) {
 		"## 2. Positional embeddings: reverse and majority", "| reverse | off |", "| majority | on |",
 		"## 3. How often the induction circuit forms", "Wilson interval",
 		"## 4. One layer against two on induction", "## 5. Reverse without positions and without the causal mask",
+		"## 6. The circuit by other measures", "| zero (section 3) | ", "| labelled induction | ",
 		"## Claim 1. Different data grows different heads", "## Claim 2. Redundancy on majority",
 		"## Claim 3. A pinned uniform head", "## Claim 4. Attention sinks", "## Claim 5. Toy tasks leak",
 		"## Claim 6. Interpretability", "## Claim 7. Induction heads form in a burst", "## Claim 8. Many heads can be pruned",
@@ -418,11 +419,46 @@ func TestReproduceQuick(t *testing.T) {
 	if rel != 2*4 {
 		t.Errorf("%d stored agreement heads with relations, want 8", rel)
 	}
-	// The claims' measurements are kept beside the database.
+	if strings.Contains(string(md), "Seeds without these measurements") {
+		t.Error("section 6 lacks seeds the sweep measured")
+	}
+	// Its runs carry every measurement.
+	for _, r := range recs {
+		if r.Status == sweep.StatusOK && sweep.AnalysisOf(&r).Measure.String() != "all" {
+			t.Errorf("%s seed %d measured %v", r.Key, r.Config.Seed, sweep.AnalysisOf(&r).Measure)
+		}
+	}
+	// The claims' and section 6's measurements are kept beside the
+	// database: 4 circuit seeds and 2 each of four claims' runs.
+	claims := filepath.Join(dir, "findings", findings.ClaimsFile)
 	var m findings.Measured
-	data, err := os.ReadFile(filepath.Join(dir, "findings", findings.ClaimsFile))
-	if err != nil || json.Unmarshal(data, &m) != nil || len(m.Extras) != 4*2 || len(m.Dynamics) != 2 {
-		t.Errorf("claims.json: %v, %d extras (want 8), %d dynamics seeds (want 2)", err, len(m.Extras), len(m.Dynamics))
+	data, err := os.ReadFile(claims)
+	if err != nil || json.Unmarshal(data, &m) != nil || len(m.Extras) != 4+4*2 || len(m.Dynamics) != 2 {
+		t.Fatalf("claims.json: %v, %d extras (want 12), %d dynamics seeds (want 2)", err, len(m.Extras), len(m.Dynamics))
+	}
+	// A claims.json of before section 6 (no extras of the default
+	// model): --resume trains those seeds again, and only those, and
+	// measures them.
+	var before []findings.KeyedExtra
+	for _, x := range m.Extras {
+		if x.Extra.Circuit == nil {
+			before = append(before, x)
+		}
+	}
+	m.Extras = before
+	data, _ = json.Marshal(m)
+	os.WriteFile(claims, data, 0o644)
+	code, _, errs = headlab(t, "reproduce", "--out", dir, "--quick", "--resume")
+	if code != 0 || !strings.Contains(errs, "reproduce: 4 runs carried over lack their extra measurements; training them again") {
+		t.Fatalf("resumed: exit %d: %s", code, errs)
+	}
+	data, err = os.ReadFile(claims)
+	if err != nil || json.Unmarshal(data, &m) != nil || len(m.Extras) != 12 {
+		t.Errorf("claims.json after --resume: %v, %d extras (want 12)", err, len(m.Extras))
+	}
+	if md, err := os.ReadFile(filepath.Join(dir, "findings.md")); err != nil || strings.Contains(string(md), "Seeds without these measurements") ||
+		!strings.Contains(string(md), "## 6. The circuit by other measures") {
+		t.Errorf("findings.md after --resume: %v", err)
 	}
 	// --quick sets what it sets, and a corrupt claims.json is refused
 	// before anything trains.
