@@ -334,7 +334,11 @@ func compareMeasures(seeds []circuitSeed) (agree, disagree []string) {
 			d.add(s.seed, "patching locates %s, labelled neither induction nor previous-token.", strings.Join(s.unlabelled, ", "))
 		}
 	}
-	agree = append(agree, fmt.Sprintf("Patching locates every head labelled induction in %d of the %d seeds that have one, and every head labelled previous-token in %d of %d.", allInd, withInd, allPrev, withPrev))
+	if withInd+withPrev == 0 {
+		agree = append(agree, "No seed has a head labelled induction or previous-token for patching to locate.")
+	} else {
+		agree = append(agree, fmt.Sprintf("Patching locates every head labelled induction in %d of the %d seeds that have one, and every head labelled previous-token in %d of %d.", allInd, withInd, allPrev, withPrev))
+	}
 	// The scores against the label.
 	for _, c := range []struct {
 		name       string
@@ -360,6 +364,10 @@ func compareMeasures(seeds []circuitSeed) (agree, disagree []string) {
 			d.add(s.seed, "a head not labelled induction has %s %s score as high as one labelled induction (induction %s; the others %s).",
 				article(strings.ToLower(c.name)), c.name, scoreList(c.ind(s)), scoreList(c.other(s)))
 		}
+		if of == 0 {
+			agree = append(agree, fmt.Sprintf("No seed has both a head labelled induction and another head to set apart by the %s score.", c.name))
+			continue
+		}
 		agree = append(agree, fmt.Sprintf("The %s score puts every head labelled induction above every other head in %d of the %d seeds with both.", c.name, k, of))
 	}
 	return agree, d.lines()
@@ -371,7 +379,7 @@ func medianRange(xs []float64) string {
 		return "-"
 	}
 	st := sweep.Describe(xs)
-	return fmt.Sprintf("%.3f (%.3f-%.3f)", st.Median, st.Min, st.Max)
+	return fmt.Sprintf("%.3f (%.3f to %.3f)", st.Median, st.Min, st.Max)
 }
 
 // scoreList writes scores to three places.

@@ -434,7 +434,7 @@ func TestMeasuresSection(t *testing.T) {
 		"it restores at least 10% of the answer's logit difference",
 		"| zero (section 3) | 8 of 8 (100.0%) | 67.6% to 100.0% |\n| mean | 8 of 8 (100.0%) | 67.6% to 100.0% |\n| resample | 8 of 8 (100.0%) | 67.6% to 100.0% |\n",
 		"| 1 | L1H0, L1H1 | L0H0 | yes / yes / yes | L1H0, L1H1, L0H0 |\n",
-		"| labelled induction | 16 | 0.995 (0.990-1.000) | 0.810 (0.800-0.820) |\n| the others | 16 | 0.925 (0.900-0.950) | 0.225 (0.200-0.250) |\n",
+		"| labelled induction | 16 | 0.995 (0.990 to 1.000) | 0.810 (0.800 to 0.820) |\n| the others | 16 | 0.925 (0.900 to 0.950) | 0.225 (0.200 to 0.250) |\n",
 		"- The three ablation methods give the same circuit verdict on 8 of 8 seeds.\n",
 		"- Patching locates every head labelled induction in 8 of the 8 seeds that have one, and every head labelled previous-token in 8 of 8.\n",
 		"- The prefix-matching score puts every head labelled induction above every other head in 8 of the 8 seeds with both.\n",
@@ -482,7 +482,23 @@ func TestMeasuresSection(t *testing.T) {
 		t.Errorf("disagreement reads as agreement:\n%s", md)
 	}
 
+	// Seeds without a labelled head: nothing to compare the patching and
+	// the scores with, and every located head is unlabelled.
+	in = newInput()
+	for s := uint64(1); s <= 2; s++ {
+		r, _ := fakeCircuitSeed(in, s, true)
+		r.Heads[0].Label = "uniform"
+		in.Extras[r.ID()].Circuit.Located = []string{"L0H0"}
+	}
+	in.Plan.CircuitSeeds = []uint64{1, 2}
+	md, _ = write(in.measuresSection)
+	wantIn(t, "no labels", md, "| labelled induction | 0 | - | - |\n",
+		"- No seed has a head labelled induction or previous-token for patching to locate.\n",
+		"- No seed has both a head labelled induction and another head to set apart by the prefix-matching score.\n",
+		"- Seeds 1, 2: patching locates L0H0, labelled neither induction nor previous-token.\n")
+
 	// No seed measured: nothing to compare.
+	in = newInput()
 	in.Extras = map[sweep.RunID]*Extra{}
 	md, _ = write(in.measuresSection)
 	wantIn(t, "none", md, "without these measurements (a run that did not finish, or one carried over by `--resume` and not measured again): 1, 2, 3, 4, 5, 6, 7, 8.\n",

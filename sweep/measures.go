@@ -107,7 +107,7 @@ func writeMeasures(w io.Writer, s MeasureSummary) {
 	if s.Runs == 0 {
 		return
 	}
-	fmt.Fprintf(w, "measures    %d run%s; median (min-max) over seeds: lens layer %s, ICL score %s\n", s.Runs, plural(s.Runs),
+	fmt.Fprintf(w, "measures    %d run%s; median (min to max) over seeds: lens layer %s, ICL score %s\n", s.Runs, plural(s.Runs),
 		spread(s.Lens, "%.0f"), spread(s.ICL, "%.2f"))
 	fmt.Fprintf(w, "  %-28s %8s %8s %8s %8s %8s %8s\n", "heads by label", "zero off", "mean off", "resample", "logit", "copying", "prefix")
 	for _, l := range s.ByLabel {

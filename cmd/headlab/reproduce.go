@@ -49,7 +49,9 @@ func reproduceCmd(e *env) *cobra.Command {
 OUT/findings/findings.db, and writes OUT/findings.md: the default induction
 model's ablation table and heatmaps, reverse and majority with and without
 positional embeddings, how often the induction circuit forms, one layer
-against two, reverse without positions and without the causal mask, and ten
+against two, reverse without positions and without the causal mask, the
+default model's circuit by other measures (mean and resample ablation,
+activation patching, OV copying and prefix-matching scores), and ten
 claims of the sources (task signatures, redundancy, the pinned uniform head,
 sinks, leaky tasks, interpretability by seed, the phase change, pruning,
 syntax heads, unseen tokens), each measured number beside the published one

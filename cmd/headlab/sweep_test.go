@@ -280,7 +280,7 @@ func TestReportOnAKnownDatabase(t *testing.T) {
 	}
 	code, out, _ = headlab(t, "report", "--db", db)
 	for _, s := range []string{"accuracy    mean", "histogram", "modes", "circuit     0 of 3 seeds", "ablations   held-out accuracy by zero ablation",
-		"measures    3 runs; median (min-max) over seeds: lens layer "} {
+		"measures    3 runs; median (min to max) over seeds: lens layer "} {
 		if code != 0 || !strings.Contains(out, s) {
 			t.Errorf("text report lacks %q:\n%s", s, out)
 		}
