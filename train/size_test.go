@@ -2,7 +2,12 @@ package train
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"headlab/backend/cpu"
+	"headlab/internal/memlimit"
+	"headlab/kernels"
 )
 
 // TestEstimateBounds checks EstimateBytes against what Footprint measures
@@ -50,5 +55,36 @@ func TestEstimateOfTheLargestShape(t *testing.T) {
 	c.Layers, c.DModel, c.DFF, c.Heads = 64, 4096, 16384, 64
 	if b := EstimateBytes(c, false); b < 12e9*4*5 {
 		t.Fatalf("estimate %d bytes for 12.9e9 parameters", b)
+	}
+}
+
+// bigDevice is a CPU device that says it has room for anything.
+type bigDevice struct{ kernels.Device }
+
+func (bigDevice) MaxBufferFloats() int       { return 1 << 40 }
+func (bigDevice) MemoryBytes() (int64, bool) { return 1 << 50, true }
+
+// TestGroupLimitCountsTheHost: on a device with room for anything, the
+// host's memory bounds a group of models whose analysis keeps the probed
+// graph's host copies, and what it holds per model is more with the
+// probed graph than the host's copy of the weights alone.
+func TestGroupLimitCountsTheHost(t *testing.T) {
+	c := Defaults("induction")
+	c.DModel, c.DFF = 128, 256
+	_, params, _ := shapeOf(c)
+	plain, probed := EstimateHostBytes(c, false), EstimateHostBytes(c, true)
+	if plain != 4*params || probed <= plain {
+		t.Errorf("host bytes %d without the probed graph (weights %d), %d with it", plain, 4*params, probed)
+	}
+	n, why, err := GroupLimit(bigDevice{cpu.New()}, c, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wantHost := MaxGroup, false
+	if lim := memlimit.Read(); lim.Known() && int(lim.Bytes*4/5/probed) < MaxGroup {
+		want, wantHost = int(lim.Bytes*4/5/probed), true
+	}
+	if n != want || wantHost != strings.Contains(why, "of host memory") {
+		t.Errorf("%d models (%q), want %d, bounded by the host: %v", n, why, want, wantHost)
 	}
 }
