@@ -81,13 +81,16 @@ func measureCircuit(e *train.Evaluator, rep *inspect.Report) (*CircuitMeasures, 
 		return nil, err
 	}
 	x.Corruption, x.Located = pr[0].Corruption, pr[0].Located
-	cs, _, err := inspect.Circuits(e)
+	ms, err := inspect.Circuits(e)
 	if err != nil {
 		return nil, err
 	}
+	if ms[0].Err != nil {
+		return nil, ms[0].Err
+	}
 	H := e.Models[0].Shape.Heads
 	for _, h := range rep.Heads {
-		c := cs[0][h.Layer*H+h.Head]
+		c := ms[0].Heads[h.Layer*H+h.Head]
 		x.Heads = append(x.Heads, HeadCircuit{Name: h.Name, Copying: c.OVCopying, Prefix: c.PrefixMatching})
 	}
 	return x, nil

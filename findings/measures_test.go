@@ -79,13 +79,14 @@ func TestMeasureTheCircuit(t *testing.T) {
 		if !slices.Equal(m.Located, pr[0].Located) {
 			t.Errorf("located %v, patching locates %v", m.Located, pr[0].Located)
 		}
-		cs, _, err := inspect.Circuits(e)
-		if err != nil {
-			t.Fatal(err)
+		ms, err := inspect.Circuits(e)
+		if err != nil || ms[0].Err != nil {
+			t.Fatal(err, ms[0].Err)
 		}
 		for k, h := range m.Heads {
-			if h.Name != o.Report.Heads[k].Name || h.Copying != cs[0][k].OVCopying || h.Prefix != cs[0][k].PrefixMatching {
-				t.Errorf("head %d: %+v, want %s %+v", k, h, o.Report.Heads[k].Name, cs[0][k])
+			c := ms[0].Heads[k]
+			if h.Name != o.Report.Heads[k].Name || h.Copying != c.OVCopying || h.Prefix != c.PrefixMatching {
+				t.Errorf("head %d: %+v, want %s %+v", k, h, o.Report.Heads[k].Name, c)
 			}
 		}
 	}

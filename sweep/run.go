@@ -161,9 +161,15 @@ func RunGroup(ps []Pair, pl Platform, a Analysis, h GroupHooks) ([]*Outcome, err
 	}
 	defer ev.Close()
 	method := a.method()
-	reps, atts, err := inspect.AnalyzeAllBy(ev, inspect.Options{Methods: a.methods(), Circuit: a.Measure.Has(MeasureCircuit)})
+	reps, atts, err := inspect.AnalyzeAllBy(ev, inspect.Options{Methods: a.methods()})
 	if err != nil {
 		return failAll(err)
+	}
+	var circ []inspect.ModelCircuits
+	if a.Measure.Has(MeasureCircuit) {
+		if circ, err = inspect.Circuits(ev); err != nil {
+			return failAll(err)
+		}
 	}
 	var attr []*inspect.AttributionReport
 	if a.Measure.Has(MeasureAttribution) {
@@ -193,11 +199,22 @@ func RunGroup(ps []Pair, pl Platform, a Analysis, h GroupHooks) ([]*Outcome, err
 		if r.Status != StatusOK {
 			continue
 		}
+		if circ != nil && circ[s].Err != nil {
+			// A measurement that fails fails its run, not the group.
+			r.Status, r.Error, o.Model = StatusFailed, "circuit scores: "+circ[s].Err.Error(), nil
+			continue
+		}
 		rep := reps[s]
 		r.Accuracy, r.Loss = rep.Accuracy, rep.Loss
 		r.Params, r.Chance = m.Weights.Count(), m.Task.Chance()
 		o.Report, o.Attention = rep, atts[s]
-		r.Heads, r.AblationMethod, r.ICL = rep.Heads, method, rep.ICL
+		r.Heads, r.AblationMethod = rep.Heads, method
+		if circ != nil {
+			for i := range r.Heads {
+				r.Heads[i].Circuit = &circ[s].Heads[r.Heads[i].Layer*m.Shape.Heads+r.Heads[i].Head]
+			}
+			r.ICL = circ[s].ICL
+		}
 		if attr != nil {
 			lens := attr[s].LensLayer()
 			r.LensLayer = &lens

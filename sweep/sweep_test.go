@@ -765,20 +765,21 @@ func TestRunStoresWhatInspectMeasures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	circ, icl, err := inspect.Circuits(ev)
-	if err != nil {
-		t.Fatal(err)
+	ms, err := inspect.Circuits(ev)
+	if err != nil || ms[0].Err != nil {
+		t.Fatal(err, ms[0].Err)
 	}
-	if r.LensLayer == nil || *r.LensLayer != attr[0].LensLayer() || r.ICL == nil || icl[0] == nil || *r.ICL != *icl[0] {
-		t.Errorf("lens layer %v (want %d), ICL %v (want %v)", r.LensLayer, attr[0].LensLayer(), r.ICL, icl[0])
+	circ := ms[0].Heads
+	if r.LensLayer == nil || *r.LensLayer != attr[0].LensLayer() || r.ICL == nil || ms[0].ICL == nil || *r.ICL != *ms[0].ICL {
+		t.Errorf("lens layer %v (want %d), ICL %v (want %v)", r.LensLayer, attr[0].LensLayer(), r.ICL, ms[0].ICL)
 	}
 	for i, h := range r.Heads {
 		want := reps[0].Heads[i]
 		logit, _ := attr[0].HeadLogit(h.Layer, h.Head)
 		if h.AblatedAccuracy != z.Heads[i].AblatedAccuracy || h.AblatedAccuracy != want.AblatedAccuracy ||
 			h.AblatedBy[inspect.AblateMean] != want.AblatedBy[inspect.AblateMean] || h.AblatedBy[inspect.AblateResample] != want.AblatedBy[inspect.AblateResample] ||
-			h.DirectLogit == nil || *h.DirectLogit != logit || h.Circuit == nil || *h.Circuit != circ[0][i] {
-			t.Errorf("%s: stored %+v, want %+v, logit %v, circuit %+v", h.Name, h, want, logit, circ[0][i])
+			h.DirectLogit == nil || *h.DirectLogit != logit || h.Circuit == nil || *h.Circuit != circ[i] {
+			t.Errorf("%s: stored %+v, want %+v, logit %v, circuit %+v", h.Name, h, want, logit, circ[i])
 		}
 		if single := r.Ablation.Single[i]; single.Accuracy != h.AblatedBy[inspect.AblateResample] {
 			t.Errorf("%s: the ablation table holds %v, not its resample ablation %v", h.Name, single.Accuracy, h.AblatedBy[inspect.AblateResample])
