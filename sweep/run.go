@@ -238,7 +238,7 @@ func RunGroup(ps []Pair, pl Platform, a Analysis, h GroupHooks) ([]*Outcome, err
 // of every model with all of its heads labelled label switched off
 // together by ab's method, all models in one pass: heads[s] are model
 // s's heads, every one of them. A model with no such head has a nil
-// accuracy and no pass runs for it.
+// accuracy; when no model has one, no pass runs.
 func JointOff(ab *inspect.Ablator, held []*tasks.Batch, heads [][]inspect.Head, label string) ([]Joint, error) {
 	js := make([]Joint, len(heads))
 	offs := make([][][]bool, len(heads))
