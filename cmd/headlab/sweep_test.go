@@ -245,10 +245,11 @@ func TestReportOnAKnownDatabase(t *testing.T) {
 				Seed  uint64  `json:"seed"`
 				Value float64 `json:"value"`
 			} `json:"values"`
-			Histogram []sweep.Bin       `json:"histogram"`
-			Modes     sweep.Modes       `json:"modes"`
-			Circuit   sweep.Proportion  `json:"circuit"`
-			Ablations []json.RawMessage `json:"ablations"`
+			Histogram []sweep.Bin          `json:"histogram"`
+			Modes     sweep.Modes          `json:"modes"`
+			Circuit   sweep.Proportion     `json:"circuit"`
+			Ablations []json.RawMessage    `json:"ablations"`
+			Measures  sweep.MeasureSummary `json:"measures"`
 		} `json:"configs"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -273,6 +274,24 @@ func TestReportOnAKnownDatabase(t *testing.T) {
 	}
 	if len(c.Histogram) != sweep.HistBins || len(c.Ablations) != 3 {
 		t.Errorf("histogram %d bins, %d ablation rows", len(c.Histogram), len(c.Ablations))
+	}
+	// Every run of a default sweep is measured: each head has its four
+	// accuracies off alone, attribution and circuit scores.
+	m := c.Measures
+	if m.Runs != 3 || m.Without != 0 || m.Lens.N != 3 || m.ICL.N != 3 || len(m.ByLabel) == 0 {
+		t.Errorf("measures %+v", m)
+	}
+	heads := 0
+	for _, l := range m.ByLabel {
+		heads += l.Heads
+		for _, st := range []sweep.Stats{l.Zero, l.Mean, l.Resample, l.DirectLogit, l.OVCopying, l.Prefix} {
+			if st.N != l.Heads {
+				t.Errorf("%s: %d of %d heads measured: %+v", l.Label, st.N, l.Heads, l)
+			}
+		}
+	}
+	if heads != 3*len(recs[0].Heads) {
+		t.Errorf("%d heads summarised, want %d", heads, 3*len(recs[0].Heads))
 	}
 	pngs, _ := filepath.Glob(filepath.Join(dir, "png", "hist-majority_*.png"))
 	if len(pngs) != 1 {
