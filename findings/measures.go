@@ -240,7 +240,7 @@ func (in *Input) measuresSection(b *strings.Builder, _ *tally) {
 		otherCopy, otherPrefix = append(otherCopy, s.otherCopy...), append(otherPrefix, s.otherPrefix...)
 	}
 	fmt.Fprintln(b)
-	fmt.Fprintln(b, "Circuit scores of the heads labelled induction against every other head of these seeds (median, min-max):")
+	fmt.Fprintln(b, "Circuit scores of the heads labelled induction against every other head of these seeds (median, min to max):")
 	fmt.Fprintln(b)
 	fmt.Fprintln(b, "| Heads | Count | OV copying score | Prefix-matching score |")
 	fmt.Fprintln(b, "|---|---|---|---|")
