@@ -15,10 +15,17 @@ import (
 // al. (2021): the sum of the real parts of its eigenvalues over the sum of
 // their magnitudes, in [-1, 1]; 1 when every eigenvalue is positive, as
 // for a circuit that raises the logit of the token it reads. 0 for a zero
-// matrix.
+// matrix; an error for one with an entry that is not finite.
 func CopyingScore(m Matrix) (float64, error) {
 	if m.Rows != m.Cols || m.Rows == 0 {
 		return 0, fmt.Errorf("analysis: the copying score of a %dx%d matrix", m.Rows, m.Cols)
+	}
+	// gonum's eigensolver never returns on a matrix of NaNs (a diverged
+	// model's).
+	for _, v := range m.Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("analysis: the OV circuit is not finite")
+		}
 	}
 	var e gonum.Eigen
 	if !e.Factorize(gonum.NewDense(m.Rows, m.Cols, append([]float64(nil), m.Data...)), gonum.EigenNone) {

@@ -2,13 +2,15 @@ package analysis
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
 // TestCopyingScore: the identity copies (1), its negation anti-copies
 // (-1), a rotation's eigenvalues are +-i (0), a projection onto one token
 // copies that token alone (1: its one eigenvalue is positive), and the
-// score is invariant to scale; a non-square matrix is refused.
+// score is invariant to scale; a non-square matrix, and one that is not
+// finite, is refused.
 func TestCopyingScore(t *testing.T) {
 	eye := func(n int, v float64) Matrix {
 		m := Matrix{Rows: n, Cols: n, Data: make([]float64, n*n)}
@@ -33,6 +35,17 @@ func TestCopyingScore(t *testing.T) {
 	}
 	if _, err := CopyingScore(Matrix{Rows: 2, Cols: 3, Data: make([]float64, 6)}); err == nil {
 		t.Error("a 2x3 matrix scored")
+	}
+	// A diverged model's circuit is refused (gonum would never return on
+	// the NaNs).
+	for _, bad := range []float64{math.NaN(), math.Inf(-1)} {
+		m := eye(16, bad)
+		for i := range m.Data {
+			m.Data[i] = bad
+		}
+		if _, err := CopyingScore(m); err == nil || !strings.Contains(err.Error(), "not finite") {
+			t.Errorf("a circuit of %v: %v", bad, err)
+		}
 	}
 	// Top-1: rows whose largest entry is on the diagonal.
 	m := Matrix{Rows: 3, Cols: 3, Data: []float64{2, 1, 0, 3, 1, 0, 0, 0, 1}}

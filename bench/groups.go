@@ -142,7 +142,7 @@ func newGroupRun(b Backend, c train.Config, S int) (_ *groupRun, err error) {
 		}
 		r.devs, r.releases = append(r.devs, dev), append(r.releases, release)
 		if i == 0 {
-			limit, why, err := train.GroupLimit(dev, c)
+			limit, why, err := train.GroupLimit(dev, c, false)
 			if err != nil {
 				return nil, err
 			}

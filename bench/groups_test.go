@@ -170,7 +170,7 @@ func (s small) MemoryBytes() (int64, bool) { return 0, false }
 // one report, and the curve goes on.
 func TestCurveSkipsTooLarge(t *testing.T) {
 	c := BenchConfig(4, tasks.NextToken)
-	largest, _, err := train.Footprint(c)
+	largest, _, err := train.Footprint(c, false)
 	if err != nil {
 		t.Fatal(err)
 	}

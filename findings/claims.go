@@ -128,7 +128,8 @@ func RegimeGrid(steps func(int) int, loss string) []train.Config {
 // Extra is what reproduce measures on a trained model beyond its sweep
 // record: pruning curves (claim 8), accuracy on attractor examples with
 // each relation head off and with all of them off together (claim 9),
-// accuracy on unseen tokens (claim 10).
+// accuracy on unseen tokens (claim 10), and for the default model's
+// circuit seeds the circuit by other measures (section 6).
 type Extra struct {
 	Prune *inspect.PruneReport `json:"prune,omitempty"`
 	// AttractorIntact is accuracy on attractor examples; Syntax lists every
@@ -139,13 +140,17 @@ type Extra struct {
 	Syntax          []SyntaxHead `json:"syntax,omitempty"`
 	SyntaxOff       *float64     `json:"syntax_off,omitempty"`
 	Unseen          *float64     `json:"unseen_accuracy,omitempty"`
+	// Circuit is the default model's circuit by other measures.
+	Circuit *CircuitMeasures `json:"circuit,omitempty"`
 }
 
 // Complete reports whether x holds every measurement its run needs: an
 // agreement run's stored before claim 9 switched its heads off together
-// lacks SyntaxOff, and is measured again.
+// lacks SyntaxOff, and is measured again; an extra that holds nothing is
+// not complete either.
 func (x *Extra) Complete() bool {
-	return x != nil && (x.AttractorIntact == nil || x.SyntaxOff != nil)
+	return x != nil && (x.AttractorIntact == nil || x.SyntaxOff != nil) &&
+		(x.Prune != nil || x.AttractorIntact != nil || x.Unseen != nil || x.Circuit != nil)
 }
 
 // SyntaxHead is a head that beats verb->subject's baseline by the margin.
@@ -156,9 +161,14 @@ type SyntaxHead struct {
 	AttractorOff float64 `json:"attractor_off"`
 }
 
-// NeedsExtra reports whether runs of c are measured beyond their record.
+// NeedsExtra reports whether the run of c (its seed included) is
+// measured beyond its record: every run of the claims' configurations
+// that have extras, and the default model's circuit seeds (section 6).
 func (p Plan) NeedsExtra(c train.Config) bool {
 	k := sweep.Key(c)
+	if k == sweep.Key(p.Induction) {
+		return slices.Contains(p.CircuitSeeds, c.Seed)
+	}
 	for _, x := range []train.Config{p.Wide, p.Agreement, p.Unseen, p.UnseenTied} {
 		if sweep.Key(x) == k {
 			return true
@@ -181,6 +191,10 @@ func (p Plan) Measure(o *sweep.Outcome, dev kernels.Device) (*Extra, error) {
 	defer e.Close()
 	x := &Extra{}
 	switch {
+	case sweep.Key(m.Train) == sweep.Key(p.Induction):
+		if x.Circuit, err = measureCircuit(e, o.Report); err != nil {
+			return nil, err
+		}
 	case sweep.Key(m.Train) == sweep.Key(p.Wide):
 		x.Prune, err = inspect.Prune(m, dev, inspect.ScoredExamples, 5, []string{inspect.OrderOneShot, inspect.OrderGreedy, inspect.OrderRandom})
 		if err != nil {

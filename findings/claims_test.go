@@ -57,8 +57,21 @@ func TestPlanClaims(t *testing.T) {
 				t.Errorf("%s needs no extra", sweep.Key(cfg))
 			}
 		}
-		if p.NeedsExtra(p.Induction) || p.NeedsExtra(p.Copy) {
-			t.Error("the default model or copy needs an extra")
+		if p.NeedsExtra(p.Copy) {
+			t.Error("copy needs an extra")
+		}
+		// The default model's circuit seeds need one (section 6), a seed
+		// of the small set beyond them none.
+		for _, c := range []struct {
+			plan Plan
+			seed uint64
+			want bool
+		}{{p, 1, true}, {p, 32, true}, {p, 33, false}, {NewPlan(4, 8, 1, false, c.loss), 4, true}, {NewPlan(4, 8, 1, false, c.loss), 5, false}} {
+			ind := c.plan.Induction
+			ind.Seed = c.seed
+			if got := c.plan.NeedsExtra(ind); got != c.want {
+				t.Errorf("seed %d of the default model of %d circuit seeds: needs an extra %v", c.seed, len(c.plan.CircuitSeeds), got)
+			}
 		}
 		// 32 induction seeds, then 8 of the wide model, copy, agreement, the
 		// two unseen variants, the four position runs, no mask and one layer.
@@ -1128,11 +1141,35 @@ func TestExtraComplete(t *testing.T) {
 		{"agreement without syntax heads, before", &Extra{AttractorIntact: &acc}, false},
 		{"agreement", &Extra{AttractorIntact: &acc, Syntax: []SyntaxHead{{Name: "L1H1", AttractorOff: off}}, SyntaxOff: &off}, true},
 		{"agreement without syntax heads", &Extra{AttractorIntact: &acc, SyntaxOff: &acc}, true},
+		{"nothing", &Extra{}, false},
+		{"the circuit by other measures", &Extra{Circuit: &CircuitMeasures{Located: []string{}}}, true},
 	} {
 		if got := c.x.Complete(); got != c.want {
 			t.Errorf("%s: complete %v, want %v", c.name, got, c.want)
 		}
 	}
+	// The circuit measures survive the claims file.
+	p1 := NewPlan(2, 2, 1, false, tasks.NextToken)
+	ind := sweep.RunID{Key: sweep.Key(p1.Induction), Seed: 2}
+	cm := &CircuitMeasures{Joint: []MethodJoint{{Method: inspect.AblateMean, Induction: &acc}, {Method: inspect.AblateResample, PreviousToken: &off}},
+		Corruption: "first-half", Located: []string{"L1H0", "L0H1"}, Heads: []HeadCircuit{{"L0H0", 0.5, 0.25}, {"L1H0", 1, 0.8}}}
+	data, err := json.Marshal(NewMeasured(p1, map[sweep.RunID]*Extra{ind: {Circuit: cm}}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Measured
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	x := back.Map()[ind]
+	again, err := json.Marshal(x.Circuit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := json.Marshal(cm); !x.Complete() || string(again) != string(want) || *x.Circuit.Joint[0].Induction != acc || x.Circuit.Joint[1].Induction != nil {
+		t.Errorf("%s: back %s", want, again)
+	}
+
 	// The joint accuracy survives the claims file; an earlier file's
 	// extra, without it, comes back incomplete.
 	p := NewPlan(2, 2, 1, false, tasks.NextToken)

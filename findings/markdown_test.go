@@ -202,8 +202,8 @@ func TestMarkdownNamesTheLoss(t *testing.T) {
 				}
 			}
 		}
-		if sections != 5+11+1 {
-			t.Errorf("%s: %d sections, want 17", c.loss, sections)
+		if sections != 6+11+1 {
+			t.Errorf("%s: %d sections, want 18", c.loss, sections)
 		}
 		if n := strings.Count(md, "Runs: the "+c.loss+" loss."); n != 11 {
 			t.Errorf("%s: %d claim sections name their runs' loss, want 11", c.loss, n)

@@ -387,3 +387,123 @@ func TestMissedBySingle(t *testing.T) {
 		}
 	}
 }
+
+// fakeCircuitSeed puts seed s of the default model into in: heads L0H0
+// previous-token, L0H1 uniform, L1H0 and L1H1 induction (uniform when
+// noInduction), all at 100% intact, 30% and 40% with each label off
+// together by zero ablation; and its measures: mean ablation leaves 50%
+// and 60%, resample 10% and 10%, patching locates the induction heads
+// and the previous-token head, and the induction heads copy and
+// prefix-match more than the others.
+func fakeCircuitSeed(in *Input, s uint64, noInduction bool) (*sweep.Record, *CircuitMeasures) {
+	ind := "induction"
+	if noInduction {
+		ind = "uniform"
+	}
+	r := fake(in, in.Plan.Induction, s, 1, head(0, 0, "previous-token", 0.2, nil), head(0, 1, "uniform", 0.99, nil),
+		head(1, 0, ind, 0.5, nil), head(1, 1, ind, 0.6, nil))
+	f := func(x float64) *float64 { return &x }
+	r.Ablation = sweep.Ablation{Intact: 1, PreviousToken: sweep.Joint{Heads: []string{"L0H0"}, Accuracy: f(0.4)}}
+	joints := []MethodJoint{{Method: "mean", PreviousToken: f(0.6)}, {Method: "resample", PreviousToken: f(0.1)}}
+	located := []string{"L0H0"}
+	if !noInduction {
+		r.Ablation.Induction = sweep.Joint{Heads: []string{"L1H0", "L1H1"}, Accuracy: f(0.3)}
+		joints[0].Induction, joints[1].Induction = f(0.5), f(0.1)
+		located = []string{"L1H0", "L1H1", "L0H0"}
+	}
+	r.Circuit = r.FormsCircuit()
+	m := &CircuitMeasures{Joint: joints, Corruption: "first-half", Located: located, Heads: []HeadCircuit{
+		{"L0H0", 0.9, 0.2}, {"L0H1", 0.95, 0.25}, {"L1H0", 1, 0.8}, {"L1H1", 0.99, 0.82}}}
+	in.Extras[r.ID()] = &Extra{Circuit: m}
+	return r, m
+}
+
+// TestMeasuresSection: section 6 from hand-made seeds, first where every
+// measure agrees, then with a seed each where the ablation methods, the
+// patching, and the two scores disagree with the rest (two seeds that
+// disagree alike are one line), a seed without an induction head, one
+// without measures and one failed.
+func TestMeasuresSection(t *testing.T) {
+	in := newInput()
+	for s := uint64(1); s <= 8; s++ {
+		fakeCircuitSeed(in, s, false)
+	}
+	md, got := write(in.measuresSection)
+	wantIn(t, "agreement", md,
+		"## 6. The circuit by other measures\n\ninduction, 2 layers x 2 heads, d-model 32, positions on, causal on, 2500 steps of batch 32 at lr 0.003, next-token loss, seeds 1-8.",
+		"it restores at least 10% of the answer's logit difference",
+		"| zero (section 3) | 8 of 8 (100.0%) | 67.6% to 100.0% |\n| mean | 8 of 8 (100.0%) | 67.6% to 100.0% |\n| resample | 8 of 8 (100.0%) | 67.6% to 100.0% |\n",
+		"| 1 | L1H0, L1H1 | L0H0 | yes / yes / yes | L1H0, L1H1, L0H0 |\n",
+		"| labelled induction | 16 | 0.995 (0.990 to 1.000) | 0.810 (0.800 to 0.820) |\n| the others | 16 | 0.925 (0.900 to 0.950) | 0.225 (0.200 to 0.250) |\n",
+		"- The three ablation methods give the same circuit verdict on 8 of 8 seeds.\n",
+		"- Patching locates every head labelled induction in 8 of the 8 seeds that have one, and every head labelled previous-token in 8 of 8.\n",
+		"- The prefix-matching score puts every head labelled induction above every other head in 8 of the 8 seeds with both.\n",
+		"- The OV copying score puts every head labelled induction above every other head in 8 of the 8 seeds with both.\n",
+		"**The measures agree** on every seed measured")
+	if len(got.rows) != 0 || strings.Contains(md, "disagree:") || strings.Contains(md, "without these measurements") {
+		t.Errorf("agreement: rows %q\n%s", got.rows, md)
+	}
+
+	// Seeds 2 and 8: mean ablation leaves the induction heads load-free.
+	f := func(x float64) *float64 { return &x }
+	for _, s := range []uint64{2, 8} {
+		in.Extras[sweep.RunID{Key: sweep.Key(in.Plan.Induction), Seed: s}].Circuit.Joint[0].Induction = f(0.95)
+	}
+	// Seed 3: patching misses L1H1 and L0H0, and locates L0H1.
+	_, m3 := fakeCircuitSeed(in, 3, false)
+	m3.Located = []string{"L1H0", "L0H1"}
+	// Seed 4: L0H1 prefix-matches and copies like an induction head.
+	_, m4 := fakeCircuitSeed(in, 4, false)
+	m4.Heads[1] = HeadCircuit{"L0H1", 1, 0.85}
+	// Seed 5 has no measures; seed 6 failed; seed 7 has no induction head.
+	delete(in.Extras, sweep.RunID{Key: sweep.Key(in.Plan.Induction), Seed: 5})
+	failed(in, in.Plan.Induction, 6)
+	fakeCircuitSeed(in, 7, true)
+	md, _ = write(in.measuresSection)
+	wantIn(t, "disagreement", md,
+		"> Seeds without these measurements (a run that did not finish, or one carried over by `--resume` and not measured again): 5, 6.\n",
+		"| zero (section 3) | 5 of 6 (83.3%) |",
+		"| mean | 3 of 6 (50.0%) |",
+		"| resample | 5 of 6 (83.3%) |",
+		"| 2 | L1H0, L1H1 | L0H0 | yes / no / yes | L1H0, L1H1, L0H0 |\n",
+		"| 7 | none | L0H0 | no / no / no | L0H0 |\n",
+		"- The three ablation methods give the same circuit verdict on 4 of 6 seeds.\n",
+		"- Patching locates every head labelled induction in 4 of the 5 seeds that have one, and every head labelled previous-token in 5 of 6.\n",
+		"- The prefix-matching score puts every head labelled induction above every other head in 4 of the 5 seeds with both.\n",
+		"- The OV copying score puts every head labelled induction above every other head in 4 of the 5 seeds with both.\n",
+		"**Where the measures disagree:**\n\n",
+		"- Seeds 2, 8: the ablation methods give different verdicts (zero yes, mean no, resample yes).\n",
+		"- Seed 3: patching does not locate L1H1, labelled induction.\n",
+		"- Seed 3: patching does not locate L0H0, labelled previous-token.\n",
+		"- Seed 3: patching locates L0H1, labelled neither induction nor previous-token.\n",
+		"- Seed 4: a head not labelled induction has a prefix-matching score as high as one labelled induction (induction 0.800, 0.820; the others 0.200, 0.850).\n",
+		"- Seed 4: a head not labelled induction has an OV copying score as high as one labelled induction (induction 1.000, 0.990; the others 0.900, 1.000).\n")
+	if strings.Contains(md, "**The measures agree**") {
+		t.Errorf("disagreement reads as agreement:\n%s", md)
+	}
+
+	// Seeds without a labelled head: nothing to compare the patching and
+	// the scores with, and every located head is unlabelled.
+	in = newInput()
+	for s := uint64(1); s <= 2; s++ {
+		r, _ := fakeCircuitSeed(in, s, true)
+		r.Heads[0].Label = "uniform"
+		in.Extras[r.ID()].Circuit.Located = []string{"L0H0"}
+	}
+	in.Plan.CircuitSeeds = []uint64{1, 2}
+	md, _ = write(in.measuresSection)
+	wantIn(t, "no labels", md, "| labelled induction | 0 | - | - |\n",
+		"- No seed has a head labelled induction or previous-token for patching to locate.\n",
+		"- No seed has both a head labelled induction and another head to set apart by the prefix-matching score.\n",
+		"- Seeds 1, 2: patching locates L0H0, labelled neither induction nor previous-token.\n")
+
+	// No seed measured: nothing to compare.
+	in = newInput()
+	in.Extras = map[sweep.RunID]*Extra{}
+	md, _ = write(in.measuresSection)
+	wantIn(t, "none", md, "without these measurements (a run that did not finish, or one carried over by `--resume` and not measured again): 1, 2, 3, 4, 5, 6, 7, 8.\n",
+		"No seed has them, so there is nothing to compare.\n\n")
+	if strings.Contains(md, "| Ablation |") {
+		t.Errorf("a table without measures:\n%s", md)
+	}
+}

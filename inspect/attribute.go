@@ -342,6 +342,36 @@ func Attribute(e *train.Evaluator, examples, perExample int) ([]*AttributionRepo
 	return reports, nil
 }
 
+// LensReach is the fraction of the model's own accuracy at which the
+// logit lens counts the answer as there (LensLayer).
+const LensReach = 0.9
+
+// LensLayer is the fewest blocks after which the logit lens reaches
+// LensReach of the model's own accuracy: the first point of r.Lens
+// (0: the embeddings alone, "L0 in"; the number of blocks: only the
+// model's output) whose accuracy is at least LensReach times the
+// output's, inclusive whatever the rounding.
+func (r *AttributionReport) LensLayer() int {
+	final := r.Lens[len(r.Lens)-1].Accuracy
+	for p, l := range r.Lens {
+		if l.Accuracy >= LensReach*final-analysis.Slack {
+			return p
+		}
+	}
+	return len(r.Lens) - 1
+}
+
+// HeadLogit is head (l, h)'s mean part of the answer's logit, and
+// whether r has it.
+func (r *AttributionReport) HeadLogit(l, h int) (float64, bool) {
+	for _, p := range r.Parts {
+		if p.Kind == PartHead && p.Layer == l && p.Head == h {
+			return p.Logit, true
+		}
+	}
+	return 0, false
+}
+
 // answerScore is whether the answer is the argmax of row (ties to the
 // smaller id, as the device counts hits) and its softmax probability.
 func answerScore(row []float32, answer int) (hit, prob float64) {

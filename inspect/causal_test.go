@@ -91,6 +91,51 @@ func TestAblationMethodsDiffer(t *testing.T) {
 	if slices.Equal(acc[AblateZero], acc[AblateMean]) || slices.Equal(acc[AblateMean], acc[AblateResample]) {
 		t.Errorf("ablated accuracies: %v", acc)
 	}
+	// Further methods beside a report's own are each method's own
+	// report's, bit for bit; the report's own is its ablated accuracy.
+	r, _, err := AnalyzeBy(m, cpu.New(), Options{Ablation: AblateMean, Methods: Ablations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range r.Heads {
+		for _, method := range Ablations {
+			if h.AblatedBy[method] != acc[method][i] {
+				t.Errorf("%s off alone by %s beside mean: %v, its own report %v", h.Name, method, h.AblatedBy[method], acc[method][i])
+			}
+		}
+		if h.AblatedAccuracy != h.AblatedBy[AblateMean] {
+			t.Errorf("%s: ablated accuracy %v, by its own method %v", h.Name, h.AblatedAccuracy, h.AblatedBy[AblateMean])
+		}
+	}
+}
+
+// TestLensLayer: the first point of the lens at 90% of the output's
+// accuracy or more, inclusive whatever the rounding (0.9*0.8 is
+// 0.7200000000000001 in float64, and 0.72 reaches it); the output itself
+// when nothing earlier does; the embeddings when the output has nothing.
+func TestLensLayer(t *testing.T) {
+	lens := func(accs ...float64) *AttributionReport {
+		r := &AttributionReport{}
+		for _, a := range accs {
+			r.Lens = append(r.Lens, LensLayer{Accuracy: a})
+		}
+		return r
+	}
+	for _, c := range []struct {
+		accs []float64
+		want int
+	}{
+		{[]float64{0.1, 0.5, 0.9, 1}, 2},
+		{[]float64{0.1, 0.89, 1}, 2},
+		{[]float64{0.95, 0.2, 1}, 0},
+		{[]float64{0.1, 0.72, 0.8}, 1},
+		{[]float64{0.1, 0.7199, 0.8}, 2},
+		{[]float64{0, 0}, 0},
+	} {
+		if got := lens(c.accs...).LensLayer(); got != c.want {
+			t.Errorf("lens %v: layer %d, want %d", c.accs, got, c.want)
+		}
+	}
 }
 
 // TestCorrupt: the first-half corruption replaces every first-half
@@ -182,6 +227,11 @@ func TestAttributionSumsToLogit(t *testing.T) {
 		}
 		if out := r.Lens[len(r.Lens)-1]; out.Name != "out" || out.Accuracy != sn[0].Accuracy || len(r.Lens) != c.Layers+1 {
 			t.Errorf("%s: lens %+v, the model's accuracy %v", c.Task, r.Lens, sn[0].Accuracy)
+		}
+		for _, p := range r.Parts {
+			if got, ok := r.HeadLogit(p.Layer, p.Head); ok != (p.Kind == PartHead) || ok && got != p.Logit {
+				t.Errorf("%s: HeadLogit(%d, %d) = %v, %v; the part %s is %v", c.Task, p.Layer, p.Head, got, ok, p.Name, p.Logit)
+			}
 		}
 		logit, parts := r.PerExample(4)
 		var ex float64

@@ -28,20 +28,53 @@ type Circuit struct {
 const PrefixExamples = ScoredExamples
 
 // circuitAll fills every report's circuit scores and in-context learning
-// score, of the intact models: the OV circuits from the weights, prefix
-// matching from one pass over RepeatedTokens, the in-context learning
-// score from the logits of the scored examples.
+// score (Circuits); a model whose scores cannot be computed is an error.
 func circuitAll(e *train.Evaluator, reports []*Report) error {
+	ms, err := Circuits(e)
+	if err != nil {
+		return err
+	}
+	for s, r := range reports {
+		if ms[s].Err != nil {
+			return ms[s].Err
+		}
+		for i := range r.Heads {
+			h := &r.Heads[i]
+			h.Circuit = &ms[s].Heads[h.Layer*e.Models[s].Shape.Heads+h.Head]
+		}
+		r.ICL = ms[s].ICL
+	}
+	return nil
+}
+
+// ModelCircuits is one model's circuit scores: every head's, layer-major,
+// and the in-context learning score of the first ScoredExamples held-out
+// examples (nil where the model has none). Err says why they could not
+// be computed (an OV circuit whose eigenvalues do not converge, as a
+// diverged model's), and then they are missing.
+type ModelCircuits struct {
+	Heads []Circuit
+	ICL   *float64
+	Err   error
+}
+
+// Circuits measures the circuit scores of every model of e as it is
+// (intact): the OV circuits from the weights, prefix matching from one
+// pass over RepeatedTokens, the in-context learning score from the logits
+// of the scored examples. The error is a pass's; a model's own failure
+// is its ModelCircuits.Err, and the others are measured.
+func Circuits(e *train.Evaluator) ([]ModelCircuits, error) {
 	m := e.Models[0]
 	T := m.Shape.SeqLen
+	S := len(e.Models)
 	rep := RepeatedTokens(PrefixExamples, T, trainedVocab(m.Task))
-	bs := make([]*tasks.Batch, len(reports))
+	bs := make([]*tasks.Batch, S)
 	for s := range bs {
 		bs[s] = rep
 	}
 	sn, err := e.Snapshot(bs, train.SnapshotOptions{Attention: rep.N})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	scored := e.HeldOutAll()
 	for s, b := range scored {
@@ -49,34 +82,43 @@ func circuitAll(e *train.Evaluator, reports []*Report) error {
 	}
 	logits, err := e.Snapshot(scored, train.SnapshotOptions{Attention: ScoredExamples, Logits: true})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for s, r := range reports {
-		mod := e.Models[s]
-		ov, err := OVCircuits(mod)
-		if err != nil {
-			return err
-		}
-		prefix, err := analysis.PrefixMatching(sn[s].Attention, T/2)
-		if err != nil {
-			return err
-		}
-		for i := range r.Heads {
-			h := &r.Heads[i]
-			k := h.Layer*mod.Shape.Heads + h.Head
-			copying, err := analysis.CopyingScore(ov[k])
-			if err != nil {
-				return fmt.Errorf("%s: %w", h.Name, err)
-			}
-			h.Circuit = &Circuit{OVCopying: copying, OVCopyAccuracy: analysis.CopyAccuracy(ov[k]), PrefixMatching: prefix[k]}
+	out := make([]ModelCircuits, S)
+	for s, mod := range e.Models {
+		out[s].Heads, out[s].Err = headCircuits(mod, sn[s].Attention)
+		if out[s].Err != nil {
+			out[s].Heads = nil
+			continue
 		}
 		b := scored[s]
-		icl, err := analysis.ICLScore(b.Tokens, logits[s].Logits, b.N, b.T, mod.Shape.Vocab)
-		if err == nil {
-			r.ICL = &icl
+		if icl, err := analysis.ICLScore(b.Tokens, logits[s].Logits, b.N, b.T, mod.Shape.Vocab); err == nil {
+			out[s].ICL = &icl
 		}
 	}
-	return nil
+	return out, nil
+}
+
+// headCircuits is every head's circuit scores of mod, layer-major, with
+// its attention on RepeatedTokens.
+func headCircuits(mod *train.Model, att *analysis.Attention) ([]Circuit, error) {
+	ov, err := OVCircuits(mod)
+	if err != nil {
+		return nil, err
+	}
+	prefix, err := analysis.PrefixMatching(att, mod.Shape.SeqLen/2)
+	if err != nil {
+		return nil, err
+	}
+	var cs []Circuit
+	for k := range ov {
+		copying, err := analysis.CopyingScore(ov[k])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", analysis.HeadName(k/mod.Shape.Heads, k%mod.Shape.Heads), err)
+		}
+		cs = append(cs, Circuit{OVCopying: copying, OVCopyAccuracy: analysis.CopyAccuracy(ov[k]), PrefixMatching: prefix[k]})
+	}
+	return cs, nil
 }
 
 // trainedVocab is the number of token ids t's training data draws from:

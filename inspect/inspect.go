@@ -8,6 +8,7 @@ import (
 	"headlab/analysis"
 	"headlab/graph"
 	"headlab/kernels"
+	"headlab/tasks"
 	"headlab/train"
 )
 
@@ -21,6 +22,14 @@ const ScoredExamples = 256
 type Head struct {
 	analysis.HeadScore
 	AblatedAccuracy float64 `json:"ablated_accuracy"`
+	// AblatedBy is held-out accuracy with this head switched off alone
+	// by each further method measured (Options.Methods), beside
+	// AblatedAccuracy's; nil when none was.
+	AblatedBy map[Ablation]float64 `json:"ablated_by,omitempty"`
+	// DirectLogit is the head's direct logit attribution to the answer,
+	// its mean part of the answer's logit over every held-out answer
+	// (Attribute); nil when not measured.
+	DirectLogit *float64 `json:"direct_logit,omitempty"`
 	// Circuit is the head's task-independent scores (docs/causal.md);
 	// nil when not measured.
 	Circuit *Circuit `json:"circuit,omitempty"`
@@ -96,6 +105,10 @@ type Options struct {
 	Off [][]bool
 	// Ablation is how a head is switched off ("" is zero).
 	Ablation Ablation
+	// Methods are further methods every head is switched off by alone,
+	// beside Ablation, each into Head.AblatedBy (a sweep stores mean and
+	// resample ablation beside zero).
+	Methods []Ablation
 	// Relation is the relation (an index into the task's relations) whose
 	// best head accuracy by kind switches off.
 	Relation int
@@ -166,12 +179,50 @@ func AnalyzeAllBy(e *train.Evaluator, o Options) ([]*Report, []*analysis.Attenti
 	if err := byKindAll(ab, held, reports, off, rel); err != nil {
 		return nil, nil, err
 	}
+	for _, m := range o.Methods {
+		if err := ablatedBy(e, held, reports, off, m, o.Ablation); err != nil {
+			return nil, nil, err
+		}
+	}
 	if o.Circuit {
 		if err := circuitAll(e, reports); err != nil {
 			return nil, nil, err
 		}
 	}
 	return reports, atts, nil
+}
+
+// ablatedBy fills every head's AblatedBy[m]: held-out accuracy with it
+// switched off alone (on top of off) by method m; under the report's
+// own method that is its AblatedAccuracy.
+func ablatedBy(e *train.Evaluator, held []*tasks.Batch, reports []*Report, off [][]bool, m, own Ablation) error {
+	set := func(k int, acc func(s int) float64) {
+		for s, r := range reports {
+			if r.Heads[k].AblatedBy == nil {
+				r.Heads[k].AblatedBy = map[Ablation]float64{}
+			}
+			r.Heads[k].AblatedBy[m] = acc(s)
+		}
+	}
+	if m == own {
+		for k := range reports[0].Heads {
+			set(k, func(s int) float64 { return reports[s].Heads[k].AblatedAccuracy })
+		}
+		return nil
+	}
+	ab, err := NewAblator(e, held, m)
+	if err != nil {
+		return err
+	}
+	c := e.Models[0].Shape
+	for k, h := range reports[0].Heads {
+		one, err := ab.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{withHead(off, c, h.Layer, h.Head)}})
+		if err != nil {
+			return err
+		}
+		set(k, func(s int) float64 { return one[s].Accuracy })
+	}
+	return nil
 }
 
 // withHead returns a copy of off with head (l, h) switched off too.

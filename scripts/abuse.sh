@@ -304,6 +304,12 @@ expect 2 sweep "${small[@]}" --db s.db --shard 1
 expect 2 sweep "${small[@]}" --db s.db --workers 0
 expect 2 sweep "${small[@]}" --db s.db --group 0
 expect 2 sweep "${small[@]}" --db s.db --backend tpu
+expect 2 sweep "${small[@]}" --db s.db --measure bogus
+expect 2 sweep "${small[@]}" --db s.db --measure mean,mean
+expect 2 sweep "${small[@]}" --db s.db --measure mean,,circuit
+expect 2 sweep "${small[@]}" --db s.db --measure ''
+expect 2 sweep "${small[@]}" --db s.db --measure all,none
+expect 2 sweep "${small[@]}" --db s.db --ablation median
 expect 2 sweep "${small[@]}" --db s.db --heads 3
 JOB_COMPLETION_INDEX=5 JOB_COMPLETIONS=2 expect 2 sweep "${small[@]}" --db s.db
 SLURM_ARRAY_TASK_ID=x SLURM_ARRAY_TASK_COUNT=2 expect 2 sweep "${small[@]}" --db s.db

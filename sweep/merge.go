@@ -236,7 +236,10 @@ func Differ(a, b *Record) (field, va, vb string) {
 		{"chance", a.Chance, b.Chance},
 		{"heads", a.Heads, b.Heads},
 		{"ablations", a.Ablation, b.Ablation},
+		{"ablation_method", a.method(), b.method()},
 		{"circuit", a.Circuit, b.Circuit},
+		{"lens_layer", a.LensLayer, b.LensLayer},
+		{"icl_score", a.ICL, b.ICL},
 	}
 	for _, p := range pairs {
 		if x, y := js(p.va), js(p.vb); x != y {

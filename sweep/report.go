@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"headlab/analysis"
@@ -28,8 +29,13 @@ type ConfigReport struct {
 	// Circuit is the fraction of seeds that formed the induction circuit.
 	Circuit Proportion `json:"circuit"`
 	// Ablations sets single-head and joint ablations side by side, per
-	// seed.
-	Ablations []SeedAblation `json:"ablations"`
+	// seed; AblationMethods are the methods they switched heads off by
+	// (zero, mean, resample: Record.AblationMethod), each once.
+	Ablations       []SeedAblation `json:"ablations"`
+	AblationMethods []string       `json:"ablation_methods"`
+	// Measures summarises the measurements beyond the ablation table
+	// (Analysis) over the runs that took them.
+	Measures MeasureSummary `json:"measures"`
 	// Seconds is the wall time per run (training and analysis).
 	Seconds Stats `json:"seconds"`
 }
@@ -79,6 +85,8 @@ type SeedAblation struct {
 	PrevSingle      *float64 `json:"prev_token_single"`
 	PrevJoint       *float64 `json:"prev_token_joint"`
 	Circuit         bool     `json:"circuit"`
+	// Method is how the ablations switched heads off.
+	Method string `json:"ablation_method"`
 }
 
 // Summarize groups records by configuration, in the order of the records
@@ -96,7 +104,7 @@ func Summarize(recs []Record) []ConfigReport {
 			index[r.Key] = i
 			c := r.Config
 			c.Seed = 0
-			out = append(out, ConfigReport{Key: r.Key, Config: c, Failed: []Failure{}, Values: []SeedValue{}, Ablations: []SeedAblation{}})
+			out = append(out, ConfigReport{Key: r.Key, Config: c, Failed: []Failure{}, Values: []SeedValue{}, Ablations: []SeedAblation{}, AblationMethods: []string{}})
 			accs, secs = append(accs, nil), append(secs, nil)
 		}
 		cr := &out[i]
@@ -110,6 +118,9 @@ func Summarize(recs []Record) []ConfigReport {
 		secs[i] = append(secs[i], r.Seconds)
 		cr.Values = append(cr.Values, SeedValue{r.Config.Seed, r.Accuracy})
 		cr.Ablations = append(cr.Ablations, seedAblation(&r))
+		if m := string(r.method()); !slices.Contains(cr.AblationMethods, m) {
+			cr.AblationMethods = append(cr.AblationMethods, m)
+		}
 	}
 	for i := range out {
 		cr := &out[i]
@@ -125,6 +136,15 @@ func Summarize(recs []Record) []ConfigReport {
 		}
 		cr.Circuit = NewProportion(k, cr.Seeds)
 	}
+	for i := range out {
+		var mine []Record
+		for _, r := range recs {
+			if r.Key == out[i].Key && r.Status == StatusOK {
+				mine = append(mine, r)
+			}
+		}
+		out[i].Measures = summarizeMeasures(mine)
+	}
 	return out
 }
 
@@ -132,20 +152,20 @@ func seedAblation(r *Record) SeedAblation {
 	a := SeedAblation{Seed: r.Config.Seed, Accuracy: r.Accuracy, Labels: []string{},
 		InductionHeads: r.Ablation.Induction.Heads, InductionJoint: r.Ablation.Induction.Accuracy,
 		PrevHeads: r.Ablation.PreviousToken.Heads, PrevJoint: r.Ablation.PreviousToken.Accuracy,
-		Circuit: r.FormsCircuit()}
+		Circuit: r.FormsCircuit(), Method: string(r.method())}
 	lowest := func(p **float64, acc float64) {
 		if *p == nil || acc < **p {
 			v := acc
 			*p = &v
 		}
 	}
-	for _, h := range r.Heads {
+	for i, h := range r.Heads {
 		a.Labels = append(a.Labels, h.Name+" "+h.Label)
 		switch h.Label {
 		case analysis.LabelInduction:
-			lowest(&a.InductionSingle, h.AblatedAccuracy)
+			lowest(&a.InductionSingle, r.OffAlone(&r.Heads[i]))
 		case analysis.LabelPreviousToken:
-			lowest(&a.PrevSingle, h.AblatedAccuracy)
+			lowest(&a.PrevSingle, r.OffAlone(&r.Heads[i]))
 		}
 	}
 	return a
@@ -238,13 +258,14 @@ func WriteText(w io.Writer, reports []ConfigReport) {
 		fmt.Fprintf(w, "modes       %s\n", ModesText(cr.Modes))
 		c := cr.Circuit
 		fmt.Fprintf(w, "circuit     %d of %d seeds = %s (95%% Wilson interval %s-%s)\n", c.Count, c.Of, pct(c.Fraction), pct(c.Low), pct(c.High))
-		fmt.Fprintln(w, "ablations   held-out accuracy; single = the most harmful single head of the label off, joint = all of them off together")
+		fmt.Fprintf(w, "ablations   held-out accuracy by %s ablation; single = the most harmful single head of the label off, joint = all of them off together\n", strings.Join(cr.AblationMethods, " and "))
 		fmt.Fprintf(w, "  %6s %7s  %-16s %7s %7s  %-16s %7s %7s  %s\n", "seed", "intact", "induction heads", "single", "joint", "prev-token heads", "single", "joint", "circuit")
 		for _, s := range cr.Ablations {
 			fmt.Fprintf(w, "  %6d %7s  %-16s %7s %7s  %-16s %7s %7s  %s\n", s.Seed, pct(s.Accuracy),
 				headList(s.InductionHeads), optPct(s.InductionSingle), optPct(s.InductionJoint),
 				headList(s.PrevHeads), optPct(s.PrevSingle), optPct(s.PrevJoint), YesNo(s.Circuit))
 		}
+		writeMeasures(w, cr.Measures)
 	}
 }
 

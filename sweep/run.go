@@ -12,11 +12,13 @@ import (
 	"headlab/inspect"
 	"headlab/internal/version"
 	"headlab/kernels"
+	"headlab/tasks"
 	"headlab/train"
 )
 
 // FormsCircuit reports whether the run formed the induction circuit, by
-// analysis.FormsCircuit on its heads and joint ablations.
+// analysis.FormsCircuit on its heads and joint ablations (by its
+// AblationMethod).
 func (r *Record) FormsCircuit() bool {
 	heads := make([]analysis.HeadScore, len(r.Heads))
 	for i, h := range r.Heads {
@@ -45,8 +47,8 @@ type Platform struct {
 }
 
 // RunOne is RunGroup for one pair.
-func RunOne(p Pair, pl Platform, abort <-chan struct{}) (*Outcome, error) {
-	outs, err := RunGroup([]Pair{p}, pl, GroupHooks{Abort: abort})
+func RunOne(p Pair, pl Platform, a Analysis, abort <-chan struct{}) (*Outcome, error) {
+	outs, err := RunGroup([]Pair{p}, pl, a, GroupHooks{Abort: abort})
 	if err != nil {
 		return nil, err
 	}
@@ -66,9 +68,11 @@ type GroupHooks struct {
 
 // RunGroup trains the pairs as one train.Group on pl.Device (their
 // configurations may differ in seed, lr and weight decay only) and analyses every
-// model: held-out accuracy and loss, every head's label and scores, each
-// head switched off alone, and the induction and previous-token heads
-// switched off together, all as passes over every model at once. A run
+// model as a says: held-out accuracy and loss, every head's label and
+// scores, each head switched off alone, and the induction and
+// previous-token heads switched off together (by a's ablation method,
+// with each head alone by zero ablation too), and a's measurements, all
+// as passes over every model at once. A run
 // that fails (a diverged loss, anything training or analysis returns) is
 // a record with status failed and the reason, not an error; the others
 // of its group carry on. The error is ErrAborted when abort closes before
@@ -76,7 +80,7 @@ type GroupHooks struct {
 //
 // A model's numbers do not depend on its group: on the CPU they are those
 // `headlab train` prints for the same flags, bit for bit.
-func RunGroup(ps []Pair, pl Platform, h GroupHooks) ([]*Outcome, error) {
+func RunGroup(ps []Pair, pl Platform, a Analysis, h GroupHooks) ([]*Outcome, error) {
 	start := time.Now()
 	outs := make([]*Outcome, len(ps))
 	cs := make([]train.Config, len(ps))
@@ -156,48 +160,37 @@ func RunGroup(ps []Pair, pl Platform, h GroupHooks) ([]*Outcome, error) {
 		return failAll(err)
 	}
 	defer ev.Close()
-	reps, atts, err := inspect.AnalyzeAll(ev, nil)
+	method := a.method()
+	reps, atts, err := inspect.AnalyzeAllBy(ev, inspect.Options{Methods: a.methods()})
 	if err != nil {
 		return failAll(err)
+	}
+	var circ []inspect.ModelCircuits
+	if a.Measure.Has(MeasureCircuit) {
+		if circ, err = inspect.Circuits(ev); err != nil {
+			return failAll(err)
+		}
+	}
+	var attr []*inspect.AttributionReport
+	if a.Measure.Has(MeasureAttribution) {
+		if attr, err = inspect.Attribute(ev, train.HeldOutExamples, 0); err != nil {
+			return failAll(err)
+		}
 	}
 	held := ev.HeldOutAll()
-	joint := func(label string) ([]Joint, error) {
-		js := make([]Joint, len(outs))
-		offs := make([][][]bool, len(outs))
-		any := false
-		for s, rep := range reps {
-			js[s].Heads = []string{}
-			offs[s] = make([][]bool, g.Models[s].Shape.Layers)
-			for l := range offs[s] {
-				offs[s][l] = make([]bool, g.Models[s].Shape.Heads)
-			}
-			for _, h := range rep.Heads {
-				if h.Label == label {
-					offs[s][h.Layer][h.Head] = true
-					js[s].Heads = append(js[s].Heads, h.Name)
-					any = true
-				}
-			}
-		}
-		if !any {
-			return js, nil
-		}
-		snaps, err := ev.Snapshot(held, train.SnapshotOptions{Off: offs})
-		if err != nil {
-			return nil, err
-		}
-		for s := range js {
-			if len(js[s].Heads) > 0 {
-				js[s].Accuracy = &snaps[s].Accuracy
-			}
-		}
-		return js, nil
-	}
-	ind, err := joint(analysis.LabelInduction)
+	ab, err := inspect.NewAblator(ev, held, method)
 	if err != nil {
 		return failAll(err)
 	}
-	prev, err := joint(analysis.LabelPreviousToken)
+	heads := make([][]inspect.Head, len(reps))
+	for s, rep := range reps {
+		heads[s] = rep.Heads
+	}
+	ind, err := JointOff(ab, held, heads, analysis.LabelInduction)
+	if err != nil {
+		return failAll(err)
+	}
+	prev, err := JointOff(ab, held, heads, analysis.LabelPreviousToken)
 	if err != nil {
 		return failAll(err)
 	}
@@ -206,19 +199,81 @@ func RunGroup(ps []Pair, pl Platform, h GroupHooks) ([]*Outcome, error) {
 		if r.Status != StatusOK {
 			continue
 		}
+		if circ != nil && circ[s].Err != nil {
+			// A measurement that fails fails its run, not the group.
+			r.Status, r.Error, o.Model = StatusFailed, "circuit scores: "+circ[s].Err.Error(), nil
+			continue
+		}
 		rep := reps[s]
 		r.Accuracy, r.Loss = rep.Accuracy, rep.Loss
 		r.Params, r.Chance = m.Weights.Count(), m.Task.Chance()
 		o.Report, o.Attention = rep, atts[s]
-		r.Heads = rep.Heads
+		r.Heads, r.AblationMethod = rep.Heads, method
+		if circ != nil {
+			for i := range r.Heads {
+				r.Heads[i].Circuit = &circ[s].Heads[r.Heads[i].Layer*m.Shape.Heads+r.Heads[i].Head]
+			}
+			r.ICL = circ[s].ICL
+		}
+		if attr != nil {
+			lens := attr[s].LensLayer()
+			r.LensLayer = &lens
+			for i := range r.Heads {
+				if v, ok := attr[s].HeadLogit(r.Heads[i].Layer, r.Heads[i].Head); ok {
+					r.Heads[i].DirectLogit = &v
+				}
+			}
+		}
 		r.Ablation.Intact = r.Accuracy
-		for _, h := range rep.Heads {
-			r.Ablation.Single = append(r.Ablation.Single, Single{Head: h.Name, Label: h.Label, Accuracy: h.AblatedAccuracy})
+		for i, h := range r.Heads {
+			r.Ablation.Single = append(r.Ablation.Single, Single{Head: h.Name, Label: h.Label, Accuracy: r.OffAlone(&r.Heads[i])})
 		}
 		r.Ablation.Induction, r.Ablation.PreviousToken = ind[s], prev[s]
 		r.Circuit = r.FormsCircuit()
 	}
 	return finish(), nil
+}
+
+// JointOff is held-out accuracy (on held, the batches ab was made with)
+// of every model with all of its heads labelled label switched off
+// together by ab's method, all models in one pass: heads[s] are model
+// s's heads, every one of them. A model with no such head has a nil
+// accuracy; when no model has one, no pass runs.
+func JointOff(ab *inspect.Ablator, held []*tasks.Batch, heads [][]inspect.Head, label string) ([]Joint, error) {
+	js := make([]Joint, len(heads))
+	offs := make([][][]bool, len(heads))
+	any := false
+	for s, hs := range heads {
+		js[s].Heads = []string{}
+		L, H := 0, 0
+		for _, h := range hs {
+			L, H = max(L, h.Layer+1), max(H, h.Head+1)
+		}
+		offs[s] = make([][]bool, L)
+		for l := range offs[s] {
+			offs[s][l] = make([]bool, H)
+		}
+		for _, h := range hs {
+			if h.Label == label {
+				offs[s][h.Layer][h.Head] = true
+				js[s].Heads = append(js[s].Heads, h.Name)
+				any = true
+			}
+		}
+	}
+	if !any {
+		return js, nil
+	}
+	snaps, err := ab.Snapshot(held, train.SnapshotOptions{Off: offs})
+	if err != nil {
+		return nil, err
+	}
+	for s := range js {
+		if len(js[s].Heads) > 0 {
+			js[s].Accuracy = &snaps[s].Accuracy
+		}
+	}
+	return js, nil
 }
 
 // Options configure Run.
@@ -247,6 +302,8 @@ type Options struct {
 	Keep func(*Outcome)
 	// RetryFailed reruns pairs recorded as failed instead of skipping them.
 	RetryFailed bool
+	// Analysis is what every run measures after training.
+	Analysis Analysis
 	// Lease is how long a claim on a pair lasts without renewal
 	// (DefaultLease when 0).
 	Lease time.Duration
@@ -395,7 +452,7 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 				mu.Lock()
 				prog.Running += len(ps)
 				mu.Unlock()
-				outs, err := RunGroup(ps, pl, GroupHooks{Abort: opt.Abort})
+				outs, err := RunGroup(ps, pl, opt.Analysis, GroupHooks{Abort: opt.Abort})
 				if err == nil && opt.Keep != nil {
 					for _, o := range outs {
 						if o.Model != nil {
@@ -521,15 +578,16 @@ func (f *feeder) next(ctx context.Context) ([]Pair, error) {
 }
 
 // GroupLimit is the largest group that fits dev for every shape among
-// pairs: the smallest train.GroupLimit over them, and why names what
-// bounds it (train.MaxGroup where nothing smaller does). Split reports
-// whether some shape has more pairs than that, so that its seeds train in
-// several groups.
-func GroupLimit(dev kernels.Device, pairs []Pair) (limit int, why string, split bool, err error) {
+// pairs, each model with the probed evaluation graph too when probed (an
+// Analysis that runs it: Analysis.Probed): the smallest train.GroupLimit
+// over them, and why names what bounds it (train.MaxGroup where nothing
+// smaller does). Split reports whether some shape has more pairs than
+// that, so that its seeds train in several groups.
+func GroupLimit(dev kernels.Device, pairs []Pair, probed bool) (limit int, why string, split bool, err error) {
 	limit, why = train.MaxGroup, fmt.Sprintf("headlab's cap is %d", train.MaxGroup)
 	most := 0
 	for _, g := range Groups(pairs, len(pairs)+1) {
-		n, w, err := train.GroupLimit(dev, g[0].Config)
+		n, w, err := train.GroupLimit(dev, g[0].Config, probed)
 		if err != nil {
 			return 0, "", false, err
 		}

@@ -21,13 +21,18 @@ import (
 //	   head per run) and claims (work in progress, for concurrent sweeps).
 //	4: runs gains objective (the training loss, --loss), train_examples,
 //	   weight_decay and train_answer_loss; heads gains sink and rest_mass.
+//	5: runs gains ablation_method, lens_layer and icl_score; heads gains
+//	   mean_ablated_accuracy, resample_ablated_accuracy, direct_logit,
+//	   ov_copying, ov_copy_accuracy and prefix_matching (Analysis).
 //
 // A sweep that opens an older database to write migrates it (a version 1
 // run reads as cpu, "", "", 1; versions and revisions are empty; heads are
 // filled from heads_json; a run of before version 4 trained on the
 // answers alone, on a fresh stream, without weight decay, and its answer
-// loss is its training loss); reading one changes nothing.
-const schemaVersion = 4
+// loss is its training loss; a run of before version 5 ablated by zero
+// and measured nothing of version 5's, which reads as NULL); reading one
+// changes nothing.
+const schemaVersion = 5
 
 // columns is the version 1 part of runs, in the order put writes and scan
 // reads.
@@ -45,10 +50,15 @@ const provenanceColumns = `, headlab_version, revision`
 // objectiveColumns are version 4's, after provenanceColumns.
 const objectiveColumns = `, objective, train_examples, weight_decay, train_answer_loss`
 
+// measureColumns are version 5's, after objectiveColumns.
+const measureColumns = `, ablation_method, lens_layer, icl_score`
+
 // runsColumns lists the columns of runs in a database of version v.
 func runsColumns(v int) string {
 	switch {
-	case v >= 4:
+	case v >= 5:
+		return columns + platformColumns + provenanceColumns + objectiveColumns + measureColumns
+	case v == 4:
 		return columns + platformColumns + provenanceColumns + objectiveColumns
 	case v == 3:
 		return columns + platformColumns + provenanceColumns
@@ -101,6 +111,9 @@ CREATE TABLE IF NOT EXISTS runs (
 	train_examples          INTEGER NOT NULL DEFAULT 0,
 	weight_decay            REAL    NOT NULL DEFAULT 0,
 	train_answer_loss       REAL,
+	ablation_method         TEXT    NOT NULL DEFAULT 'zero',
+	lens_layer              INTEGER,
+	icl_score               REAL,
 	PRIMARY KEY (config_key, seed)
 );
 CREATE INDEX IF NOT EXISTS runs_task ON runs (task, positions, causal, layers, heads);
@@ -144,7 +157,33 @@ var headColumns = append([]headColumn{
 	{"offset_d", "INTEGER", func(h *inspect.Head) any { return h.OffsetD }},
 	{"position_j", "INTEGER", func(h *inspect.Head) any { return h.PositionJ }},
 	{"ablated_accuracy", "REAL", func(h *inspect.Head) any { return h.AblatedAccuracy }},
+	{"mean_ablated_accuracy", "REAL", func(h *inspect.Head) any { return ablatedBy(h, inspect.AblateMean) }},
+	{"resample_ablated_accuracy", "REAL", func(h *inspect.Head) any { return ablatedBy(h, inspect.AblateResample) }},
+	{"direct_logit", "REAL", func(h *inspect.Head) any { return nullable(h.DirectLogit) }},
+	circuitColumn("ov_copying", func(c *inspect.Circuit) float64 { return c.OVCopying }),
+	circuitColumn("ov_copy_accuracy", func(c *inspect.Circuit) float64 { return c.OVCopyAccuracy }),
+	circuitColumn("prefix_matching", func(c *inspect.Circuit) float64 { return c.PrefixMatching }),
 }, scoreColumns()...)
+
+// ablatedBy is h's accuracy switched off alone by m, NULL when not
+// measured.
+func ablatedBy(h *inspect.Head, m inspect.Ablation) any {
+	if v, ok := h.AblatedBy[m]; ok {
+		return v
+	}
+	return nil
+}
+
+// circuitColumn is the column of one of a head's circuit scores, NULL
+// where they were not measured.
+func circuitColumn(name string, score func(*inspect.Circuit) float64) headColumn {
+	return headColumn{name, "REAL", func(h *inspect.Head) any {
+		if h.Circuit == nil {
+			return nil
+		}
+		return score(h.Circuit)
+	}}
+}
 
 // scoreColumns are score_<pattern>, one per name in analysis.Patterns
 // (score_previous_token, ...), NULL where a head has no such score.
@@ -193,6 +232,11 @@ ALTER TABLE runs ADD COLUMN train_examples INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN weight_decay REAL NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN train_answer_loss REAL;
 UPDATE runs SET train_answer_loss = train_loss;
+`,
+	4: `
+ALTER TABLE runs ADD COLUMN ablation_method TEXT NOT NULL DEFAULT 'zero';
+ALTER TABLE runs ADD COLUMN lens_layer INTEGER;
+ALTER TABLE runs ADD COLUMN icl_score REAL;
 `,
 }
 

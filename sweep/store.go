@@ -44,9 +44,20 @@ type Record struct {
 	// switched off, layer-major.
 	Heads    []inspect.Head `json:"heads"`
 	Ablation Ablation       `json:"ablation"`
+	// AblationMethod is how Ablation switched heads off: zero (the
+	// default, and every run stored before schema version 5), mean or
+	// resample (sweep --ablation).
+	AblationMethod inspect.Ablation `json:"ablation_method"`
 	// Circuit reports whether the run formed the induction circuit
-	// (see Record.FormsCircuit, analysis.FormsCircuit).
+	// (see Record.FormsCircuit, analysis.FormsCircuit), by the joint
+	// ablations of AblationMethod.
 	Circuit bool `json:"circuit"`
+	// LensLayer is the fewest blocks after which the logit lens reaches
+	// 90% of the model's own held-out accuracy
+	// (inspect.AttributionReport.LensLayer); ICL the in-context learning
+	// score. Nil when not measured (Analysis).
+	LensLayer *int     `json:"lens_layer,omitempty"`
+	ICL       *float64 `json:"icl_score,omitempty"`
 
 	// Timing: wall seconds of the whole run (training, evaluation,
 	// analysis) and of training alone, and when it finished (RFC 3339,
@@ -233,6 +244,10 @@ func OpenExisting(path string) (*Store, error) {
 	return &Store{db: db, path: path, version: v, note: note}, nil
 }
 
+// Version is the file's schema version (this headlab's once opened to
+// write).
+func (s *Store) Version() int { return s.version }
+
 // Path is the file the store was opened from.
 func (s *Store) Path() string { return s.path }
 
@@ -295,6 +310,15 @@ func (s *Store) Backends() ([]string, error) {
 		return []string{"cpu"}, nil
 	}
 	return strings1(s.db, "SELECT DISTINCT backend FROM runs ORDER BY backend")
+}
+
+// AblationMethods lists the methods the database's runs' ablation
+// tables used (Record.AblationMethod), sorted.
+func (s *Store) AblationMethods() ([]string, error) {
+	if s.version < 5 {
+		return []string{string(inspect.AblateZero)}, nil
+	}
+	return strings1(s.db, "SELECT DISTINCT ablation_method FROM runs ORDER BY ablation_method")
 }
 
 // Count is the number of rows in runs.
@@ -366,7 +390,8 @@ func put(db execer, r *Record) error {
 	}
 	args = append(args, r.Seconds, nullIfFailed(r, r.TrainSeconds), r.FinishedAt,
 		cmp.Or(r.Backend, "cpu"), r.Renderer, r.SIMD, max(r.Group, 1), r.Version, r.Revision,
-		c.Loss, c.TrainExamples, c.WeightDecay, nullIfFailed(r, r.TrainAnswerLoss))
+		c.Loss, c.TrainExamples, c.WeightDecay, nullIfFailed(r, r.TrainAnswerLoss),
+		string(r.method()), nullableInt(r.LensLayer), nullable(r.ICL))
 	_, err = db.Exec("INSERT INTO runs ("+runsColumns(schemaVersion)+") VALUES ("+strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+")", args...)
 	if err != nil {
 		return fmt.Errorf("store seed %d of %s: %v", c.Seed, r.Key, err)
@@ -375,6 +400,13 @@ func put(db execer, r *Record) error {
 }
 
 func nullable(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func nullableInt(p *int) any {
 	if p == nil {
 		return nil
 	}
@@ -414,7 +446,9 @@ func scan(rows *sql.Rows, version int) (Record, error) {
 		acc, chance, loss, tloss, indOff, pOff sql.NullFloat64
 		indHeads, pHeads, heads, abl           sql.NullString
 		circuit                                sql.NullBool
-		tsecs, aloss                           sql.NullFloat64
+		tsecs, aloss, icl                      sql.NullFloat64
+		lens                                   sql.NullInt64
+		method                                 = string(inspect.AblateZero)
 		cfg                                    string
 		c                                      = &r.Config
 	)
@@ -431,6 +465,9 @@ func scan(rows *sql.Rows, version int) (Record, error) {
 	}
 	if version >= 4 {
 		dst = append(dst, &c.Loss, &c.TrainExamples, &c.WeightDecay, &aloss)
+	}
+	if version >= 5 {
+		dst = append(dst, &method, &lens, &icl)
 	}
 	if err := rows.Scan(dst...); err != nil {
 		return r, err
@@ -451,6 +488,14 @@ func scan(rows *sql.Rows, version int) (Record, error) {
 	r.Params, r.Accuracy, r.Chance, r.Loss, r.TrainLoss = int(params.Int64), acc.Float64, chance.Float64, loss.Float64, tloss.Float64
 	r.TrainAnswerLoss = aloss.Float64
 	r.Circuit, r.TrainSeconds = circuit.Bool, tsecs.Float64
+	r.AblationMethod = inspect.Ablation(method)
+	if lens.Valid {
+		l := int(lens.Int64)
+		r.LensLayer = &l
+	}
+	if icl.Valid {
+		r.ICL = &icl.Float64
+	}
 	if heads.Valid {
 		if err := json.Unmarshal([]byte(heads.String), &r.Heads); err != nil {
 			return r, fmt.Errorf("seed %d of %s: heads_json: %v", seed, r.Key, err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"headlab/inspect"
 	"headlab/tasks"
 )
 
@@ -497,4 +498,132 @@ func TestCreateWaitsForABusyDatabase(t *testing.T) {
 	if err := <-opened; err != nil {
 		t.Fatalf("Create on a busy database: %v", err)
 	}
+}
+
+// version5 are the columns schema version 5 added, to runs and to heads.
+var version5 = []string{"ablation_method", "lens_layer", "icl_score",
+	"mean_ablated_accuracy", "resample_ablated_accuracy", "direct_logit", "ov_copying", "ov_copy_accuracy", "prefix_matching"}
+
+// schemaV4 is the database of schema version 4: this version's tables
+// without version 5's columns.
+func schemaV4() string {
+	var kept []string
+	for _, line := range strings.Split(runsTable+headsTable()+claimsTable, "\n") {
+		if f := strings.Fields(line); len(f) == 0 || !slices.Contains(version5, f[0]) {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "\n")
+}
+
+// TestVersion4Database: a file of schema version 4 reads as it is, its
+// runs with none of version 5's measurements (ablated by zero, NULL in
+// the CSV files); a sweep that opens it to write adds the columns,
+// stores measured runs beside the old ones, and both read back.
+func TestVersion4Database(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "v4.db")
+	rawDB(t, path, schemaV4(), "PRAGMA user_version = 4")
+	// The row a version-4 sweep stored: known seed 4, which has no
+	// measurements, written with version 4's columns.
+	old := knownRecords()[3]
+	st, err := Create(filepath.Join(dir, "scratch.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Put(&old); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	cols := strings.Join(names(runsColumns(4)), ", ")
+	var hcols []string
+	for _, c := range headColumns {
+		if !slices.Contains(version5, c.name) {
+			hcols = append(hcols, c.name)
+		}
+	}
+	rawDB(t, path, "ATTACH DATABASE '"+filepath.Join(dir, "scratch.db")+"' AS s",
+		"INSERT INTO runs ("+cols+") SELECT "+cols+" FROM s.runs",
+		"INSERT INTO heads (config_key, seed, "+strings.Join(hcols, ", ")+") SELECT config_key, seed, "+strings.Join(hcols, ", ")+" FROM s.heads")
+	sum := fileSum(t, path)
+	ro, err := OpenExisting(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ro.Version() != 4 {
+		t.Errorf("version %d", ro.Version())
+	}
+	recs, err := ro.Records()
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	if r := recs[0]; r.AblationMethod != inspect.AblateZero || r.LensLayer != nil || r.ICL != nil || r.Measured() {
+		t.Errorf("a version-4 run reads with %q, lens %v, ICL %v", r.AblationMethod, r.LensLayer, r.ICL)
+	}
+	if f, a, b := Differ(&old, &recs[0]); f != "" {
+		t.Errorf("the version-4 run reads back with a different %s: %s, %s", f, a, b)
+	}
+	out := filepath.Join(dir, "csv")
+	if err := ro.WriteCSV(out); err != nil {
+		t.Fatal(err)
+	}
+	ro.Close()
+	heads := readCSV(t, filepath.Join(out, "heads.csv"))
+	for _, c := range version5[3:] {
+		i := slices.Index(heads[0], c)
+		if i < 0 || heads[1][i] != "" {
+			t.Errorf("heads.csv of a version-4 database: column %s at %d in %v", c, i, heads[:2])
+		}
+	}
+	if fileSum(t, path) != sum {
+		t.Error("reading changed the file")
+	}
+
+	st, err = Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fresh := knownRecords()[0]
+	fresh.AblationMethod = inspect.AblateMean
+	if err := st.Put(&fresh); err != nil {
+		t.Fatal(err)
+	}
+	recs, err = st.Records()
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("after the upgrade: %d records, %v", len(recs), err)
+	}
+	for i, want := range []Record{fresh, old} {
+		if f, a, b := Differ(&want, &recs[i]); f != "" {
+			t.Errorf("seed %d after the upgrade: %s %s vs %s", want.Config.Seed, f, a, b)
+		}
+	}
+	var method string
+	var lens sql.NullInt64
+	var prefix, dla sql.NullFloat64
+	if err := st.db.QueryRow(`SELECT ablation_method, lens_layer FROM runs WHERE seed = 4`).Scan(&method, &lens); err != nil || method != "zero" || lens.Valid {
+		t.Errorf("the old run after the upgrade: %q %v, %v", method, lens, err)
+	}
+	if err := st.db.QueryRow(`SELECT ablation_method, lens_layer FROM runs WHERE seed = 1`).Scan(&method, &lens); err != nil || method != "mean" || lens.Int64 != int64(*fresh.LensLayer) {
+		t.Errorf("the new run: %q %v, %v", method, lens, err)
+	}
+	if err := st.db.QueryRow(`SELECT prefix_matching, direct_logit FROM heads WHERE seed = 1 AND layer = 1 AND head = 1`).Scan(&prefix, &dla); err != nil ||
+		prefix.Float64 != fresh.Heads[3].Circuit.PrefixMatching || dla.Float64 != *fresh.Heads[3].DirectLogit {
+		t.Errorf("the new run's L1H1: prefix %v, logit %v, %v", prefix, dla, err)
+	}
+}
+
+// readCSV reads a CSV file whole.
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }

@@ -235,16 +235,35 @@ func fakeRecord(key string, seed uint64, acc float64, labels []string, indOff, p
 	return r
 }
 
+// measured gives r every measurement of Analysis, made up from its seed
+// and each head's place: mean and resample ablation, direct logit
+// attribution, circuit scores, the lens layer and the ICL score.
+func measured(r Record) Record {
+	s := float64(r.Config.Seed)
+	for i := range r.Heads {
+		h := &r.Heads[i]
+		k := float64(i)
+		logit := 2*k + s/4
+		h.AblatedBy = map[inspect.Ablation]float64{inspect.AblateMean: h.AblatedAccuracy - 0.01*k, inspect.AblateResample: 0.5 - 0.05*k - 0.01*s}
+		h.DirectLogit = &logit
+		h.Circuit = &inspect.Circuit{OVCopying: 1 - 0.1*k, OVCopyAccuracy: 0.9, PrefixMatching: 0.1 + 0.2*k + 0.01*s}
+	}
+	lens, icl := int(r.Config.Seed)%2+1, -s
+	r.LensLayer, r.ICL = &lens, &icl
+	return r
+}
+
 // knownRecords: four seeds of one configuration, two forming the circuit
 // (seed 3 only by the joint ablations: each single head costs a point), one
 // with the halves in the wrong order, one whose induction heads are not
-// load-bearing; and one failed run.
+// load-bearing; and one failed run. Seeds 1-3 carry the measurements
+// beyond the ablation table (measured), seed 4 none.
 func knownRecords() []Record {
 	circuit := []string{"previous-token", "uniform", "induction", "induction"}
 	recs := []Record{
-		fakeRecord("k", 1, 0.99, circuit, 0.20, 0.25),
-		fakeRecord("k", 2, 0.30, []string{"induction", "uniform", "previous-token", "uniform"}, 0.10, 0.10),
-		fakeRecord("k", 3, 0.98, circuit, 0.30, 0.50),
+		measured(fakeRecord("k", 1, 0.99, circuit, 0.20, 0.25)),
+		measured(fakeRecord("k", 2, 0.30, []string{"induction", "uniform", "previous-token", "uniform"}, 0.10, 0.10)),
+		measured(fakeRecord("k", 3, 0.98, circuit, 0.30, 0.50)),
 		fakeRecord("k", 4, 0.97, circuit, 0.90, 0.10),
 	}
 	failed := Record{Key: "k", Config: train.Defaults("induction"), Status: StatusFailed, Error: "training diverged at step 7: loss is NaN", FinishedAt: "x"}
@@ -432,7 +451,8 @@ func tiny(task string, steps int) train.Config {
 func cpuPlatform() Platform { return Platform{Device: cpu.New(), SIMD: "test"} }
 
 // TestGroupsMatchLoneRuns trains three seeds (two learning rates) as one
-// group: every record is, timing aside, the one each pair gives alone.
+// group: every record is, timing aside, the one each pair gives alone,
+// measurements and mean-ablation table included.
 func TestGroupsMatchLoneRuns(t *testing.T) {
 	a, b := tiny("induction", 15), tiny("induction", 15)
 	b.LR = 1e-2
@@ -441,12 +461,13 @@ func TestGroupsMatchLoneRuns(t *testing.T) {
 	if len(groups) != 1 || len(groups[0]) != 3 {
 		t.Fatalf("groups %v", groups)
 	}
-	together, err := RunGroup(pairs, cpuPlatform(), GroupHooks{})
+	every := Analysis{Ablation: inspect.AblateMean, Measure: AllMeasures()}
+	together, err := RunGroup(pairs, cpuPlatform(), every, GroupHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, p := range pairs {
-		alone, err := RunOne(p, cpuPlatform(), nil)
+		alone, err := RunOne(p, cpuPlatform(), every, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -469,7 +490,7 @@ func TestGroupsMatchLoneRuns(t *testing.T) {
 func TestSweepRunOneMatchesTrainRun(t *testing.T) {
 	c := tiny("induction", 20)
 	c.Seed = 3
-	o, err := RunOne(Pair{Key: Key(c), Config: c}, cpuPlatform(), nil)
+	o, err := RunOne(Pair{Key: Key(c), Config: c}, cpuPlatform(), Analysis{}, nil)
 	if err != nil || o.Record.Status != StatusOK {
 		t.Fatalf("RunOne: %v %+v", err, o.Record)
 	}
@@ -681,5 +702,160 @@ func TestClaimHoldsForItsLease(t *testing.T) {
 	}
 	if m, _ := claim(a, time.Hour); m != 1 {
 		t.Fatal("a lapsed claim was not taken over")
+	}
+}
+
+// TestParseMeasures: all, none and lists in any order (kept in Measures'
+// order); anything else is refused naming what is known.
+func TestParseMeasures(t *testing.T) {
+	for text, want := range map[string]string{
+		"all": "all", "none": "none", "circuit,mean": "mean,circuit", " resample ": "resample",
+		"mean,resample,attribution,circuit": "all",
+	} {
+		got, err := ParseMeasures(text)
+		if err != nil || got.String() != want {
+			t.Errorf("ParseMeasures(%q) = %v, %v; want %s", text, got, err, want)
+		}
+	}
+	for _, text := range []string{"", "some", "mean,,circuit", "mean,mean", "all,mean", "none,circuit", "Mean"} {
+		_, err := ParseMeasures(text)
+		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "mean, resample, attribution, circuit") && !strings.Contains(err.Error(), "twice") {
+			t.Errorf("ParseMeasures(%q): %v, want one line naming the measurements", text, err)
+		}
+	}
+}
+
+// TestRunStoresWhatInspectMeasures: a run with every measurement holds,
+// bit for bit, what inspect measures on its model: each head off alone
+// by mean and resample ablation, its direct logit attribution, its
+// circuit scores, the lens layer and the ICL score; its ablation table
+// and circuit verdict are by the method asked for, and its heads' zero
+// ablation is the one a run without measurements stores. AnalysisOf
+// reads the analysis back from the record.
+func TestRunStoresWhatInspectMeasures(t *testing.T) {
+	c := tiny("induction", 40)
+	c.Seed = 2
+	p := Pair{Key: Key(c), Config: c}
+	a := Analysis{Ablation: inspect.AblateResample, Measure: AllMeasures()}
+	o, err := RunOne(p, cpuPlatform(), a, nil)
+	if err != nil || o.Record.Status != StatusOK {
+		t.Fatalf("RunOne: %v %+v", err, o.Record)
+	}
+	plain, err := RunOne(p, cpuPlatform(), Analysis{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, z := o.Record, plain.Record
+	if got := AnalysisOf(&r); got.Ablation != a.Ablation || got.Measure.String() != "all" {
+		t.Errorf("AnalysisOf = %+v", got)
+	}
+	if got := AnalysisOf(&z); got.Ablation != inspect.AblateZero || len(got.Measure) != 0 || z.Measured() || z.LensLayer != nil || z.ICL != nil {
+		t.Errorf("a run without measurements: %+v, lens %v, icl %v", got, z.LensLayer, z.ICL)
+	}
+	ev, err := train.NewEvaluator(o.Model, cpu.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ev.Close()
+	reps, _, err := inspect.AnalyzeAllBy(ev, inspect.Options{Methods: []inspect.Ablation{inspect.AblateMean, inspect.AblateResample}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	attr, err := inspect.Attribute(ev, train.HeldOutExamples, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := inspect.Circuits(ev)
+	if err != nil || ms[0].Err != nil {
+		t.Fatal(err, ms[0].Err)
+	}
+	circ := ms[0].Heads
+	if r.LensLayer == nil || *r.LensLayer != attr[0].LensLayer() || r.ICL == nil || ms[0].ICL == nil || *r.ICL != *ms[0].ICL {
+		t.Errorf("lens layer %v (want %d), ICL %v (want %v)", r.LensLayer, attr[0].LensLayer(), r.ICL, ms[0].ICL)
+	}
+	for i, h := range r.Heads {
+		want := reps[0].Heads[i]
+		logit, _ := attr[0].HeadLogit(h.Layer, h.Head)
+		if h.AblatedAccuracy != z.Heads[i].AblatedAccuracy || h.AblatedAccuracy != want.AblatedAccuracy ||
+			h.AblatedBy[inspect.AblateMean] != want.AblatedBy[inspect.AblateMean] || h.AblatedBy[inspect.AblateResample] != want.AblatedBy[inspect.AblateResample] ||
+			h.DirectLogit == nil || *h.DirectLogit != logit || h.Circuit == nil || *h.Circuit != circ[i] {
+			t.Errorf("%s: stored %+v, want %+v, logit %v, circuit %+v", h.Name, h, want, logit, circ[i])
+		}
+		if single := r.Ablation.Single[i]; single.Accuracy != h.AblatedBy[inspect.AblateResample] {
+			t.Errorf("%s: the ablation table holds %v, not its resample ablation %v", h.Name, single.Accuracy, h.AblatedBy[inspect.AblateResample])
+		}
+	}
+	if r.AblationMethod != inspect.AblateResample || z.AblationMethod != inspect.AblateZero || r.Circuit != r.FormsCircuit() {
+		t.Errorf("methods %q and %q, circuit %v", r.AblationMethod, z.AblationMethod, r.Circuit)
+	}
+}
+
+// TestJointOffByMethod: each label's heads go off together by the
+// ablator's method, every model in one pass, as switching them off by
+// hand gives; a model without the label has no accuracy; and the methods
+// differ.
+func TestJointOffByMethod(t *testing.T) {
+	var ms []*train.Model
+	for s := uint64(1); s <= 2; s++ {
+		c := tiny("induction", 30)
+		c.Seed = s
+		m, _, err := train.Run(c, cpu.New(), 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	label := func(l, h int, label string) inspect.Head {
+		return inspect.Head{HeadScore: analysis.HeadScore{Name: analysis.HeadName(l, h), Layer: l, Head: h, Label: label}}
+	}
+	u := analysis.Patterns[len(analysis.Patterns)-1]
+	heads := [][]inspect.Head{
+		{label(0, 0, u), label(0, 1, analysis.LabelPreviousToken), label(1, 0, analysis.LabelInduction), label(1, 1, analysis.LabelInduction)},
+		{label(0, 0, u), label(0, 1, u), label(1, 0, u), label(1, 1, analysis.LabelInduction)},
+	}
+	got := map[inspect.Ablation][]float64{}
+	for _, method := range inspect.Ablations {
+		for s, m := range ms {
+			ev, err := train.NewEvaluator(m, cpu.New())
+			if err != nil {
+				t.Fatal(err)
+			}
+			held := ev.HeldOutAll()
+			ab, err := inspect.NewAblator(ev, held, method)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				label string
+				want  []string
+			}{{analysis.LabelInduction, [][]string{{"L1H0", "L1H1"}, {"L1H1"}}[s]}, {analysis.LabelPreviousToken, [][]string{{"L0H1"}, {}}[s]}} {
+				js, err := JointOff(ab, held, heads[s:s+1], c.label)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(js[0].Heads, c.want) || (js[0].Accuracy == nil) != (len(c.want) == 0) {
+					t.Fatalf("seed %d, %s: %+v, want heads %v", s+1, c.label, js[0], c.want)
+				}
+				if len(c.want) == 0 {
+					continue
+				}
+				off, err := analysis.ParseHeads(strings.Join(c.want, ","), 2, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sn, err := ab.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{off}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if *js[0].Accuracy != sn[0].Accuracy {
+					t.Errorf("seed %d, %s by %s: %v, by hand %v", s+1, c.label, method, *js[0].Accuracy, sn[0].Accuracy)
+				}
+				got[method] = append(got[method], *js[0].Accuracy)
+			}
+			ev.Close()
+		}
+	}
+	if slices.Equal(got[inspect.AblateZero], got[inspect.AblateMean]) || slices.Equal(got[inspect.AblateZero], got[inspect.AblateResample]) {
+		t.Errorf("the methods agree to the bit: %v", got)
 	}
 }

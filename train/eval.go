@@ -156,14 +156,11 @@ func (e *Evaluator) Snapshot(bs []*tasks.Batch, o SnapshotOptions) ([]Snapshot, 
 	K := min(o.Attention, N) // examples read back
 	net := e.net
 	if o.Probe != nil {
-		if e.probed == nil {
-			p, err := graph.BuildProbed(e.block, EvalChunk)
-			if err != nil {
-				return nil, err
-			}
-			e.probed = p
+		p, err := e.probedNet()
+		if err != nil {
+			return nil, err
 		}
-		net = e.probed
+		net = p
 	}
 	switch len(o.Off) {
 	case 0:
@@ -246,6 +243,18 @@ func (e *Evaluator) Snapshot(bs []*tasks.Batch, o SnapshotOptions) ([]Snapshot, 
 		}
 	}
 	return out, nil
+}
+
+// probedNet is the probed graph, built on first use.
+func (e *Evaluator) probedNet() (*graph.Net, error) {
+	if e.probed == nil {
+		p, err := graph.BuildProbed(e.block, EvalChunk)
+		if err != nil {
+			return nil, err
+		}
+		e.probed = p
+	}
+	return e.probed, nil
 }
 
 // run stages examples first ... first+n-1 of every model's batch and runs

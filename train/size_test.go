@@ -2,12 +2,18 @@ package train
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"headlab/backend/cpu"
+	"headlab/internal/memlimit"
+	"headlab/kernels"
 )
 
 // TestEstimateBounds checks EstimateBytes against what Footprint measures
-// by building the model, over random shapes of every task: never below
-// it, and at most 3.5 times it.
+// by building the model, over random shapes of every task, with and
+// without the probed evaluation graph: never below it, and at most 3.5
+// times it; and the probed graph costs something.
 func TestEstimateBounds(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	names := []string{"induction", "majority", "reverse", "copy", "induction-unseen"}
@@ -19,15 +25,25 @@ func TestEstimateBounds(t *testing.T) {
 		c.DModel = c.Heads * (4 + 4*r.IntN(10))
 		c.DFF = 8 + 8*r.IntN(20)
 		c.Positions = r.IntN(2) == 0
-		_, total, err := Footprint(c)
+		probed := i%2 == 1
+		_, total, err := Footprint(c, probed)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Footprint counts device floats; the estimate adds the host's
-		// copy of the weights.
-		ratio := float64(EstimateBytes(c)) / float64(4*total)
+		// copy of the weights (and of the probed graph's interventions).
+		ratio := float64(EstimateBytes(c, probed)) / float64(4*total)
 		if ratio < 1 || ratio > 3.5 {
-			t.Errorf("%+v: estimate %d bytes, measured %d: ratio %.2f, want 1..3.5", c, EstimateBytes(c), 4*total, ratio)
+			t.Errorf("%+v, probed %v: estimate %d bytes, measured %d: ratio %.2f, want 1..3.5", c, probed, EstimateBytes(c, probed), 4*total, ratio)
+		}
+		if probed {
+			_, plain, err := Footprint(c, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plain >= total || EstimateBytes(c, false) >= EstimateBytes(c, true) {
+				t.Errorf("%+v: the probed graph costs nothing (%d against %d floats)", c, total, plain)
+			}
 		}
 	}
 }
@@ -37,7 +53,38 @@ func TestEstimateBounds(t *testing.T) {
 func TestEstimateOfTheLargestShape(t *testing.T) {
 	c := Defaults("induction")
 	c.Layers, c.DModel, c.DFF, c.Heads = 64, 4096, 16384, 64
-	if b := EstimateBytes(c); b < 12e9*4*5 {
+	if b := EstimateBytes(c, false); b < 12e9*4*5 {
 		t.Fatalf("estimate %d bytes for 12.9e9 parameters", b)
+	}
+}
+
+// bigDevice is a CPU device that says it has room for anything.
+type bigDevice struct{ kernels.Device }
+
+func (bigDevice) MaxBufferFloats() int       { return 1 << 40 }
+func (bigDevice) MemoryBytes() (int64, bool) { return 1 << 50, true }
+
+// TestGroupLimitCountsTheHost: on a device with room for anything, the
+// host's memory bounds a group of models whose analysis keeps the probed
+// graph's host copies, and what it holds per model is more with the
+// probed graph than the host's copy of the weights alone.
+func TestGroupLimitCountsTheHost(t *testing.T) {
+	c := Defaults("induction")
+	c.DModel, c.DFF = 128, 256
+	_, params, _ := shapeOf(c)
+	plain, probed := EstimateHostBytes(c, false), EstimateHostBytes(c, true)
+	if plain != 4*params || probed <= plain {
+		t.Errorf("host bytes %d without the probed graph (weights %d), %d with it", plain, 4*params, probed)
+	}
+	n, why, err := GroupLimit(bigDevice{cpu.New()}, c, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wantHost := MaxGroup, false
+	if lim := memlimit.Read(); lim.Known() && int(lim.Bytes*4/5/probed) < MaxGroup {
+		want, wantHost = int(lim.Bytes*4/5/probed), true
+	}
+	if n != want || wantHost != strings.Contains(why, "of host memory") {
+		t.Errorf("%d models (%q), want %d, bounded by the host: %v", n, why, want, wantHost)
 	}
 }

@@ -179,34 +179,38 @@ func missing(err error) bool { return errors.Is(err, os.ErrNotExist) || errors.I
 
 // checkMemory refuses a run whose models cannot fit: models models of
 // each configuration at once (a group, or the groups of every worker),
-// against what this process may use and, on a device that says, the
-// device's memory. On the CPU the device's memory is the process's. A
-// device that cannot tell its memory gets one line saying it was not
-// checked.
-func checkMemory(stderr io.Writer, dev kernels.Device, configs []train.Config, models int) error {
-	if err := checkHostMemory(dev, configs, models); err != nil {
+// each with the probed evaluation graph when probed, against what this
+// process may use and, on a device that says, the device's memory. On
+// the CPU the device's memory is the process's. A device that cannot
+// tell its memory gets one line saying it was not checked.
+func checkMemory(stderr io.Writer, dev kernels.Device, configs []train.Config, models int, probed bool) error {
+	if err := checkHostMemory(dev, configs, models, probed); err != nil {
 		return err
 	}
-	return checkDeviceMemory(stderr, dev, configs, models)
+	return checkDeviceMemory(stderr, dev, configs, models, probed)
 }
 
 // memoryNeed is the estimate for the largest of configs, and how it reads.
-func memoryNeed(configs []train.Config, models int) (int64, string) {
+func memoryNeed(configs []train.Config, models int, probed bool) (int64, string) {
 	var need int64
 	for _, c := range configs {
-		need = max(need, train.EstimateBytes(c))
+		need = max(need, train.EstimateBytes(c, probed))
 	}
-	what := fmt.Sprintf("%d models of about %s each (weights, gradients, Adam state and activations)", models, mib(need))
+	parts := "weights, gradients, Adam state and activations"
+	if probed {
+		parts = "weights, gradients, Adam state, activations and the measurements' probed graph"
+	}
+	what := fmt.Sprintf("%d models of about %s each (%s)", models, mib(need), parts)
 	if models == 1 {
-		what = fmt.Sprintf("about %s (weights, gradients, Adam state and activations)", mib(need))
+		what = fmt.Sprintf("about %s (%s)", mib(need), parts)
 	}
 	return need, what
 }
 
 // checkHostMemory is checkMemory's half for the process's own memory,
 // made before anything is built (train.GroupLimit builds one model).
-func checkHostMemory(dev kernels.Device, configs []train.Config, models int) error {
-	need, what := memoryNeed(configs, models)
+func checkHostMemory(dev kernels.Device, configs []train.Config, models int, probed bool) error {
+	need, what := memoryNeed(configs, models, probed)
 	// On a GPU the host still builds one model to size the groups.
 	host := need
 	if _, onDevice := dev.(kernels.Capacity); !onDevice {
@@ -220,12 +224,12 @@ func checkHostMemory(dev kernels.Device, configs []train.Config, models int) err
 
 // checkDeviceMemory is checkMemory's half for a device with memory of
 // its own (GL).
-func checkDeviceMemory(stderr io.Writer, dev kernels.Device, configs []train.Config, models int) error {
+func checkDeviceMemory(stderr io.Writer, dev kernels.Device, configs []train.Config, models int, probed bool) error {
 	cp, onDevice := dev.(kernels.Capacity)
 	if !onDevice {
 		return nil
 	}
-	need, what := memoryNeed(configs, models)
+	need, what := memoryNeed(configs, models, probed)
 	mem, ok := cp.MemoryBytes()
 	if !ok {
 		fmt.Fprintf(stderr, "headlab: %s reports no memory size (its driver has neither GL_NVX_gpu_memory_info nor GL_ATI_meminfo), so whether the run's %d model(s) of about %s fit is not checked\n", dev.Name(), models, mib(need))

@@ -212,23 +212,25 @@ func (d sizedDevice) MemoryBytes() (int64, bool) { return d.mem, d.ok }
 
 func TestCheckMemoryAgainstTheDevice(t *testing.T) {
 	c := train.Defaults("induction")
-	need := train.EstimateBytes(c)
+	need := train.EstimateBytes(c, false)
 	cases := []struct {
 		name    string
 		dev     kernels.Device
 		models  int
+		probed  bool
 		refused bool
 		line    string
 	}{
-		{"fits", sizedDevice{cpu.New(), 4 * need, true}, 4, false, ""},
-		{"one model too many", sizedDevice{cpu.New(), 4 * need, true}, 5, true, ""},
-		{"no memory query", sizedDevice{cpu.New(), 0, false}, 1000, false, "reports no memory size"},
-		{"cpu, a few", cpu.New(), 8, false, ""},
-		{"cpu, beyond the machine", cpu.New(), int(1<<50/need) + 1, true, ""},
+		{"fits", sizedDevice{cpu.New(), 4 * need, true}, 4, false, false, ""},
+		{"one model too many", sizedDevice{cpu.New(), 4 * need, true}, 5, false, true, ""},
+		{"no room for the probed graph", sizedDevice{cpu.New(), 4 * need, true}, 4, true, true, ""},
+		{"no memory query", sizedDevice{cpu.New(), 0, false}, 1000, false, false, "reports no memory size"},
+		{"cpu, a few", cpu.New(), 8, true, false, ""},
+		{"cpu, beyond the machine", cpu.New(), int(1<<50/need) + 1, false, true, ""},
 	}
 	for _, tc := range cases {
 		var stderr strings.Builder
-		err := checkMemory(&stderr, tc.dev, []train.Config{c}, tc.models)
+		err := checkMemory(&stderr, tc.dev, []train.Config{c}, tc.models, tc.probed)
 		var ue usageError
 		if tc.refused != (err != nil) || (err != nil && !errors.As(err, &ue)) {
 			t.Errorf("%s: err %v, want refused %v (as bad input)", tc.name, err, tc.refused)

@@ -124,6 +124,9 @@ func readDB(stderr io.Writer, path, csvDir string) ([]sweep.Record, error) {
 	if n := st.Note(); n != "" {
 		fmt.Fprintf(stderr, "report: %s\n", n)
 	}
+	if v := st.Version(); v < 5 {
+		fmt.Fprintf(stderr, "report: %s is of schema version %d, before version 5's measurements: its runs have no mean or resample ablation, direct logit attribution, circuit scores or lens layer (empty in heads.csv, absent from runs.csv), and their ablations are by zero\n", path, v)
+	}
 	if csvDir != "" {
 		if err := st.WriteCSV(csvDir); err != nil {
 			return nil, err

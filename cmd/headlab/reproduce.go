@@ -49,7 +49,9 @@ func reproduceCmd(e *env) *cobra.Command {
 OUT/findings/findings.db, and writes OUT/findings.md: the default induction
 model's ablation table and heatmaps, reverse and majority with and without
 positional embeddings, how often the induction circuit forms, one layer
-against two, reverse without positions and without the causal mask, and ten
+against two, reverse without positions and without the causal mask, the
+default model's circuit by other measures (mean and resample ablation,
+activation patching, OV copying and prefix-matching scores), and ten
 claims of the sources (task signatures, redundancy, the pinned uniform head,
 sinks, leaky tasks, interpretability by seed, the phase change, pruning,
 syntax heads, unseen tokens), each measured number beside the published one
@@ -87,7 +89,8 @@ takes far longer: use the GPU backend where there is one.`,
 			if err := checkOutputs(dirOut("out", out)); err != nil {
 				return err
 			}
-			f := sweepFlags{bf: bf, workers: workers, workersGiven: cmd.Flags().Changed("workers"), noBar: quiet}
+			f := sweepFlags{bf: bf, workers: workers, workersGiven: cmd.Flags().Changed("workers"), noBar: quiet,
+				analysis: sweep.Analysis{Measure: sweep.AllMeasures()}}
 			return reproduce(e, reproduceOpts{out: out, plan: findings.NewPlan(seeds, small, scale, regime, loss), flags: f, resume: resume, quiet: quiet})
 		},
 	}
@@ -242,7 +245,7 @@ func reproduce(e *env, o reproduceOpts) error {
 	var notes []string
 	if _, err := os.Stat(heatmap); err != nil && byID[seed1] != nil && byID[seed1].Status == sweep.StatusOK {
 		p1 := sweep.Pair{Key: seed1.Key, Config: byID[seed1].Config}
-		again, err := sweep.RunOne(p1, platform(dev), nil)
+		again, err := sweep.RunOne(p1, platform(dev), sweep.AnalysisOf(byID[seed1]), nil)
 		if err != nil {
 			return err
 		}
@@ -254,16 +257,26 @@ func reproduce(e *env, o reproduceOpts) error {
 		}
 	}
 	// Runs carried over by --resume have no extra measurements, or lack
-	// some: train them again (which also checks that they reproduce).
+	// some: train them again and measure them.
+	var redo []sweep.Pair
 	for _, pr := range pairs {
 		id := sweep.RunID{Key: pr.Key, Seed: pr.Config.Seed}
 		if r := byID[id]; r != nil && r.Status == sweep.StatusOK && p.NeedsExtra(pr.Config) && !extras[id].Complete() {
-			again, err := sweep.RunOne(pr, platform(dev), nil)
-			if err != nil {
-				return err
-			}
+			redo = append(redo, pr)
+		}
+	}
+	if len(redo) > 0 && !o.quiet {
+		fmt.Fprintf(e.stderr, "reproduce: %d runs carried over lack their extra measurements; training them again\n", len(redo))
+	}
+	err = onWorkers(e.stderr, len(redo), dev, run.workers, o.quiet, "runs", "again for their extra measurements", func(i int, d kernels.Device) error {
+		again, err := sweep.RunOne(redo[i], platform(d), sweep.Analysis{}, nil)
+		if err == nil {
 			measure(again)
 		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	if extraErr != nil {
 		return extraErr
@@ -321,22 +334,36 @@ func drawHeads(path string, o *sweep.Outcome) error {
 // devices at once (one after another on another device).
 func runDynamics(stderr io.Writer, p findings.Plan, dev kernels.Device, workers int, quiet bool) ([]findings.DynamicsSeed, error) {
 	out := make([]findings.DynamicsSeed, len(p.SmallSet))
-	errs := make([]error, len(p.SmallSet))
 	if !quiet {
 		fmt.Fprintf(stderr, "reproduce: %d seeds of %d steps with a history for the phase change\n", len(p.SmallSet), p.Dynamics.Steps)
 	}
-	// The same bar as the sweep's, over these seeds.
+	err := onWorkers(stderr, len(p.SmallSet), dev, workers, quiet, "seeds", "histories for the phase change", func(i int, d kernels.Device) (err error) {
+		out[i], err = p.RunDynamics(p.SmallSet[i], d)
+		return err
+	})
+	return out, err
+}
+
+// onWorkers runs do(0) ... do(n-1), on workers CPU devices at once when
+// dev is the CPU (each worker its own), else one after another on dev,
+// with the sweep's progress bar over them (unless quiet), counted in
+// unit and described by note. It returns every error do returned.
+func onWorkers(stderr io.Writer, n int, dev kernels.Device, workers int, quiet bool, unit, note string, do func(i int, d kernels.Device) error) error {
+	if n == 0 {
+		return nil
+	}
+	errs := make([]error, n)
 	var bar *progress.Bar
 	var done atomic.Int64
 	if !quiet {
-		bar = progress.New(stderr, "reproduce", "seeds", len(p.SmallSet))
-		bar.Update(0, "histories for the phase change")
+		bar = progress.New(stderr, "reproduce", unit, n)
+		bar.Update(0, note)
 	}
 	next := make(chan int)
 	var wg sync.WaitGroup
 	par := 1
 	if dev.Name() == "cpu" {
-		par = max(1, min(workers, len(p.SmallSet)))
+		par = max(1, min(workers, n))
 	}
 	for range par {
 		wg.Go(func() {
@@ -345,14 +372,14 @@ func runDynamics(stderr io.Writer, p findings.Plan, dev kernels.Device, workers 
 				d = cpu.New()
 			}
 			for i := range next {
-				out[i], errs[i] = p.RunDynamics(p.SmallSet[i], d)
+				errs[i] = do(i, d)
 				if bar != nil {
-					bar.Update(int(done.Add(1)), "histories for the phase change")
+					bar.Update(int(done.Add(1)), note)
 				}
 			}
 		})
 	}
-	for i := range p.SmallSet {
+	for i := range n {
 		next <- i
 	}
 	close(next)
@@ -360,5 +387,5 @@ func runDynamics(stderr io.Writer, p findings.Plan, dev kernels.Device, workers 
 	if bar != nil {
 		bar.Finish()
 	}
-	return out, errors.Join(errs...)
+	return errors.Join(errs...)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"headlab/inspect"
 	"headlab/internal/progress"
 	"headlab/kernels"
 	"headlab/sweep"
@@ -29,6 +31,11 @@ type sweepFlags struct {
 	retry, noBar bool
 	workersGiven bool
 	groupGiven   bool
+	// af and measure are --ablation and --measure; analysis what they
+	// say, read by pairs (train --seeds has neither: the zero value).
+	af       ablationFlag
+	measure  string
+	analysis sweep.Analysis
 }
 
 func sweepCmd(e *env) *cobra.Command {
@@ -39,7 +46,12 @@ func sweepCmd(e *env) *cobra.Command {
 		Long: `Trains every pair of a grid of configurations and a list of seeds and
 stores each run in a SQLite database as soon as its group finishes: accuracy,
 loss, time, every head's label and scores, and single-head and joint ablations
-(docs/sweeps.md has the schema). On the CPU backend each worker trains one
+(docs/sweeps.md has the schema). --ablation says how the ablation table and so
+the circuit rule switch heads off (zero, the default, mean or resample);
+--measure chooses what else every run stores (docs/causal.md): mean, resample
+(each head off alone by that method), attribution (each head's direct logit
+attribution, the logit-lens layer), circuit (each head's OV copying and
+prefix-matching scores, the ICL score); all (the default), none, or a list. On the CPU backend each worker trains one
 pair at a time on one core; on --backend gl the pairs of one configuration
 train together, --group of them in lockstep on the GPU (default: as many as
 fit, at most 1024). Rerunning the same command resumes: finished pairs are
@@ -83,6 +95,10 @@ The train flags set the base configuration; --grid varies it, e.g.
 				st.Close()
 				return err
 			}
+			if err := noteAblation(e.stderr, st, run.analysis); err != nil {
+				st.Close()
+				return err
+			}
 			sum, err := runSweep(e.stderr, st, pairs, run)
 			if cerr := st.Close(); err == nil && cerr != nil {
 				err = cerr
@@ -112,6 +128,11 @@ The train flags set the base configuration; --grid varies it, e.g.
 	fs.IntVar(&f.group, "group", 0, "pairs of one configuration trained together (default: 1 on cpu; on gl as many as fit, at most 1024)")
 	f.bf.register(cmd)
 	fs.BoolVar(&f.retry, "retry-failed", false, "rerun pairs recorded as failed instead of skipping them")
+	f.af.register(cmd)
+	fs.StringVar(&f.measure, "measure", "all", "what every run measures beyond its ablation table: all, none, or a list of "+measureNames())
+	_ = cmd.RegisterFlagCompletionFunc("measure", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return append([]string{"all", "none"}, strings.Split(measureNames(), ", ")...), cobra.ShellCompDirectiveNoFileComp
+	})
 	fs.BoolVar(&f.noBar, "quiet", false, "no progress on stderr")
 	return cmd
 }
@@ -131,6 +152,15 @@ func (f *sweepFlags) pairs(cmd *cobra.Command, stderr io.Writer) ([]sweep.Pair, 
 	if err := f.bf.check(); err != nil {
 		return nil, sweep.Shard{}, err
 	}
+	method, err := f.af.method()
+	if err != nil {
+		return nil, sweep.Shard{}, err
+	}
+	measures, err := sweep.ParseMeasures(f.measure)
+	if err != nil {
+		return nil, sweep.Shard{}, usageError{err}
+	}
+	f.analysis = sweep.Analysis{Ablation: method, Measure: measures}
 	seeds, err := sweep.ParseSeeds(f.seeds)
 	if err != nil {
 		return nil, sweep.Shard{}, usageError{err}
@@ -172,6 +202,7 @@ func (f *sweepFlags) pairs(cmd *cobra.Command, stderr io.Writer) ([]sweep.Pair, 
 type sweepRun struct {
 	workers, group int
 	retry, bar     bool
+	analysis       sweep.Analysis
 	keep           func(*sweep.Outcome)
 	// first is the device opened to check the flags; the first worker
 	// uses it, later workers open their own of the same backend.
@@ -183,13 +214,16 @@ type sweepRun struct {
 // explicit --group the device cannot hold, and saying in one line when
 // the default group size splits a configuration's seeds.
 func (f *sweepFlags) plan(stderr io.Writer, dev kernels.Device, pairs []sweep.Pair) (sweepRun, error) {
-	run := sweepRun{workers: f.workers, group: f.group, retry: f.retry, bar: !f.noBar, first: dev, bf: f.bf}
+	run := sweepRun{workers: f.workers, group: f.group, retry: f.retry, bar: !f.noBar, analysis: f.analysis, first: dev, bf: f.bf}
 	onCPU := dev.Name() == "cpu"
 	if !f.workersGiven && !onCPU {
 		run.workers = 1
 	}
+	// Every model of a group holds the probed graph too when the
+	// analysis runs it (about 18 MB more for the default model).
+	probed := f.analysis.Probed()
 	// Before GroupLimit, which builds one model of each shape.
-	if err := checkHostMemory(dev, configsOf(pairs), memoryModels(run, onCPU, len(pairs))); err != nil {
+	if err := checkHostMemory(dev, configsOf(pairs), memoryModels(run, onCPU, len(pairs)), probed); err != nil {
 		return run, err
 	}
 	// On the CPU a group runs seed by seed and a seed-step costs what a
@@ -199,7 +233,7 @@ func (f *sweepFlags) plan(stderr io.Writer, dev kernels.Device, pairs []sweep.Pa
 		run.group = 1
 		return run, nil
 	}
-	limit, why, split, err := sweep.GroupLimit(dev, pairs)
+	limit, why, split, err := sweep.GroupLimit(dev, pairs, probed)
 	if err != nil {
 		return run, usageError{err}
 	}
@@ -207,13 +241,13 @@ func (f *sweepFlags) plan(stderr io.Writer, dev kernels.Device, pairs []sweep.Pa
 		if f.group > limit {
 			return run, usagef("--group %d: at most %d fit (%s)", f.group, limit, why)
 		}
-		return run, checkDeviceMemory(stderr, dev, configsOf(pairs), f.group)
+		return run, checkDeviceMemory(stderr, dev, configsOf(pairs), f.group, probed)
 	}
 	run.group = limit
 	if split {
 		fmt.Fprintf(stderr, "sweep: training in groups of %d models: %s\n", limit, why)
 	}
-	return run, checkDeviceMemory(stderr, dev, configsOf(pairs), run.group)
+	return run, checkDeviceMemory(stderr, dev, configsOf(pairs), run.group, probed)
 }
 
 // noteBackends says in one line when st holds runs of another backend.
@@ -226,6 +260,24 @@ func noteBackends(stderr io.Writer, st *sweep.Store, backend string) error {
 		if b != backend {
 			fmt.Fprintf(stderr, "sweep: %s holds runs made on %s; these run on %s (backends agree as distributions over seeds, not bit for bit)\n",
 				st.Path(), strings.Join(bs, ", "), backend)
+			break
+		}
+	}
+	return nil
+}
+
+// noteAblation says in one line when st holds runs whose ablation table
+// (and circuit verdict) is by another method than a's.
+func noteAblation(stderr io.Writer, st *sweep.Store, a sweep.Analysis) error {
+	ms, err := st.AblationMethods()
+	if err != nil {
+		return err
+	}
+	method := string(cmp.Or(a.Ablation, inspect.AblateZero))
+	for _, m := range ms {
+		if m != method {
+			fmt.Fprintf(stderr, "sweep: %s holds runs whose ablation table and circuit verdict are by %s ablation; these run by %s (each record says which, and report names both)\n",
+				st.Path(), strings.Join(ms, " and "), method)
 			break
 		}
 	}
@@ -284,6 +336,7 @@ func runSweep(stderr io.Writer, st *sweep.Store, pairs []sweep.Pair, run sweepRu
 		Abort:       abort,
 		Keep:        run.keep,
 		RetryFailed: run.retry,
+		Analysis:    run.analysis,
 	}
 	if run.bar {
 		opt.Progress = func(p sweep.Progress) {
@@ -298,6 +351,15 @@ func runSweep(stderr io.Writer, st *sweep.Store, pairs []sweep.Pair, run sweepRu
 		pb.Finish()
 	}
 	return sum, err
+}
+
+// measureNames lists the measurements --measure names.
+func measureNames() string {
+	var names []string
+	for _, m := range sweep.Measures {
+		names = append(names, string(m))
+	}
+	return strings.Join(names, ", ")
 }
 
 // shardNote is " in shard i/n", or "" for the whole sweep.

@@ -2,15 +2,18 @@ package main
 
 import (
 	"database/sql"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"headlab/findings"
+	"headlab/inspect"
 	"headlab/sweep"
 	"headlab/tasks"
 )
@@ -199,15 +202,18 @@ func TestMergeRefusesConflictingRows(t *testing.T) {
 func TestSweepBadInput(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "x.db")
 	for name, a := range map[string][]string{
-		"seed":       args("--seed", "3", "--db", db),
-		"seeds":      args("--seeds", "4-1", "--db", db),
-		"grid key":   args("--grid", "colour=red", "--db", db),
-		"grid value": args("--grid", "heads=3", "--db", db),
-		"shard":      args("--shard", "2/2", "--db", db),
-		"no db":      args(),
-		"workers":    args("--workers", "0", "--db", db),
-		"report db":  {"report", "--db", filepath.Join(filepath.Dir(db), "none.db")},
-		"reproduce":  {"reproduce", "--seeds", "0"},
+		"seed":           args("--seed", "3", "--db", db),
+		"seeds":          args("--seeds", "4-1", "--db", db),
+		"grid key":       args("--grid", "colour=red", "--db", db),
+		"grid value":     args("--grid", "heads=3", "--db", db),
+		"shard":          args("--shard", "2/2", "--db", db),
+		"no db":          args(),
+		"workers":        args("--workers", "0", "--db", db),
+		"measure":        args("--measure", "mean,bogus", "--db", db),
+		"measure, twice": args("--measure", "circuit,circuit", "--db", db),
+		"ablation":       args("--ablation", "median", "--db", db),
+		"report db":      {"report", "--db", filepath.Join(filepath.Dir(db), "none.db")},
+		"reproduce":      {"reproduce", "--seeds", "0"},
 	} {
 		code, out, errs := headlab(t, a...)
 		if code != 2 || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
@@ -239,10 +245,11 @@ func TestReportOnAKnownDatabase(t *testing.T) {
 				Seed  uint64  `json:"seed"`
 				Value float64 `json:"value"`
 			} `json:"values"`
-			Histogram []sweep.Bin       `json:"histogram"`
-			Modes     sweep.Modes       `json:"modes"`
-			Circuit   sweep.Proportion  `json:"circuit"`
-			Ablations []json.RawMessage `json:"ablations"`
+			Histogram []sweep.Bin          `json:"histogram"`
+			Modes     sweep.Modes          `json:"modes"`
+			Circuit   sweep.Proportion     `json:"circuit"`
+			Ablations []json.RawMessage    `json:"ablations"`
+			Measures  sweep.MeasureSummary `json:"measures"`
 		} `json:"configs"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -268,15 +275,104 @@ func TestReportOnAKnownDatabase(t *testing.T) {
 	if len(c.Histogram) != sweep.HistBins || len(c.Ablations) != 3 {
 		t.Errorf("histogram %d bins, %d ablation rows", len(c.Histogram), len(c.Ablations))
 	}
+	// Every run of a default sweep is measured: each head has its four
+	// accuracies off alone, attribution and circuit scores.
+	m := c.Measures
+	if m.Runs != 3 || m.Without != 0 || m.Lens.N != 3 || m.ICL.N != 3 || len(m.ByLabel) == 0 {
+		t.Errorf("measures %+v", m)
+	}
+	heads := 0
+	for _, l := range m.ByLabel {
+		heads += l.Heads
+		for _, st := range []sweep.Stats{l.Zero, l.Mean, l.Resample, l.DirectLogit, l.OVCopying, l.Prefix} {
+			if st.N != l.Heads {
+				t.Errorf("%s: %d of %d heads measured: %+v", l.Label, st.N, l.Heads, l)
+			}
+		}
+	}
+	if heads != 3*len(recs[0].Heads) {
+		t.Errorf("%d heads summarised, want %d", heads, 3*len(recs[0].Heads))
+	}
 	pngs, _ := filepath.Glob(filepath.Join(dir, "png", "hist-majority_*.png"))
 	if len(pngs) != 1 {
 		t.Errorf("histogram PNGs: %v", pngs)
 	}
 	code, out, _ = headlab(t, "report", "--db", db)
-	for _, s := range []string{"accuracy    mean", "histogram", "modes", "circuit     0 of 3 seeds", "ablations"} {
+	for _, s := range []string{"accuracy    mean", "histogram", "modes", "circuit     0 of 3 seeds", "ablations   held-out accuracy by zero ablation",
+		"measures    3 runs; median (min to max) over seeds: lens layer "} {
 		if code != 0 || !strings.Contains(out, s) {
 			t.Errorf("text report lacks %q:\n%s", s, out)
 		}
+	}
+}
+
+// TestSweepMeasuresAndAblation: --measure none stores no measurement,
+// --ablation mean makes the ablation table mean ablation's (and the
+// records say so); resuming such a database with the defaults says in a
+// line that the methods now differ, stores measured runs beside, and
+// report shows both methods and how many runs have no measurements. A
+// database of schema version 4 is read with a line saying it has none.
+func TestSweepMeasuresAndAblation(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "m.db")
+	if code, _, errs := headlab(t, args("--seeds", "1-2", "--db", db, "--measure", "none", "--ablation", "mean")...); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, errs)
+	}
+	for _, r := range readRecords(t, db) {
+		a := sweep.AnalysisOf(&r)
+		if r.AblationMethod != inspect.AblateMean || r.LensLayer != nil || r.ICL != nil || r.Heads[0].Circuit != nil || r.Heads[0].DirectLogit != nil ||
+			a.Measure.String() != "mean" || r.Ablation.Single[0].Accuracy != r.Heads[0].AblatedBy[inspect.AblateMean] {
+			t.Errorf("seed %d: method %q, analysis %+v, lens %v, heads %+v", r.Config.Seed, r.AblationMethod, a, r.LensLayer, r.Heads[0])
+		}
+	}
+	code, _, errs := headlab(t, args("--seeds", "1-3", "--db", db)...)
+	if code != 0 || !strings.Contains(errs, "holds runs whose ablation table and circuit verdict are by mean ablation; these run by zero") || strings.Count(errs, "\n") != 2 {
+		t.Fatalf("resumed with the defaults: exit %d: %q", code, errs)
+	}
+	recs := readRecords(t, db)
+	if r := recs[2]; len(recs) != 3 || r.AblationMethod != inspect.AblateZero || r.LensLayer == nil || sweep.AnalysisOf(&r).Measure.String() != "all" {
+		t.Fatalf("the third seed: %+v", r)
+	}
+	code, out, _ := headlab(t, "report", "--db", db, "--csv", filepath.Join(dir, "csv"))
+	for _, s := range []string{"by mean and zero ablation", "measures    3 runs;"} {
+		if code != 0 || !strings.Contains(out, s) {
+			t.Errorf("report lacks %q:\n%s", s, out)
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, "csv", "heads.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(rows[0], "prefix_matching")
+	if col < 0 || rows[1][col] != "" || rows[len(rows)-1][col] == "" {
+		t.Errorf("heads.csv's prefix_matching: column %d, first %q, last %q", col, rows[1][col], rows[len(rows)-1][col])
+	}
+	// Without measures, report says so; a file of version 4 too.
+	old := filepath.Join(dir, "v4.db")
+	if code, _, errs := headlab(t, args("--seeds", "1", "--db", old, "--measure", "none")...); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, errs)
+	}
+	if code, out, _ := headlab(t, "report", "--db", old); code != 0 || !strings.Contains(out, "measures    none stored for 1 run (") {
+		t.Errorf("report of a sweep without measures: exit %d\n%s", code, out)
+	}
+	conn, err := sql.Open("sqlite", old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"ALTER TABLE runs DROP COLUMN ablation_method", "ALTER TABLE runs DROP COLUMN lens_layer", "ALTER TABLE runs DROP COLUMN icl_score", "PRAGMA user_version = 4"} {
+		if _, err := conn.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	conn.Close()
+	code, out, errs = headlab(t, "report", "--db", old)
+	if code != 0 || !strings.Contains(errs, "is of schema version 4, before version 5's measurements") || strings.Count(errs, "\n") != 1 || !strings.Contains(out, "by zero ablation") {
+		t.Errorf("report of version 4: exit %d, stderr %q\n%s", code, errs, out)
 	}
 }
 
@@ -298,6 +394,7 @@ func TestReproduceQuick(t *testing.T) {
 		"## 2. Positional embeddings: reverse and majority", "| reverse | off |", "| majority | on |",
 		"## 3. How often the induction circuit forms", "Wilson interval",
 		"## 4. One layer against two on induction", "## 5. Reverse without positions and without the causal mask",
+		"## 6. The circuit by other measures", "| zero (section 3) | ", "| labelled induction | ",
 		"## Claim 1. Different data grows different heads", "## Claim 2. Redundancy on majority",
 		"## Claim 3. A pinned uniform head", "## Claim 4. Attention sinks", "## Claim 5. Toy tasks leak",
 		"## Claim 6. Interpretability", "## Claim 7. Induction heads form in a burst", "## Claim 8. Many heads can be pruned",
@@ -341,11 +438,46 @@ func TestReproduceQuick(t *testing.T) {
 	if rel != 2*4 {
 		t.Errorf("%d stored agreement heads with relations, want 8", rel)
 	}
-	// The claims' measurements are kept beside the database.
+	if strings.Contains(string(md), "Seeds without these measurements") {
+		t.Error("section 6 lacks seeds the sweep measured")
+	}
+	// Its runs carry every measurement.
+	for _, r := range recs {
+		if r.Status == sweep.StatusOK && sweep.AnalysisOf(&r).Measure.String() != "all" {
+			t.Errorf("%s seed %d measured %v", r.Key, r.Config.Seed, sweep.AnalysisOf(&r).Measure)
+		}
+	}
+	// The claims' and section 6's measurements are kept beside the
+	// database: 4 circuit seeds and 2 each of four claims' runs.
+	claims := filepath.Join(dir, "findings", findings.ClaimsFile)
 	var m findings.Measured
-	data, err := os.ReadFile(filepath.Join(dir, "findings", findings.ClaimsFile))
-	if err != nil || json.Unmarshal(data, &m) != nil || len(m.Extras) != 4*2 || len(m.Dynamics) != 2 {
-		t.Errorf("claims.json: %v, %d extras (want 8), %d dynamics seeds (want 2)", err, len(m.Extras), len(m.Dynamics))
+	data, err := os.ReadFile(claims)
+	if err != nil || json.Unmarshal(data, &m) != nil || len(m.Extras) != 4+4*2 || len(m.Dynamics) != 2 {
+		t.Fatalf("claims.json: %v, %d extras (want 12), %d dynamics seeds (want 2)", err, len(m.Extras), len(m.Dynamics))
+	}
+	// A claims.json of before section 6 (no extras of the default
+	// model): --resume trains those seeds again, and only those, and
+	// measures them.
+	var before []findings.KeyedExtra
+	for _, x := range m.Extras {
+		if x.Extra.Circuit == nil {
+			before = append(before, x)
+		}
+	}
+	m.Extras = before
+	data, _ = json.Marshal(m)
+	os.WriteFile(claims, data, 0o644)
+	code, _, errs = headlab(t, "reproduce", "--out", dir, "--quick", "--resume")
+	if code != 0 || !strings.Contains(errs, "reproduce: 4 runs carried over lack their extra measurements; training them again") {
+		t.Fatalf("resumed: exit %d: %s", code, errs)
+	}
+	data, err = os.ReadFile(claims)
+	if err != nil || json.Unmarshal(data, &m) != nil || len(m.Extras) != 12 {
+		t.Errorf("claims.json after --resume: %v, %d extras (want 12)", err, len(m.Extras))
+	}
+	if md, err := os.ReadFile(filepath.Join(dir, "findings.md")); err != nil || strings.Contains(string(md), "Seeds without these measurements") ||
+		!strings.Contains(string(md), "## 6. The circuit by other measures") {
+		t.Errorf("findings.md after --resume: %v", err)
 	}
 	// --quick sets what it sets, and a corrupt claims.json is refused
 	// before anything trains.

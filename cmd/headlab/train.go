@@ -118,7 +118,7 @@ func trainCmd(e *env) *cobra.Command {
 				return err
 			}
 			defer closeBackend()
-			if err := checkMemory(e.stderr, be, []train.Config{c}, 1); err != nil {
+			if err := checkMemory(e.stderr, be, []train.Config{c}, 1, false); err != nil {
 				return err
 			}
 			if recordEvery < 0 {
@@ -329,7 +329,7 @@ func trainMany(e *env, c train.Config, f sweepFlags, every int, quiet, asJSON bo
 			run.group = min((len(pairs)+par-1)/par, train.MaxGroup)
 		}
 		// Every seed trains at once.
-		if err := checkMemory(e.stderr, dev, []train.Config{c}, len(pairs)); err != nil {
+		if err := checkMemory(e.stderr, dev, []train.Config{c}, len(pairs), false); err != nil {
 			return err
 		}
 	}
@@ -368,7 +368,7 @@ func trainMany(e *env, c train.Config, f sweepFlags, every int, quiet, asJSON bo
 						bar.Update(sum, fmt.Sprintf("seeds %d-%d at step %d, mean loss %.4f", g[0].Index+1, g[len(g)-1].Index+1, step, mean))
 					}
 				}
-				outs[i], errs[i] = sweep.RunGroup(g, pl, h)
+				outs[i], errs[i] = sweep.RunGroup(g, pl, sweep.Analysis{}, h)
 			}
 		})
 	}
