@@ -126,7 +126,7 @@ type Device interface {
 	// ColDot: out[j] = sum over rows r, in order, of a[r, j]*b[r, j].
 	ColDot(S, rows, d int, a, b, out Tensor) error
 	// LayerNorm: out = xh*gamma + beta per row, xh = (x - mean)*inv,
-	// inv = 1/sqrt(var + eps); xh (rows x d) and inv (rows) are kept for
+	// inv = 1/sqrt(var + LayerNormEps); xh (rows x d) and inv (rows) are kept for
 	// LayerNormGradX.
 	LayerNorm(S, rows, d int, x, gamma, beta, out, xh, inv Tensor) error
 	// LayerNormGradX: with g = dy*gamma,
@@ -194,6 +194,9 @@ const (
 	AdamBeta2 = 0.999
 	AdamEps   = 1e-8
 )
+
+// LayerNormEps is the epsilon added to the variance in every LayerNorm.
+const LayerNormEps = 1e-5
 
 // Capacity is what a device may tell about its size (GL does; the CPU's
 // memory is the host's).
