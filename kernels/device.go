@@ -198,15 +198,6 @@ const (
 // LayerNormEps is the epsilon added to the variance in every LayerNorm.
 const LayerNormEps = 1e-5
 
-// Capacity is what a device may tell about its size (GL does; the CPU's
-// memory is the host's).
-type Capacity interface {
-	// MaxBufferFloats is the largest buffer Alloc accepts.
-	MaxBufferFloats() int
-	// MemoryBytes is the device's memory, when the driver says.
-	MemoryBytes() (int64, bool)
-}
-
 // Arena allocates the tensors of S models on a device and frees them
 // together: the executor's, a Net's and the optimiser's.
 type Arena struct {

@@ -27,7 +27,10 @@ type Device struct {
 	q      *queue
 }
 
-var _ kernels.Device = (*Device)(nil)
+var _ interface {
+	kernels.Device
+	kernels.Host
+} = (*Device)(nil)
 
 // New returns a CPU device.
 func New() *Device { return &Device{} }

@@ -303,8 +303,8 @@ func drawHeads(path string, o *sweep.Outcome) error {
 	return viz.Write(path, fig)
 }
 
-// runDynamics trains claim 7's seeds with a history, on workers CPU
-// devices at once (one after another on another device).
+// runDynamics trains claim 7's seeds with a history, workers at once on
+// a host device (the CPU), one after another on another device.
 func runDynamics(stderr io.Writer, p findings.Plan, dev kernels.Device, workers int, quiet bool) ([]findings.DynamicsSeed, error) {
 	out := make([]findings.DynamicsSeed, len(p.SmallSet))
 	errs := make([]error, len(p.SmallSet))
@@ -321,17 +321,13 @@ func runDynamics(stderr io.Writer, p findings.Plan, dev kernels.Device, workers 
 	next := make(chan int)
 	var wg sync.WaitGroup
 	par := 1
-	if dev.Name() == "cpu" {
+	if _, host := dev.(kernels.Host); host {
 		par = max(1, min(workers, len(p.SmallSet)))
 	}
 	for range par {
 		wg.Go(func() {
-			d := dev
-			if par > 1 {
-				d = cpu.New()
-			}
 			for i := range next {
-				out[i], errs[i] = p.RunDynamics(p.SmallSet[i], d)
+				out[i], errs[i] = p.RunDynamics(p.SmallSet[i], dev)
 				if bar != nil {
 					bar.Update(int(done.Add(1)), "histories for the phase change")
 				}
