@@ -153,9 +153,9 @@ func timeCall(budget time.Duration, f func() error) (float64, error) {
 
 // Kernels times every kernel on every shape on each device, the CPU (the
 // kernels.Host, whose times the ratios divide by) first, spending about
-// budget on each measurement. A call is timed as
-// the kernel and a Sync (waiting for it to finish); its tensors were
-// uploaded beforehand, so nothing crosses to or from the device.
+// budget on each measurement. A call is timed as the kernel and a Sync
+// (waiting for it to finish); its tensors were uploaded beforehand, so
+// nothing crosses to or from the device.
 func Kernels(devs []kernels.Device, shapes []kernels.Shape, budget time.Duration) ([]KernelResult, error) {
 	cpuTime := map[string]float64{}
 	var out []KernelResult
