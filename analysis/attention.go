@@ -48,17 +48,22 @@ func (a *Attention) row(n, l, h, i int) []float32 {
 	return a.Probs[off : off+a.T]
 }
 
-// visible reports whether key j is visible to query i under the mask.
-func (a *Attention) visible(i, j int) bool {
-	return j >= 0 && j < a.T && (!a.Causal || j <= i)
-}
-
-// numVisible is n_i, the number of keys visible to query i.
+// numVisible is n_i, the number of keys visible to query i (0 <= i < T):
+// under the causal mask keys 0..i, else all T. This is the causal rule
+// that the kernels take from internal/simd's Visible, written again here
+// because analysis imports no headlab package: it reads attention from
+// any source (an attention file, PyTorch) and stays free of the model's
+// code (docs/architecture.md).
 func (a *Attention) numVisible(i int) int {
 	if a.Causal {
 		return i + 1
 	}
 	return a.T
+}
+
+// visible reports whether key j is visible to query i (0 <= i < T).
+func (a *Attention) visible(i, j int) bool {
+	return j >= 0 && j < a.numVisible(i)
 }
 
 // mulChecked multiplies positive ints, reporting overflow so that Validate

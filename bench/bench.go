@@ -151,10 +151,11 @@ func timeCall(budget time.Duration, f func() error) (float64, error) {
 	return time.Since(start).Seconds() / float64(n), nil
 }
 
-// Kernels times every kernel on every shape on each device, the CPU
-// first, spending about budget on each measurement. A call is timed as
-// the kernel and a Sync (waiting for it to finish); its tensors were
-// uploaded beforehand, so nothing crosses to or from the device.
+// Kernels times every kernel on every shape on each device, the CPU (the
+// kernels.Host, whose times the ratios divide by) first, spending about
+// budget on each measurement. A call is timed as the kernel and a Sync
+// (waiting for it to finish); its tensors were uploaded beforehand, so
+// nothing crosses to or from the device.
 func Kernels(devs []kernels.Device, shapes []kernels.Shape, budget time.Duration) ([]KernelResult, error) {
 	cpuTime := map[string]float64{}
 	var out []KernelResult
@@ -176,7 +177,7 @@ func Kernels(devs []kernels.Device, shapes []kernels.Shape, budget time.Duration
 					return nil, fmt.Errorf("%s %s %s: %w", dev.Name(), k.Name, ShapeName(s), err)
 				}
 				key := k.Name + ShapeName(s)
-				if dev.Name() == "cpu" {
+				if _, host := dev.(kernels.Host); host {
 					cpuTime[key] = secs
 				}
 				r := KernelResult{Backend: dev.Name(), Kernel: k.Name, Shape: ShapeName(s),

@@ -14,8 +14,7 @@ import (
 // nothing but the head gate.
 func (b *builder) forward() (logits, loss *G.Node) {
 	c := b.n.Config
-	tokEmb := b.param("tok_emb")
-	x := embed(b.tokens, tokEmb)
+	x := embed(b.tokens, b.param("tok_emb"))
 	if c.Positions {
 		x = add(x, embed(b.positions(), b.param("pos_emb")))
 	}

@@ -9,14 +9,17 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"headlab/backend/cpu"
 	"headlab/kernels"
 )
 
 // gradCheck compares the symbolic gradient of sum(f(inputs) * R) (or f
 // itself when it is a scalar) with central finite differences, for every
-// element of every input listed in diff.
+// element of every input listed in diff. Gorgonia's TapeMachine runs the
+// ops, on the CPU device.
 func gradCheck(t *testing.T, name string, shapes [][]int, diff []bool, f func(in []*G.Node) *G.Node) {
 	t.Helper()
+	tapeDevice = cpu.New()
 	rng := rand.New(rand.NewPCG(7, uint64(len(name))))
 	g := G.NewGraph()
 	var in, wrt []*G.Node

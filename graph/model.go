@@ -3,7 +3,10 @@
 // gates used for ablation, and the probes of the causal tools. model.go
 // holds the shape, the weights and their device Block; forward.go the
 // forward pass, top to bottom; net.go the Net that compiles it and binds
-// its tensors; probe.go what a probed Net keeps and lets callers replace.
+// its tensors; probe.go what a probed Net keeps and lets callers replace;
+// ops.go and attention.go the ops, each a kernel beside its gradient;
+// exec.go the executor that runs them. graph computes through
+// kernels.Device alone: the backend is chosen by its callers.
 // docs/model.md gives the exact math.
 package graph
 

@@ -9,7 +9,6 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"headlab/backend/cpu"
 	"headlab/kernels"
 )
 
@@ -38,8 +37,8 @@ type op struct {
 	// neighbours: a product's shape (Linear), or a GELU.
 	fuse fusible
 
-	// For Gorgonia's own machines (Do): the output and aux tensors on the
-	// CPU device, made on first use.
+	// For Gorgonia's own machines (Do): the output in host memory, and
+	// the aux tensors on tapeDevice, made on first use.
 	val    *tensor.Dense
 	scalar *G.F32
 	buf    []float32
@@ -78,8 +77,10 @@ func (o *op) auxOwner() *op {
 	return o
 }
 
-// doDevice runs ops for Do: Gorgonia's machines hold values in host memory.
-var doDevice = cpu.New()
+// tapeDevice runs the ops for Do, Gorgonia's own machines (the gradient
+// tests' TapeMachine). graph chooses no backend: the tests that run a
+// TapeMachine set it. Nets never call Do; their executor runs every op.
+var tapeDevice kernels.Device
 
 // output returns the op's persistent host output for Do.
 func (o *op) output() (G.Value, []float32) {
@@ -136,31 +137,64 @@ func floats(v G.Value) ([]float32, error) {
 	return nil, fmt.Errorf("graph: want float32 values, got %T", v)
 }
 
-// Do runs the op for Gorgonia's own machines (the tests' TapeMachine) on
-// the CPU device, one model; Net runs ops through its executor instead.
-func (o *op) Do(vals ...G.Value) (G.Value, error) {
+// Do runs the op for Gorgonia's own machines, one model on tapeDevice:
+// Gorgonia holds values in host memory, so the inputs are uploaded and
+// the output read back into the op's own value. The aux tensors a
+// forward keeps for its gradient op stay on the device.
+func (o *op) Do(vals ...G.Value) (_ G.Value, err error) {
+	d := tapeDevice
+	if d == nil {
+		return nil, fmt.Errorf("%s: no device for Gorgonia's machines (a Net runs ops on its own)", o.name)
+	}
 	if len(vals) != len(o.inDims) {
 		return nil, fmt.Errorf("%s: %d inputs, want %d", o.name, len(vals), len(o.inDims))
 	}
-	c := &call{d: doDevice, S: 1}
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("%s: %w", o.name, err)
+		}
+	}()
+	mem := kernels.Arena{Dev: d, S: 1}
+	defer mem.Free()
+	c := &call{d: d, S: 1}
 	for i, v := range vals {
 		f, err := floats(v)
 		if err != nil {
-			return nil, fmt.Errorf("%s: input %d: %w", o.name, i, err)
+			return nil, fmt.Errorf("input %d: %w", i, err)
 		}
-		c.in = append(c.in, cpu.Wrap(f))
+		t, err := mem.Dense(len(f))
+		if err != nil {
+			return nil, err
+		}
+		if err := d.Upload(t, 1, f); err != nil {
+			return nil, err
+		}
+		c.in = append(c.in, t)
 	}
 	own := o.auxOwner()
 	if own.auxT == nil {
+		kept := kernels.Arena{Dev: d, S: 1} // as long as the op: never freed
+		var aux []kernels.Tensor
 		for _, n := range own.aux {
-			own.auxT = append(own.auxT, cpu.Wrap(make([]float32, n)))
+			t, err := kept.Dense(n)
+			if err != nil {
+				kept.Free()
+				return nil, err
+			}
+			aux = append(aux, t)
 		}
+		own.auxT = aux
 	}
 	c.aux = own.auxT
 	v, buf := o.output()
-	c.out = cpu.Wrap(buf)
+	if c.out, err = mem.Dense(len(buf)); err != nil {
+		return nil, err
+	}
 	if err := o.run(c); err != nil {
-		return nil, fmt.Errorf("%s: %w", o.name, err)
+		return nil, err
+	}
+	if err := d.Download(buf, c.out, 1); err != nil {
+		return nil, err
 	}
 	if o.scalar != nil {
 		*o.scalar = G.F32(buf[0])

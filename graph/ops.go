@@ -6,7 +6,6 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"headlab/backend/cpu"
 	"headlab/kernels"
 )
 
@@ -16,9 +15,6 @@ import (
 // gives the arithmetic (docs/model.md). None of Gorgonia's own ops is
 // used: the executor (exec.go) runs only these, and the sums Gorgonia's
 // differentiation writes, as add.
-
-// LayerNormEps is the epsilon added to the variance in every LayerNorm.
-const LayerNormEps = cpu.LayerNormEps
 
 var noBias kernels.Tensor
 

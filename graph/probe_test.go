@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"headlab/backend/cpu"
+	"headlab/kernels"
 )
 
 // probed builds a probed Net of one model per seed (weights
@@ -125,7 +126,7 @@ func TestProbedCaptures(t *testing.T) {
 				for _, x := range next[r*D : (r+1)*D] {
 					v += (float64(x) - mean) * (float64(x) - mean) / float64(D)
 				}
-				if want := 1 / math.Sqrt(v+LayerNormEps); math.Abs(float64(inv[r])-want) > 1e-5*want {
+				if want := 1 / math.Sqrt(v+kernels.LayerNormEps); math.Abs(float64(inv[r])-want) > 1e-5*want {
 					t.Fatalf("row %d: final scale %v, want %v", r, inv[r], want)
 				}
 			}
@@ -147,7 +148,7 @@ func TestProbedCaptures(t *testing.T) {
 			for _, e := range x {
 				v += (float64(e) - mean) * (float64(e) - mean) / float64(D)
 			}
-			inv := 1 / math.Sqrt(v+LayerNormEps)
+			inv := 1 / math.Sqrt(v+kernels.LayerNormEps)
 			for k := range V {
 				want := float64(bu[k])
 				for j := range D {

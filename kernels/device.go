@@ -126,7 +126,7 @@ type Device interface {
 	// ColDot: out[j] = sum over rows r, in order, of a[r, j]*b[r, j].
 	ColDot(S, rows, d int, a, b, out Tensor) error
 	// LayerNorm: out = xh*gamma + beta per row, xh = (x - mean)*inv,
-	// inv = 1/sqrt(var + eps); xh (rows x d) and inv (rows) are kept for
+	// inv = 1/sqrt(var + LayerNormEps); xh (rows x d) and inv (rows) are kept for
 	// LayerNormGradX.
 	LayerNorm(S, rows, d int, x, gamma, beta, out, xh, inv Tensor) error
 	// LayerNormGradX: with g = dy*gamma,
@@ -195,14 +195,8 @@ const (
 	AdamEps   = 1e-8
 )
 
-// Capacity is what a device may tell about its size (GL does; the CPU's
-// memory is the host's).
-type Capacity interface {
-	// MaxBufferFloats is the largest buffer Alloc accepts.
-	MaxBufferFloats() int
-	// MemoryBytes is the device's memory, when the driver says.
-	MemoryBytes() (int64, bool)
-}
+// LayerNormEps is the epsilon added to the variance in every LayerNorm.
+const LayerNormEps = 1e-5
 
 // Arena allocates the tensors of S models on a device and frees them
 // together: the executor's, a Net's and the optimiser's.

@@ -16,7 +16,9 @@ import "fmt"
 // H heads of width Dh.
 type Shape struct {
 	B, T, H, Dh int
-	// Causal masks key j > query i.
+	// Causal masks key j > query i: query i sees keys 0..i (the rule's
+	// one definition in Go is internal/simd's Visible, which the CPU
+	// kernels run on; the GL kernels write it in GLSL).
 	Causal bool
 }
 
@@ -33,6 +35,3 @@ func (s Shape) QKVLen() int { return s.B * s.T * s.H * s.Dh }
 
 // ProbsLen is the length of a probabilities slice.
 func (s Shape) ProbsLen() int { return s.B * s.H * s.T * s.T }
-
-// Visible says whether query i may attend to key j.
-func (s Shape) Visible(i, j int) bool { return !s.Causal || j <= i }

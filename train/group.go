@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 
-	"headlab/backend/cpu"
 	"headlab/graph"
 	"headlab/kernels"
 	"headlab/tasks"
@@ -62,10 +61,10 @@ func NewGroup(cs []Config, dev kernels.Device) (_ *Group, err error) {
 	}
 	t, _ := tasks.New(cs[0].Task)
 	shape := cs[0].Model(t)
-	// The CPU runs a group's kernels seed by seed, on a handle of the
-	// group's own (backend/cpu/group.go).
-	if c, ok := dev.(*cpu.Device); ok {
-		dev = c.Group()
+	// A host device (the CPU) runs a group's kernels on a handle of the
+	// group's own, seed by seed (backend/cpu/group.go).
+	if h, ok := dev.(kernels.Host); ok {
+		dev = h.Group()
 	}
 	g := &Group{dev: dev, sampled: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	// A failure frees what was made.

@@ -15,9 +15,11 @@ import (
 // group's failure can cost.
 const MaxGroup = 1024
 
-// counting is a CPU device that records what is allocated on it.
+// counting is a device that records what is allocated on it. It embeds
+// the interface, not the CPU device, so that it is no kernels.Host: a
+// group's handle of the CPU device would allocate past the count.
 type counting struct {
-	*cpu.Device
+	kernels.Device
 	largest, total int
 }
 

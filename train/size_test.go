@@ -88,3 +88,29 @@ func TestGroupLimitCountsTheHost(t *testing.T) {
 		t.Errorf("%d models (%q), want %d, bounded by the host: %v", n, why, want, wantHost)
 	}
 }
+
+// TestGroupHandleOnAHostOnly: a group on a kernels.Host (the CPU device)
+// runs on a handle of its own, and on a device that is none (Footprint's
+// counting wrapper, which embeds the interface so that it is none) on the
+// device itself, whose Alloc then sees every tensor.
+func TestGroupHandleOnAHostOnly(t *testing.T) {
+	c := Defaults("induction")
+	dev := cpu.New()
+	g, err := NewGroup([]Config{c, c}, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if g.dev == kernels.Device(dev) {
+		t.Error("a group on the CPU device runs on the device, not on a handle of its own")
+	}
+	d := &counting{Device: cpu.New()}
+	g1, err := NewGroup([]Config{c}, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g1.Close()
+	if g1.dev != kernels.Device(d) || d.total == 0 {
+		t.Errorf("a group on the counting device runs on %T and allocated %d floats through it", g1.dev, d.total)
+	}
+}

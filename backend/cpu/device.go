@@ -27,7 +27,10 @@ type Device struct {
 	q      *queue
 }
 
-var _ kernels.Device = (*Device)(nil)
+var _ interface {
+	kernels.Device
+	kernels.Host
+} = (*Device)(nil)
 
 // New returns a CPU device.
 func New() *Device { return &Device{} }
@@ -263,9 +266,6 @@ func colDot(w seeds, rows, n int, a, b, out kernels.Tensor) {
 	}
 }
 
-// LayerNormEps is the epsilon added to the variance in every LayerNorm.
-const LayerNormEps = 1e-5
-
 // LayerNorm implements kernels.Device on simd.LayerNorm (biased
 // variance, eps inside the root).
 func (d *Device) LayerNorm(S, rows, n int, x, gamma, beta, out, xh, inv kernels.Tensor) error {
@@ -281,7 +281,7 @@ func (d *Device) LayerNorm(S, rows, n int, x, gamma, beta, out, xh, inv kernels.
 
 func layerNorm(w seeds, rows, n int, x, gamma, beta, out, xh, inv kernels.Tensor) {
 	for s := w.lo; s < w.hi; s++ {
-		simd.LayerNorm(seed(x, s), seed(gamma, s)[:n], seed(beta, s), seed(out, s), seed(xh, s), seed(inv, s)[:rows], LayerNormEps)
+		simd.LayerNorm(seed(x, s), seed(gamma, s)[:n], seed(beta, s), seed(out, s), seed(xh, s), seed(inv, s)[:rows], kernels.LayerNormEps)
 	}
 }
 

@@ -28,9 +28,9 @@ type queue struct {
 	err   error
 }
 
-// Group returns a device for one train.Group's kernels, on one
-// goroutine, that queues kernels of more than one seed and runs them seed
-// by seed. It counts on d's counters.
+// Group implements kernels.Host: a device for one train.Group's kernels,
+// on one goroutine, that queues kernels of more than one seed and runs
+// them seed by seed. It counts on d's counters.
 func (d *Device) Group() kernels.Device {
 	return &Device{parent: d.counts(), q: &queue{}}
 }

@@ -113,7 +113,7 @@ func refMixGradV(s kernels.Shape, p, dO, dV []float32) error {
 				dvj := dV[row(s, b, j, h) : row(s, b, j, h)+s.Dh]
 				clear(dvj)
 				for i := 0; i < s.T; i++ {
-					if !s.Visible(i, j) {
+					if j >= simd.Visible(i, s.T, s.Causal) {
 						continue
 					}
 					w := p[prow(s, b, h, i)+j]
@@ -185,7 +185,7 @@ func refProbsGradK(s kernels.Shape, p, dP, q, dK []float32) error {
 				dkj := dK[row(s, b, j, h) : row(s, b, j, h)+s.Dh]
 				clear(dkj)
 				for i := 0; i < s.T; i++ {
-					if !s.Visible(i, j) {
+					if j >= simd.Visible(i, s.T, s.Causal) {
 						continue
 					}
 					w := scale * ds[i*s.T+j]

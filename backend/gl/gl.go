@@ -133,7 +133,11 @@ type Device struct {
 	stagingWaits int
 }
 
-var _ kernels.Device = (*Device)(nil)
+var _ interface {
+	kernels.Device
+	kernels.Capacity
+	kernels.Driver
+} = (*Device)(nil)
 
 // glInit guards the one-time loading of go-gl's 4.3 functions, which
 // live in package globals and (under glvnd) serve every context.

@@ -22,8 +22,8 @@ const maxGroups = 65535
 const maxBindings = 7
 
 // layerNormEps is the epsilon added to the variance, as float32 (the CPU
-// adds backend/cpu.LayerNormEps to a float32).
-const layerNormEps = float32(1e-5)
+// adds kernels.LayerNormEps to a float32).
+const layerNormEps = float32(kernels.LayerNormEps)
 
 func envDebug() bool { return os.Getenv("HEADLAB_GL_DEBUG") == "1" }
 

@@ -82,8 +82,8 @@ func fallbackLine(why, renderer string) string {
 // platform describes dev for the records a sweep stores.
 func platform(dev kernels.Device) sweep.Platform {
 	p := sweep.Platform{Device: dev, SIMD: simd.Path()}
-	if g, ok := dev.(*gl.Device); ok {
-		p.Renderer = g.Renderer()
+	if dr, ok := dev.(kernels.Driver); ok {
+		p.Renderer = dr.Renderer()
 	}
 	return p
 }

@@ -406,16 +406,14 @@ func openBenchDevices(e *env, r benchRun, rep *benchReport) ([]benchDevice, func
 		}
 		releases = append(releases, release)
 		b := bench.Backend{Name: name, Workers: 1, Open: func() (kernels.Device, func(), error) { return dev, func() {}, nil }}
-		if name == "cpu" {
+		if _, ok := dev.(kernels.Host); ok {
+			// Groups on the host run in parallel, one a worker.
 			b.Workers = runtime.GOMAXPROCS(0)
 			b.Open = func() (kernels.Device, func(), error) { return bf.open(e.stderr) }
 			rep.CPUWorkers = b.Workers
-		} else {
-			p := platform(dev)
-			rep.Renderer = p.Renderer
-			if c, ok := dev.(interface{ Context() string }); ok {
-				rep.GLContext = c.Context()
-			}
+		}
+		if dr, ok := dev.(kernels.Driver); ok {
+			rep.Renderer, rep.GLContext = dr.Renderer(), dr.Context()
 		}
 		out = append(out, benchDevice{dev: dev, backend: b})
 	}

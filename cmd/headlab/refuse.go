@@ -258,11 +258,11 @@ func mib(b int64) string {
 }
 
 // memoryModels is how many models a sweep run holds at once at the least:
-// every worker's group on the CPU; on a device, the group asked for (a
-// default group is sized by train.GroupLimit to fit).
-func memoryModels(run sweepRun, onCPU bool, pairs int) int {
+// every worker's group on a host device (the CPU); on another, the group
+// asked for (a default group is sized by train.GroupLimit to fit).
+func memoryModels(run sweepRun, host bool, pairs int) int {
 	group := max(run.group, 1)
-	if !onCPU {
+	if !host {
 		return group
 	}
 	return max(1, min(run.workers*group, pairs))

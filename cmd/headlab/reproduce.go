@@ -330,8 +330,8 @@ func drawHeads(path string, o *sweep.Outcome) error {
 	return viz.Write(path, fig)
 }
 
-// runDynamics trains claim 7's seeds with a history, on workers CPU
-// devices at once (one after another on another device).
+// runDynamics trains claim 7's seeds with a history, workers at once on
+// a host device (the CPU), one after another on another device.
 func runDynamics(stderr io.Writer, p findings.Plan, dev kernels.Device, workers int, quiet bool) ([]findings.DynamicsSeed, error) {
 	out := make([]findings.DynamicsSeed, len(p.SmallSet))
 	if !quiet {
@@ -362,17 +362,13 @@ func onWorkers(stderr io.Writer, n int, dev kernels.Device, workers int, quiet b
 	next := make(chan int)
 	var wg sync.WaitGroup
 	par := 1
-	if dev.Name() == "cpu" {
+	if _, host := dev.(kernels.Host); host {
 		par = max(1, min(workers, n))
 	}
 	for range par {
 		wg.Go(func() {
-			d := dev
-			if par > 1 {
-				d = cpu.New()
-			}
 			for i := range next {
-				errs[i] = do(i, d)
+				errs[i] = do(i, dev)
 				if bar != nil {
 					bar.Update(int(done.Add(1)), note)
 				}

@@ -215,21 +215,23 @@ type sweepRun struct {
 // the default group size splits a configuration's seeds.
 func (f *sweepFlags) plan(stderr io.Writer, dev kernels.Device, pairs []sweep.Pair) (sweepRun, error) {
 	run := sweepRun{workers: f.workers, group: f.group, retry: f.retry, bar: !f.noBar, analysis: f.analysis, first: dev, bf: f.bf}
-	onCPU := dev.Name() == "cpu"
-	if !f.workersGiven && !onCPU {
+	// Workers share a host device (the CPU) and compute in parallel;
+	// another device runs one worker's groups.
+	_, host := dev.(kernels.Host)
+	if !f.workersGiven && !host {
 		run.workers = 1
 	}
 	// Every model of a group holds the probed graph too when the
 	// analysis runs it (about 18 MB more for the default model).
 	probed := f.analysis.Probed()
 	// Before GroupLimit, which builds one model of each shape.
-	if err := checkHostMemory(dev, configsOf(pairs), memoryModels(run, onCPU, len(pairs)), probed); err != nil {
+	if err := checkHostMemory(dev, configsOf(pairs), memoryModels(run, host, len(pairs)), probed); err != nil {
 		return run, err
 	}
 	// On the CPU a group runs seed by seed and a seed-step costs what a
 	// lone model's does, or a few percent more (docs/performance.md,
 	// "Groups on the CPU"): one pair a worker is the faster default.
-	if !f.groupGiven && onCPU {
+	if !f.groupGiven && host {
 		run.group = 1
 		return run, nil
 	}

@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"headlab/analysis"
-	"headlab/backend/cpu"
 	"headlab/inspect"
 	"headlab/internal/progress"
 	"headlab/internal/simd"
+	"headlab/kernels"
 	"headlab/sweep"
 	"headlab/tasks"
 	"headlab/train"
@@ -320,10 +320,11 @@ func trainMany(e *env, c train.Config, f sweepFlags, every int, quiet, asJSON bo
 	if err != nil {
 		return err
 	}
-	// On the CPU a group computes on one goroutine: one group per core,
-	// all at once. On GL one device runs the groups one after another.
+	// On the host (the CPU) a group computes on one goroutine: one group
+	// per core, all at once. On GL one device runs the groups one after
+	// another.
 	par := 1
-	if dev.Name() == "cpu" {
+	if _, host := dev.(kernels.Host); host {
 		par = min(runtime.NumCPU(), len(pairs))
 		if !f.groupGiven {
 			run.group = min((len(pairs)+par-1)/par, train.MaxGroup)
@@ -345,9 +346,6 @@ func trainMany(e *env, c train.Config, f sweepFlags, every int, quiet, asJSON bo
 	for range min(par, len(groups)) {
 		wg.Go(func() {
 			pl := platform(dev)
-			if par > 1 {
-				pl = platform(cpu.New())
-			}
 			for i := range next {
 				g := groups[i]
 				h := sweep.GroupHooks{}

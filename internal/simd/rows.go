@@ -16,7 +16,10 @@ import "math"
 
 // Visible is how many keys row r of a t-wide block sees: query r mod t
 // sees its first r mod t + 1 keys (causal), else all t. Masked keys are a
-// suffix of the row.
+// suffix of the row. It is the causal rule's one definition for the
+// kernels (kernels.Shape's Causal); the assembly kernels compute the same
+// bound, and the GL kernels write it in GLSL. analysis keeps its own
+// (numVisible), since it imports no headlab package.
 func Visible(r, t int, causal bool) int {
 	if causal {
 		return r%t + 1

@@ -8,6 +8,20 @@ import (
 	"testing"
 )
 
+// TestVisible: with the causal mask, row r of a t-wide block is query
+// r mod t and sees keys 0..r mod t; without it, every key.
+func TestVisible(t *testing.T) {
+	for _, c := range []struct {
+		r, t   int
+		causal bool
+		want   int
+	}{{0, 4, true, 1}, {2, 4, true, 3}, {3, 4, true, 4}, {4, 4, true, 1}, {6, 4, true, 3}, {2, 4, false, 4}, {5, 4, false, 4}} {
+		if got := Visible(c.r, c.t, c.causal); got != c.want {
+			t.Errorf("Visible(%d, %d, %t) = %d, want %d", c.r, c.t, c.causal, got, c.want)
+		}
+	}
+}
+
 // TestRowsMatchGo: on every path, the row kernels give the portable loops'
 // bits for every row width around both vector widths (8 and 16), causal
 // or not, with the query index wrapping from head to head, and write
