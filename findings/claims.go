@@ -184,6 +184,14 @@ func (p Plan) Measure(o *sweep.Outcome, dev kernels.Device) (*Extra, error) {
 	if !p.NeedsExtra(m.Train) {
 		return nil, nil
 	}
+	if sweep.Key(m.Train) == sweep.Key(p.Wide) {
+		// Pruning evaluates the model on evaluators of its own.
+		pr, err := inspect.Prune(m, dev, inspect.ScoredExamples, 5, []string{inspect.OrderOneShot, inspect.OrderGreedy, inspect.OrderRandom})
+		if err != nil {
+			return nil, err
+		}
+		return &Extra{Prune: pr}, nil
+	}
 	e, err := train.NewEvaluator(m, dev)
 	if err != nil {
 		return nil, err
@@ -195,11 +203,6 @@ func (p Plan) Measure(o *sweep.Outcome, dev kernels.Device) (*Extra, error) {
 		if x.Circuit, err = measureCircuit(e, o.Report); err != nil {
 			return nil, err
 		}
-	case sweep.Key(m.Train) == sweep.Key(p.Wide):
-		x.Prune, err = inspect.Prune(m, dev, inspect.ScoredExamples, 5, []string{inspect.OrderOneShot, inspect.OrderGreedy, inspect.OrderRandom})
-		if err != nil {
-			return nil, err
-		}
 	case tasks.HasUnseen(m.Task):
 		acc, err := train.UnseenAccuracy(e, m)
 		if err != nil {
@@ -207,45 +210,50 @@ func (p Plan) Measure(o *sweep.Outcome, dev kernels.Device) (*Extra, error) {
 		}
 		x.Unseen = &acc
 	default:
-		kt, ok := m.Task.(tasks.KindTask)
-		if !ok {
-			return nil, fmt.Errorf("findings: %s has no kinds", m.Task.Name())
-		}
-		attr := inspect.KindBatches(kt, train.HeldOut(m))[0]
-		acc, _, err := e.Accuracy(attr, nil)
-		if err != nil {
+		if err := measureSyntax(e, o.Report, x); err != nil {
 			return nil, err
 		}
-		x.AttractorIntact = &acc
-		var names []string
-		for _, h := range o.Report.Heads {
-			if len(h.Relations) == 0 || !h.Relations[0].Beats() {
-				continue
-			}
-			off, err := analysis.ParseHeads(h.Name, m.Shape.Layers, m.Shape.Heads)
-			if err != nil {
-				return nil, err
-			}
-			a, _, err := e.Accuracy(attr, off)
-			if err != nil {
-				return nil, err
-			}
-			x.Syntax = append(x.Syntax, SyntaxHead{Name: h.Name, Argmax: h.Relations[0].Argmax, Baseline: h.Relations[0].Baseline, AttractorOff: a})
-			names = append(names, h.Name)
-		}
-		joint := acc
-		if len(names) > 0 {
-			off, err := analysis.ParseHeads(strings.Join(names, ","), m.Shape.Layers, m.Shape.Heads)
-			if err != nil {
-				return nil, err
-			}
-			if joint, _, err = e.Accuracy(attr, off); err != nil {
-				return nil, err
-			}
-		}
-		x.SyntaxOff = &joint
 	}
 	return x, nil
+}
+
+// measureSyntax takes claim 9's measurements of the model of e, an
+// agreement model, with the relation scores of its report: accuracy on
+// attractor examples intact, with each head named after verb->subject
+// switched off alone, and with all of them off together.
+func measureSyntax(e *train.Evaluator, rep *inspect.Report, x *Extra) error {
+	m := e.Models[0]
+	kt, ok := m.Task.(tasks.KindTask)
+	if !ok {
+		return fmt.Errorf("findings: %s has no kinds", m.Task.Name())
+	}
+	attr := inspect.KindBatches(kt, train.HeldOut(m))[0]
+	acc, _, err := e.Accuracy(attr, nil)
+	if err != nil {
+		return err
+	}
+	x.AttractorIntact = &acc
+	L, H := m.Shape.Layers, m.Shape.Heads
+	all := analysis.NewMask(L, H, nil)
+	for _, h := range rep.Heads {
+		if len(h.Relations) == 0 || !h.Relations[0].Beats() {
+			continue
+		}
+		a, _, err := e.Accuracy(attr, analysis.NewMask(L, H, nil).With(h.Layer, h.Head))
+		if err != nil {
+			return err
+		}
+		x.Syntax = append(x.Syntax, SyntaxHead{Name: h.Name, Argmax: h.Relations[0].Argmax, Baseline: h.Relations[0].Baseline, AttractorOff: a})
+		all[h.Layer][h.Head] = true
+	}
+	joint := acc
+	if len(x.Syntax) > 0 {
+		if joint, _, err = e.Accuracy(attr, all); err != nil {
+			return err
+		}
+	}
+	x.SyntaxOff = &joint
+	return nil
 }
 
 // DynamicsSeed is one seed of claim 7: where the best induction score and

@@ -6,7 +6,6 @@ package inspect
 
 import (
 	"headlab/analysis"
-	"headlab/graph"
 	"headlab/kernels"
 	"headlab/tasks"
 	"headlab/train"
@@ -161,9 +160,10 @@ func AnalyzeAllBy(e *train.Evaluator, o Options) ([]*Report, []*analysis.Attenti
 		reports[s] = &Report{Ablated: analysis.HeadNames(off), Ablation: o.Ablation, Accuracy: snaps[s].Accuracy, Loss: snaps[s].Loss}
 		scores[s] = analysis.ScoreAll(atts[s])
 	}
+	all := analysis.NewMask(c.Layers, c.Heads, off)
 	for l := 0; l < c.Layers; l++ {
 		for h := 0; h < c.Heads; h++ {
-			one, err := ab.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{withHead(off, c, l, h)}})
+			one, err := ab.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{all.With(l, h)}})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -215,25 +215,13 @@ func ablatedBy(e *train.Evaluator, held []*tasks.Batch, reports []*Report, off [
 		return err
 	}
 	c := e.Models[0].Shape
+	all := analysis.NewMask(c.Layers, c.Heads, off)
 	for k, h := range reports[0].Heads {
-		one, err := ab.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{withHead(off, c, h.Layer, h.Head)}})
+		one, err := ab.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{all.With(h.Layer, h.Head)}})
 		if err != nil {
 			return err
 		}
 		set(k, func(s int) float64 { return one[s].Accuracy })
 	}
 	return nil
-}
-
-// withHead returns a copy of off with head (l, h) switched off too.
-func withHead(off [][]bool, c graph.Config, l, h int) [][]bool {
-	out := make([][]bool, c.Layers)
-	for i := range out {
-		out[i] = make([]bool, c.Heads)
-		if i < len(off) {
-			copy(out[i], off[i])
-		}
-	}
-	out[l][h] = true
-	return out
 }

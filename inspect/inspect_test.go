@@ -225,12 +225,12 @@ func TestPruneAndHistory(t *testing.T) {
 	bestAcc, bestName := -1.0, ""
 	for l := 0; l < 2; l++ {
 		for h := 0; h < 2; h++ {
-			acc, _, err := e.Accuracy(sel, withHead(nil, m.Shape, l, h))
+			acc, _, err := e.Accuracy(sel, analysis.NewMask(m.Shape.Layers, m.Shape.Heads, nil).With(l, h))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if acc > bestAcc {
-				bestAcc, bestName = acc, analysis.HeadNames(withHead(nil, m.Shape, l, h))[0]
+				bestAcc, bestName = acc, analysis.HeadNames(analysis.NewMask(m.Shape.Layers, m.Shape.Heads, nil).With(l, h))[0]
 			}
 		}
 	}

@@ -227,26 +227,24 @@ func RunGroup(ps []Pair, pl Platform, a Analysis, hooks GroupHooks) ([]*Outcome,
 func JointOff(ab *inspect.Ablator, held []*tasks.Batch, heads [][]inspect.Head, label string) ([]Joint, error) {
 	js := make([]Joint, len(heads))
 	offs := make([][][]bool, len(heads))
-	any := false
+	some := false
 	for s, hs := range heads {
 		js[s].Heads = []string{}
 		L, H := 0, 0
 		for _, h := range hs {
 			L, H = max(L, h.Layer+1), max(H, h.Head+1)
 		}
-		offs[s] = make([][]bool, L)
-		for l := range offs[s] {
-			offs[s][l] = make([]bool, H)
-		}
+		off := analysis.NewMask(L, H, nil)
 		for _, h := range hs {
 			if h.Label == label {
-				offs[s][h.Layer][h.Head] = true
+				off[h.Layer][h.Head] = true
 				js[s].Heads = append(js[s].Heads, h.Name)
-				any = true
+				some = true
 			}
 		}
+		offs[s] = off
 	}
-	if !any {
+	if !some {
 		return js, nil
 	}
 	snaps, err := ab.Snapshot(held, train.SnapshotOptions{Off: offs})

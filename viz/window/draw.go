@@ -271,7 +271,7 @@ func drawPanels(f *composed, st *model, lay Layout) {
 	for l := 0; l < lay.L; l++ {
 		for h := 0; h < lay.H; h++ {
 			p := lay.Panel(l, h)
-			off := l < len(st.off) && h < len(st.off[l]) && st.off[l][h]
+			off := st.off.Off(l, h)
 			b.stroke(p, colFrame)
 			tr := lay.Title(l, h)
 			tw := tr.Dx() - offSize - 6

@@ -58,7 +58,7 @@ type snapshot struct {
 	probs      []float32 // [n][l][h][t][t], analysis.Attention's order
 	scores     []analysis.HeadScore
 	acc        float64
-	off        [][]bool
+	off        analysis.Mask
 	offVer     int
 	onGPU      bool // textures were filled on the GPU
 }
@@ -76,7 +76,7 @@ type model struct {
 	// Set by the UI, read by the worker.
 	running bool
 	stop    int // where training pauses; -1: nowhere
-	off     [][]bool
+	off     analysis.Mask
 	// ablation is how the heads in off are switched off; offVer counts
 	// changes to either.
 	ablation inspect.Ablation
@@ -129,7 +129,7 @@ type job struct {
 	quit     bool
 	seen     int // the model's changes when read
 	reset    *train.Config
-	off      [][]bool // a copy
+	off      analysis.Mask // a copy
 	ablation inspect.Ablation
 	offVer   int
 	running  bool // training runs (not paused, no error)
@@ -139,7 +139,7 @@ type job struct {
 
 // take hands the worker the UI's changes; a reset is handed over once.
 func (st *model) take() job {
-	j := job{quit: st.quit, seen: st.changes, reset: st.resetTo, off: cloneOff(st.off), ablation: st.ablation, offVer: st.offVer,
+	j := job{quit: st.quit, seen: st.changes, reset: st.resetTo, off: st.off.Clone(), ablation: st.ablation, offVer: st.offVer,
 		running: st.running && st.err == nil, failed: st.err != nil, stop: st.stop}
 	st.resetTo = nil
 	return j
@@ -181,10 +181,7 @@ func (st *model) rebuilt(m *train.Model, training bool, now time.Time) {
 	}
 	st.snap, st.err = nil, nil
 	// The ablation mask follows the new shape, all heads on.
-	st.off = make([][]bool, s.Layers)
-	for l := range st.off {
-		st.off[l] = make([]bool, s.Heads)
-	}
+	st.off = analysis.NewMask(s.Layers, s.Heads, nil)
 	st.offVer++
 	st.dirty = true
 }
@@ -249,14 +246,6 @@ func appendThinned(h []point, p point) []point {
 		h = h[:k]
 	}
 	return append(h, p)
-}
-
-func cloneOff(off [][]bool) [][]bool {
-	out := make([][]bool, len(off))
-	for l := range off {
-		out[l] = append([]bool(nil), off[l]...)
-	}
-	return out
 }
 
 // layout is the layout of the current model in the current window.
@@ -460,7 +449,7 @@ func (st *model) widgets(lay Layout) []widget {
 
 	for l := 0; l < lay.L; l++ {
 		for h := 0; h < lay.H; h++ {
-			on := l < len(st.off) && h < len(st.off[l]) && st.off[l][h]
+			on := st.off.Off(l, h)
 			ws = append(ws, widget{r: lay.OffButton(l, h), off: true, on: on,
 				act: func() { st.toggleHead(l, h) }})
 		}
