@@ -113,7 +113,7 @@ func (h History) Phase() analysis.Phase {
 		steps[k], acc[k] = s.Step, s.Accuracy
 		for _, hs := range s.Heads {
 			if hs.Layer > 0 || s.Heads[len(s.Heads)-1].Layer == 0 {
-				ind[k] = max(ind[k], hs.Scores["induction"])
+				ind[k] = max(ind[k], hs.Scores[analysis.LabelInduction])
 			}
 		}
 	}
