@@ -189,17 +189,6 @@ func (n *importanceNet) importance(off [][]bool) ([]HeadImportance, error) {
 	return out, nil
 }
 
-// Importance measures every head's importance on the first `examples`
-// held-out examples.
-func Importance(m *train.Model, dev kernels.Device, examples int) ([]HeadImportance, error) {
-	n, err := newImportanceNet(m, dev, examples)
-	if err != nil {
-		return nil, err
-	}
-	defer n.close()
-	return n.importance(nil)
-}
-
 // PruneOrder sorts heads by increasing importance, ties in head order.
 func PruneOrder(imp []HeadImportance) []HeadImportance {
 	out := append([]HeadImportance(nil), imp...)

@@ -146,7 +146,7 @@ func RunGroup(ps []Pair, pl Platform, a Analysis, hooks GroupHooks) ([]*Outcome,
 	}
 	defer ev.Close()
 	method := a.method()
-	reps, atts, err := inspect.AnalyzeAllBy(ev, inspect.Options{Methods: a.methods()})
+	reps, atts, err := inspect.AnalyzeAll(ev, inspect.Options{Methods: a.methods()})
 	if err != nil {
 		return failAll(err)
 	}
