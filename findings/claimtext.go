@@ -22,6 +22,22 @@ func (v Verdict) text() string {
 	return verdict(v.Agrees)
 }
 
+// count gives c its verdict by the count rule of of8 on its seeds'
+// verdicts ok, measured as "k of n seeds", and returns k.
+func (c *Claim) count(ok []bool, of8 int) int {
+	k, agrees := countRule(ok, of8)
+	c.Agrees, c.Measured = agrees, fmt.Sprintf("%d of %d seeds", k, len(ok))
+	return k
+}
+
+// countFirst gives c its first rule, first, with its verdict by the
+// count rule of of8 on the seeds' verdicts under it, okFirst.
+func (c *Claim) countFirst(first Verdict, okFirst []bool, of8 int) {
+	k, agrees := countRule(okFirst, of8)
+	first.Agrees, first.Measured = agrees, fmt.Sprintf("%d of %d seeds", k, len(okFirst))
+	c.First = &first
+}
+
 func (in *Input) claim1() Claim {
 	c := Claim{N: 1, Title: "Different data grows different heads", Published: "mirror on reverse, uniform on majority, previous-token and induction on copy",
 		Rule: fmt.Sprintf("for each task, its signature is in at least %d of 8 seeds: a head labelled mirror (or mirror shifted) on reverse, uniform on majority, and on the note's copy task, which is its rotated copy task (headlab's induction), a previous-token head in layer 0 and an induction head in layer 1; plain copy stays claim 5's leaky task", mostSeeds)}
@@ -71,11 +87,9 @@ func (in *Input) claim2() Claim {
 		ok = append(ok, redundant(s))
 		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.1f | %s |", s.Seed, pc(s.Intact), 100*s.LargestCost, sweep.YesNo(ok[len(ok)-1])))
 	}
-	k, agrees := countRule(ok, nearlyAll)
-	c.Agrees = agrees
+	k := c.count(ok, nearlyAll)
 	st := sweep.Describe(costs)
 	c.Body = append(c.Body, "", fmt.Sprintf("Largest single-head cost over seeds: median %.1f, min %.1f, max %.1f points.", 100*st.Median, 100*st.Min, 100*st.Max))
-	c.Measured = fmt.Sprintf("%d of %d seeds", k, len(seeds))
 	c.Differs = fmt.Sprintf("Claim 2 (majority redundancy): %d of %d majority seeds have every single-head ablation within %.0f points; the rule asks %d of 8.", k, len(seeds), 100*redundantCost, nearlyAll)
 	return c
 }
@@ -270,13 +284,8 @@ func (in *Input) claim7() Claim {
 			ph.InductionFrom, ph.InductionTo, ph.AccuracyFrom, ph.AccuracyTo, sweep.YesNo(ph.Together), sweep.YesNo(within), 100*span, sweep.YesNo(holds),
 			ea.InductionFrom, ea.InductionTo, ea.AccuracyFrom, ea.AccuracyTo, sweep.YesNo(ea.Together), sweep.YesNo(eWithin), 100*eSpan, sweep.YesNo(eHolds)))
 	}
-	kFirst, agreesFirst := countRule(okFirst, nearlyAll)
-	first.Agrees = agreesFirst
-	first.Measured = fmt.Sprintf("%d of %d seeds", kFirst, len(okFirst))
-	c.First = &first
-	k, agrees := countRule(ok, nearlyAll)
-	c.Agrees = agrees
-	c.Measured = fmt.Sprintf("%d of %d seeds", k, len(ok))
+	c.countFirst(first, okFirst, nearlyAll)
+	k := c.count(ok, nearlyAll)
 	c.Differs = fmt.Sprintf("Claim 7 (burst): the rises overlap within %.0f%% of the run in %d of %d seeds; the rule asks %d of 8.", 100*riseSpan, k, len(ok), nearlyAll)
 	return c
 }
@@ -291,9 +300,7 @@ func (in *Input) claim8() Claim {
 		ok = append(ok, prunes(s))
 		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %.0f%% | %.0f%% | %.0f%% |", s.Seed, pc(s.Intact), 100*s.Greedy, 100*s.OneShot, 100*s.Random))
 	}
-	k, agrees := countRule(ok, mostSeeds)
-	c.Agrees = agrees
-	c.Measured = fmt.Sprintf("%d of %d seeds", k, len(ok))
+	k := c.count(ok, mostSeeds)
 	c.Differs = fmt.Sprintf("Claim 8 (pruning): greedy removes half the heads within 1 point in %d of %d seeds; the rule asks %d of 8.", k, len(ok), mostSeeds)
 	return c
 }
@@ -313,13 +320,8 @@ func (in *Input) claim9() Claim {
 		okFirst, ok = append(okFirst, holdsFirst), append(ok, holds)
 		c.Body = append(c.Body, fmt.Sprintf("| %d | %s | %s | %s | %s | %s | %s |", s.Seed, pc(s.Intact), pc(s.AttractorIntact), headsOrNone(hs), sweep.YesNo(holdsFirst), optPc(s.AllOff), sweep.YesNo(holds)))
 	}
-	kFirst, agreesFirst := countRule(okFirst, mostSeeds)
-	first.Agrees = agreesFirst
-	first.Measured = fmt.Sprintf("%d of %d seeds", kFirst, len(okFirst))
-	c.First = &first
-	k, agrees := countRule(ok, mostSeeds)
-	c.Agrees = agrees
-	c.Measured = fmt.Sprintf("%d of %d seeds", k, len(ok))
+	c.countFirst(first, okFirst, mostSeeds)
+	k := c.count(ok, mostSeeds)
 	c.Differs = fmt.Sprintf("Claim 9 (syntax heads): switching off every verb->subject head together costs %.0f points on attractors in %d of %d agreement seeds; the rule asks %d of 8.", 100*attractorCost, k, len(ok), mostSeeds)
 	return c
 }

@@ -208,6 +208,13 @@ func (in *Input) values(c train.Config, seeds []uint64) []float64 {
 	return out
 }
 
+// smallSeeds is c's accuracy of every small seed (values) and the
+// statistics of the finished ones.
+func (in *Input) smallSeeds(c train.Config) ([]float64, sweep.Stats) {
+	vals := in.values(c, in.Plan.SmallSet)
+	return vals, sweep.Describe(okOnly(vals))
+}
+
 // records lists c's finished runs over seeds, in seed order (missing and
 // failed runs left out).
 func (in *Input) records(c train.Config, seeds []uint64) []*sweep.Record {

@@ -181,8 +181,8 @@ func (in *Input) positionsSection(b *strings.Builder, t *tally) {
 	fmt.Fprintln(b, "| Task | Positions | Per-seed accuracy (%) | Mean | Modes | Published | Verdict |")
 	fmt.Fprintln(b, "|---|---|---|---|---|---|---|")
 	for _, c := range p.positions() {
-		vals := in.values(c, p.SmallSet)
-		mean := sweep.Describe(okOnly(vals)).Mean
+		vals, st := in.smallSeeds(c)
+		mean := st.Mean
 		pub, pubText := positionsPublished(c)
 		ok := agreesMean(vals, pub)
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", c.Task, sweep.OnOff(c.Positions), pcList(vals), pc(mean),
@@ -261,9 +261,8 @@ func (in *Input) layersSection(b *strings.Builder, t *tally) {
 	p := in.Plan
 	fmt.Fprintf(b, "## 4. One layer against two on induction\n\n")
 	fmt.Fprintf(b, "%s, and the same with one layer; seeds %s.\n\n", sweep.ConfigName(p.Induction), seedRange(p.SmallSet))
-	one := in.values(p.OneLayer, p.SmallSet)
-	two := in.values(p.Induction, p.SmallSet)
-	oneS, twoS := sweep.Describe(okOnly(one)), sweep.Describe(okOnly(two))
+	one, oneS := in.smallSeeds(p.OneLayer)
+	two, twoS := in.smallSeeds(p.Induction)
 	ok := needsTwoLayers(one, two)
 	chance := in.report(p.Induction).Chance
 	fmt.Fprintln(b, "| Layers | Per-seed accuracy (%) | Mean | Median | Max | Chance |")
@@ -283,9 +282,8 @@ func (in *Input) maskSection(b *strings.Builder, t *tally) {
 	p := in.Plan
 	fmt.Fprintf(b, "## 5. Reverse without positions and without the causal mask\n\n")
 	fmt.Fprintf(b, "%s, and the same without the causal mask; seeds %s.\n\n", sweep.ConfigName(p.ReverseNoPositions), seedRange(p.SmallSet))
-	withMask := in.values(p.ReverseNoPositions, p.SmallSet)
-	noMask := in.values(p.ReverseNoMask, p.SmallSet)
-	wS, nS := sweep.Describe(okOnly(withMask)), sweep.Describe(okOnly(noMask))
+	withMask, wS := in.smallSeeds(p.ReverseNoPositions)
+	noMask, nS := in.smallSeeds(p.ReverseNoMask)
 	ok := maskMatters(withMask, noMask)
 	chance := in.report(p.ReverseNoMask).Chance
 	fmt.Fprintln(b, "| Positions | Causal mask | Per-seed accuracy (%) | Mean | Chance |")

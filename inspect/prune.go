@@ -329,7 +329,9 @@ func PruneBy(m *train.Model, dev kernels.Device, method Ablation, examples, rand
 			r.Best = append(r.Best, c.Order)
 		}
 	}
-	r.Why = r.whyOneShot(func(l, h int) (float64, error) { return accuracy(held, analysis.NewMask(m.Shape.Layers, m.Shape.Heads, nil).With(l, h)) })
+	r.Why = r.whyOneShot(func(l, h int) (float64, error) {
+		return accuracy(held, analysis.NewMask(m.Shape.Layers, m.Shape.Heads, nil).With(l, h))
+	})
 	return r, nil
 }
 
