@@ -1,13 +1,5 @@
 package analysis
 
-// Labels of the two halves of the induction circuit, and of the sink, as
-// in Patterns.
-const (
-	LabelPreviousToken = "previous-token"
-	LabelInduction     = "induction"
-	LabelAttentionSink = "attention-sink"
-)
-
 // CircuitDrop is how much held-out accuracy (a fraction: 0.20 is 20
 // points) switching off all heads of one half of the circuit must cost for
 // that half to count as load-bearing.

@@ -31,11 +31,8 @@ func ParseHead(name string) (l, h int, err error) {
 // "L0H0,L1H1" (spaces around a name and empty items are ignored) into a
 // mask, off[l][h], for a model of the given number of layers and heads per
 // layer. It is what --ablate accepts.
-func ParseHeads(list string, layers, heads int) ([][]bool, error) {
-	off := make([][]bool, layers)
-	for i := range off {
-		off[i] = make([]bool, heads)
-	}
+func ParseHeads(list string, layers, heads int) (Mask, error) {
+	off := NewMask(layers, heads, nil)
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
 		if name == "" {

@@ -102,7 +102,7 @@ func RelationBaseline(a *Attention, keys []int) (float64, string) {
 	for j := 1; j < a.T; j++ {
 		try(fmt.Sprintf("position-%d", j), relationValue(a, keys, func(_, _, key int) float64 { return hit(key == j) }))
 	}
-	try("attention-sink", relationValue(a, keys, func(_, _, key int) float64 { return hit(key == 0) }))
+	try(LabelAttentionSink, relationValue(a, keys, func(_, _, key int) float64 { return hit(key == 0) }))
 	return best, by
 }
 

@@ -13,9 +13,26 @@ import (
 	"math"
 )
 
+// The canonical patterns' names (docs/head-patterns.md). Each is the key
+// of its score in HeadScore.Scores and the label of a head it names, but
+// for offset and position, whose labels carry their offset and position
+// ("offset -3", "position-5"), and a mirror on the anti-diagonal c = T-2,
+// labelled LabelMirrorShifted.
+const (
+	LabelPreviousToken = "previous-token"
+	LabelInduction     = "induction"
+	LabelMatching      = "matching"
+	LabelMirror        = "mirror"
+	LabelAttentionSink = "attention-sink"
+	PatternOffset      = "offset"
+	PatternPosition    = "position"
+	LabelUniform       = "uniform"
+	LabelMirrorShifted = "mirror shifted"
+)
+
 // Patterns lists the canonical pattern names in the order of the table in
 // head-patterns.md; that order breaks ties between equal scores.
-var Patterns = []string{"previous-token", "induction", "matching", "mirror", "attention-sink", "offset", "position", "uniform"}
+var Patterns = []string{LabelPreviousToken, LabelInduction, LabelMatching, LabelMirror, LabelAttentionSink, PatternOffset, PatternPosition, LabelUniform}
 
 // Threshold is the lowest winning score that names a head after a pattern.
 const Threshold = 0.4
@@ -113,19 +130,19 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 
 	// cells is each cell-reading pattern's cell (the best c, d and j's).
 	cells := map[string]cellFunc{
-		"previous-token": func(_, i int) (int, bool) { return i - 1, i >= 1 },
-		"induction": func(n, i int) (int, bool) {
+		LabelPreviousToken: func(_, i int) (int, bool) { return i - 1, i >= 1 },
+		LabelInduction: func(n, i int) (int, bool) {
 			m := prevSame[n*T+i]
 			return m + 1, m >= 0
 		},
-		"matching": func(n, i int) (int, bool) {
+		LabelMatching: func(n, i int) (int, bool) {
 			m := prevSame[n*T+i]
 			return m, m >= 0
 		},
-		"attention-sink": func(_, i int) (int, bool) { return 0, i >= 1 },
+		LabelAttentionSink: func(_, i int) (int, bool) { return 0, i >= 1 },
 	}
 	scores := make(map[string]float64, len(Patterns))
-	for _, p := range []string{"previous-token", "induction", "matching", "attention-sink"} {
+	for _, p := range []string{LabelPreviousToken, LabelInduction, LabelMatching, LabelAttentionSink} {
 		scores[p] = batchScore(a, l, h, cells[p])
 	}
 	// Mirror: both anti-diagonals c = T-1 and c = T-2 are always
@@ -135,10 +152,10 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 		cell := func(_, i int) (int, bool) { return c - i, c-i >= 0 && c-i != i }
 		s := batchScore(a, l, h, cell)
 		if c == T-1 || s > bestMirror {
-			bestC, bestMirror, cells["mirror"] = c, s, cell
+			bestC, bestMirror, cells[LabelMirror] = c, s, cell
 		}
 	}
-	scores["mirror"] = bestMirror
+	scores[LabelMirror] = bestMirror
 
 	// Offset and position: only candidates that at least half of the T
 	// queries are eligible for; the best one on the batch score, ties to the
@@ -150,10 +167,10 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 			continue
 		}
 		if s := batchScore(a, l, h, cell); bestD == 0 || s > bestOff {
-			bestD, bestOff, cells["offset"] = d, s, cell
+			bestD, bestOff, cells[PatternOffset] = d, s, cell
 		}
 	}
-	scores["offset"] = bestOff
+	scores[PatternOffset] = bestOff
 	bestJ, bestPos := 0, 0.0
 	for j := 1; j < T; j++ {
 		cell := func(_, i int) (int, bool) { return j, j != i }
@@ -161,15 +178,15 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 			continue
 		}
 		if s := batchScore(a, l, h, cell); bestJ == 0 || s > bestPos {
-			bestJ, bestPos, cells["position"] = j, s, cell
+			bestJ, bestPos, cells[PatternPosition] = j, s, cell
 		}
 	}
-	scores["position"] = bestPos
-	scores["uniform"] = uniformScore(a, l, h)
+	scores[PatternPosition] = bestPos
+	scores[LabelUniform] = uniformScore(a, l, h)
 
 	hs := HeadScore{
 		Name: HeadName(l, h), Layer: l, Head: h,
-		Scores: scores, OffsetD: bestD, PositionJ: bestJ, MirrorC: bestC, Sink: scores["attention-sink"],
+		Scores: scores, OffsetD: bestD, PositionJ: bestJ, MirrorC: bestC, Sink: scores[LabelAttentionSink],
 	}
 	if len(a.Relations) > 0 {
 		hs.Relations = ScoreRelations(a, l, h)
@@ -186,12 +203,12 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 	switch {
 	case !(hs.Score >= Threshold):
 		hs.Label = NoClearPattern
-	case best == "offset":
-		hs.Label = fmt.Sprintf("offset -%d", bestD)
-	case best == "position":
-		hs.Label = fmt.Sprintf("position-%d", bestJ)
-	case best == "mirror" && bestC == T-2:
-		hs.Label = "mirror shifted"
+	case best == PatternOffset:
+		hs.Label = fmt.Sprintf("%s -%d", PatternOffset, bestD)
+	case best == PatternPosition:
+		hs.Label = fmt.Sprintf("%s-%d", PatternPosition, bestJ)
+	case best == LabelMirror && bestC == T-2:
+		hs.Label = LabelMirrorShifted
 	default:
 		hs.Label = best
 	}

@@ -35,28 +35,28 @@ func TestClaimRulesAtTheirBoundaries(t *testing.T) {
 	}{
 		// Claim 2: every single-head cost at most 2 points.
 		{"claim 2: cost exactly 2 points (1-0.98 rounds above)", (*Input).claim2, func(in *Input) {
-			fake(in, p.Positions[2], 1, 1, head(0, 0, "uniform", 0.98, nil))
+			fake(in, p.Majority, 1, 1, head(0, 0, "uniform", 0.98, nil))
 		}, true, ""},
 		{"claim 2: cost 2.1 points", (*Input).claim2, func(in *Input) {
-			fake(in, p.Positions[2], 1, 1, head(0, 0, "uniform", 0.979, nil))
+			fake(in, p.Majority, 1, 1, head(0, 0, "uniform", 0.979, nil))
 		}, false, ""},
 		// Claim 3: uniform score at least 0.97; revised, its cost at least
 		// 10 points; first, its cost at least 10 points above the other L0
 		// head's.
 		{"claim 3: score 0.97, cost and margin exactly 10 points (0.83-0.73 rounds below)", (*Input).claim3, func(in *Input) {
-			fake(in, p.Positions[1], 1, 0.83, head(0, 0, "uniform", 0.73, map[string]float64{"uniform": 0.97}), head(0, 1, "offset 1", 0.83, nil))
+			fake(in, p.ReverseNoPositions, 1, 0.83, head(0, 0, "uniform", 0.73, map[string]float64{"uniform": 0.97}), head(0, 1, "offset 1", 0.83, nil))
 		}, true, yes},
 		{"claim 3: score 0.969", (*Input).claim3, func(in *Input) {
-			fake(in, p.Positions[1], 1, 0.83, head(0, 0, "uniform", 0.73, map[string]float64{"uniform": 0.969}), head(0, 1, "offset 1", 0.83, nil))
+			fake(in, p.ReverseNoPositions, 1, 0.83, head(0, 0, "uniform", 0.73, map[string]float64{"uniform": 0.969}), head(0, 1, "offset 1", 0.83, nil))
 		}, false, no},
 		{"claim 3: cost and margin 9.9 points", (*Input).claim3, func(in *Input) {
-			fake(in, p.Positions[1], 1, 0.83, head(0, 0, "uniform", 0.731, map[string]float64{"uniform": 0.97}), head(0, 1, "offset 1", 0.83, nil))
+			fake(in, p.ReverseNoPositions, 1, 0.83, head(0, 0, "uniform", 0.731, map[string]float64{"uniform": 0.97}), head(0, 1, "offset 1", 0.83, nil))
 		}, false, no},
 		{"claim 3: cost exactly 10 points, the other L0 head as costly", (*Input).claim3, func(in *Input) {
-			fake(in, p.Positions[1], 1, 0.83, head(0, 0, "uniform", 0.73, map[string]float64{"uniform": 0.97}), head(0, 1, "offset 1", 0.73, nil))
+			fake(in, p.ReverseNoPositions, 1, 0.83, head(0, 0, "uniform", 0.73, map[string]float64{"uniform": 0.97}), head(0, 1, "offset 1", 0.73, nil))
 		}, true, no},
 		{"claim 3: cost exactly 10 points, the other L0 head 0.1 point cheaper", (*Input).claim3, func(in *Input) {
-			fake(in, p.Positions[1], 1, 0.83, head(0, 0, "uniform", 0.73, map[string]float64{"uniform": 0.97}), head(0, 1, "offset 1", 0.731, nil))
+			fake(in, p.ReverseNoPositions, 1, 0.83, head(0, 0, "uniform", 0.73, map[string]float64{"uniform": 0.97}), head(0, 1, "offset 1", 0.731, nil))
 		}, true, no},
 		// Claim 4: the median labelled sink costs at most 1 point, less
 		// than the other heads (the same under both rules).

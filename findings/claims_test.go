@@ -46,7 +46,7 @@ func TestPlanClaims(t *testing.T) {
 		if p.Dynamics != p.Induction || p.Dynamics.Steps != 2500 || p.dynamicsEarly() != 500 {
 			t.Errorf("%s: claim 7 trains %+v for %d steps, its first rule watching %d; want the default run, 2500 and 500", c.loss, p.Dynamics, p.Dynamics.Steps, p.dynamicsEarly())
 		}
-		all := append([]train.Config{p.Induction, p.OneLayer, p.RevNone, p.Copy, p.Wide, p.Agreement, p.Unseen, p.UnseenTied, p.Dynamics}, p.Positions...)
+		all := append([]train.Config{p.Induction, p.OneLayer, p.ReverseNoMask, p.Copy, p.Wide, p.Agreement, p.Unseen, p.UnseenTied, p.Dynamics}, p.positions()...)
 		for _, cfg := range all {
 			if cfg.Loss != c.loss || !strings.Contains(sweep.ConfigName(cfg), ", "+c.loss+" loss") {
 				t.Errorf("plan at %s: %s is at %q", c.loss, sweep.ConfigName(cfg), cfg.Loss)
@@ -159,7 +159,7 @@ func TestClaimCountRules(t *testing.T) {
 			if int(s) > within {
 				off = 0.95
 			}
-			fake(in, in.Plan.Positions[2], s, 1, head(0, 0, "uniform", off, nil), head(0, 1, "uniform", 0.985, nil))
+			fake(in, in.Plan.Majority, s, 1, head(0, 0, "uniform", off, nil), head(0, 1, "uniform", 0.985, nil))
 		}
 		if c := in.claim2(); c.Agrees != (within == 7) || !strings.HasPrefix(c.Measured, fmt.Sprint(within, " of 8")) {
 			t.Errorf("claim 2 with %d within: agrees %v, %q", within, c.Agrees, c.Measured)
@@ -174,7 +174,7 @@ func TestClaim3PinnedAndUsed(t *testing.T) {
 		if s > 6 {
 			u = 0.96 // pinned too loosely
 		}
-		fake(in, in.Plan.Positions[1], s, 0.9,
+		fake(in, in.Plan.ReverseNoPositions, s, 0.9,
 			head(0, 0, "uniform", 0.75, map[string]float64{"uniform": u}),
 			head(0, 1, "previous-token", 0.88, map[string]float64{"uniform": 0.5}),
 			head(1, 0, "uniform", 0.2, map[string]float64{"uniform": 0.99})) // layer 1 does not count
@@ -185,7 +185,7 @@ func TestClaim3PinnedAndUsed(t *testing.T) {
 	}
 	// The other layer-0 head costs as much: used, but not more than it.
 	// The revised rule asks only that it costs 10 points.
-	seed1 := in.ByID[sweep.RunID{Key: sweep.Key(in.Plan.Positions[1]), Seed: 1}]
+	seed1 := in.ByID[sweep.RunID{Key: sweep.Key(in.Plan.ReverseNoPositions), Seed: 1}]
 	seed1.Heads[1].AblatedAccuracy = 0.75
 	if c := in.claim3(); !c.Agrees || !strings.HasPrefix(c.Measured, "6 of 8") || c.First.Agrees || !strings.HasPrefix(c.First.Measured, "5 of 8") {
 		t.Errorf("claim 3 with a layer-0 twin: %v %q, first %+v", c.Agrees, c.Measured, c.First)
@@ -280,8 +280,8 @@ func TestClaims1And5(t *testing.T) {
 	in := newInput()
 	p := in.Plan
 	for s := uint64(1); s <= 8; s++ {
-		fake(in, p.Positions[0], s, 1, head(0, 0, "mirror shifted", 1, nil))
-		fake(in, p.Positions[2], s, 1, head(0, 0, "uniform", 1, nil))
+		fake(in, p.Reverse, s, 1, head(0, 0, "mirror shifted", 1, nil))
+		fake(in, p.Majority, s, 1, head(0, 0, "uniform", 1, nil))
 		copyHeads := []inspect.Head{head(0, 0, "previous-token", 1, map[string]float64{"offset": 0.9, "induction": 0.3}), head(1, 0, "induction", 1, map[string]float64{"induction": 0.5})}
 		if s > 6 {
 			copyHeads[1].Label = "offset -7"
@@ -317,7 +317,7 @@ func TestClaims1And5(t *testing.T) {
 	}
 	// Reverse at 5 of 8 fails both rules.
 	for s := uint64(1); s <= 3; s++ {
-		in.ByID[sweep.RunID{Key: sweep.Key(p.Positions[0]), Seed: s}].Heads[0].Label = "uniform"
+		in.ByID[sweep.RunID{Key: sweep.Key(p.Reverse), Seed: s}].Heads[0].Label = "uniform"
 	}
 	in.ByID[sweep.RunID{Key: sweep.Key(p.Induction), Seed: 1}].Heads[1].Label = "induction"
 	if c := in.claim1(); c.Agrees || c.First.Agrees || c.Measured != "reverse 5/8, majority 8/8, induction 6/8" {
@@ -716,7 +716,7 @@ func TestClaim2Boundary(t *testing.T) {
 		if s == 8 {
 			off = 0.979
 		}
-		fake(in, in.Plan.Positions[2], s, 1, head(0, 0, "uniform", off, nil), head(0, 1, "uniform", 0.99, nil))
+		fake(in, in.Plan.Majority, s, 1, head(0, 0, "uniform", off, nil), head(0, 1, "uniform", 0.99, nil))
 	}
 	c := in.claim2()
 	if !c.Agrees || c.Measured != "7 of 8 seeds" {
@@ -750,7 +750,7 @@ func TestClaim3Boundary(t *testing.T) {
 		case 8:
 			otherOff = 0.849 // 15 points, 9.9 above the other head's
 		}
-		fake(in, in.Plan.Positions[1], s, 0.9,
+		fake(in, in.Plan.ReverseNoPositions, s, 0.9,
 			head(0, 0, "uniform", off, map[string]float64{"uniform": u}),
 			head(0, 1, "previous-token", otherOff, map[string]float64{"uniform": otherU}))
 	}
@@ -765,7 +765,7 @@ func TestClaim3Boundary(t *testing.T) {
 		"| 5 | L0H0 | 0.970 | 9.9 | 0.0 | no | no |", "| 6 | L0H0 | 0.970 | 10.0 | 0.0 | yes | yes |",
 		"| 7 | L0H0 | 0.970 | 15.0 | 5.0 | no | no |", "| 8 | L0H0 | 0.970 | 15.0 | 5.1 | no | yes |")
 	// Seed 6 at 9.9 points: 5 of 8 under the revised rule too.
-	in.ByID[sweep.RunID{Key: sweep.Key(in.Plan.Positions[1]), Seed: 6}].Heads[0].AblatedAccuracy = 0.801
+	in.ByID[sweep.RunID{Key: sweep.Key(in.Plan.ReverseNoPositions), Seed: 6}].Heads[0].AblatedAccuracy = 0.801
 	if c := in.claim3(); c.Agrees || c.Measured != "5 of 8 seeds (median score 0.970)" || c.First.Measured != "4 of 8 seeds (median score 0.970)" {
 		t.Errorf("claim 3 with 5 seeds: %v %q, first %+v", c.Agrees, c.Measured, c.First)
 	}

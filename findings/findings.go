@@ -1,6 +1,12 @@
 // Package findings holds the published findings headlab is built around,
 // the runs that reproduce them, and the markdown report that sets our
 // measured numbers beside the published ones (docs/findings.md).
+//
+// What the report judges is read from the runs into named data (the
+// claims' in claims.go, the regime grid's in regime.go, section 6's in
+// measures.go), judged by rules that are pure functions of that data
+// (rules.go), and written apart (markdown.go, claimtext.go). extra.go
+// holds what reproduce measures beyond the sweep's records.
 package findings
 
 import (
@@ -17,9 +23,10 @@ import (
 var (
 	// The default induction model (seed 1, 2500 steps): held-out accuracy
 	// intact and with the head of each label switched off.
-	pubIntact     = 0.997
-	pubHeadOff    = map[string]float64{"previous-token": 0.228, "induction": 0.224, analysis.NoClearPattern: 0.357, "attention-sink": 0.997}
-	pubHeadLabels = []string{"previous-token", "induction", analysis.NoClearPattern, "attention-sink"}
+	pubIntact  = 0.997
+	pubHeadOff = map[string]float64{analysis.LabelPreviousToken: 0.228, analysis.LabelInduction: 0.224,
+		analysis.NoClearPattern: 0.357, analysis.LabelAttentionSink: 0.997}
+	pubHeadLabels = []string{analysis.LabelPreviousToken, analysis.LabelInduction, analysis.NoClearPattern, analysis.LabelAttentionSink}
 	// Reverse and majority after 2000 steps, 8 seeds.
 	pubReverseWith    = 1.0
 	pubReverseWithout = []float64{0.91, 0.42, 0.94, 0.91, 0.93, 0.87, 0.43, 0.45}
@@ -29,68 +36,22 @@ var (
 	pubCircuit = 1.0 / 3
 )
 
-// Tolerances of the verdicts, stated in the report.
-const (
-	tolSingle   = 0.05 // one run against a published number
-	tolMean     = 0.10 // a mean over seeds against a published mean
-	layersGap   = 0.20 // one-layer seeds this far below the two-layer median
-	positionGap = 0.20 // the mask's removal costs at least this much
-)
-
-// slack absorbs float rounding at a verdict's boundary (0.85-0.80 is
-// 0.05000000000000004): analysis's, which its load-bearing rule uses.
-const slack = analysis.Slack
-
-// atLeast and atMost are the inclusive comparisons of every rule with a
-// threshold, whatever the rounding.
-func atLeast(x, threshold float64) bool { return x >= threshold-slack }
-func atMost(x, threshold float64) bool  { return x <= threshold+slack }
-
-// The verdict rules, one function each (TestVerdictRules holds them to
-// their boundaries).
-
-// agreesSingle: one run agrees with a published number within tolSingle.
-func agreesSingle(measured, published float64) bool {
-	return atMost(math.Abs(measured-published), tolSingle)
-}
-
-// agreesMean: the mean of the finished seeds agrees with a published
-// mean within tolMean; no finished seed never agrees.
-func agreesMean(vals []float64, published float64) bool {
-	ok := okOnly(vals)
-	return len(ok) > 0 && atMost(math.Abs(sweep.Describe(ok).Mean-published), tolMean)
-}
-
-// circuitAgrees: the published fraction lies inside the circuit
-// fraction's 95% Wilson interval.
-func circuitAgrees(cp sweep.Proportion) bool {
-	return cp.Of > 0 && atMost(cp.Low, pubCircuit) && atLeast(cp.High, pubCircuit)
-}
-
-// needsTwoLayers: every one-layer seed stays at least layersGap below
-// the two-layer median.
-func needsTwoLayers(one, two []float64) bool {
-	o, t := okOnly(one), okOnly(two)
-	return len(o) > 0 && len(t) > 0 && atLeast(sweep.Describe(t).Median-sweep.Describe(o).Max, layersGap)
-}
-
-// maskMatters: removing the causal mask too costs the mean at least
-// positionGap.
-func maskMatters(withMask, noMask []float64) bool {
-	w, n := okOnly(withMask), okOnly(noMask)
-	return len(w) > 0 && len(n) > 0 && atLeast(sweep.Describe(w).Mean-sweep.Describe(n).Mean, positionGap)
-}
-
 // Plan is the configurations reproduce trains.
 type Plan struct {
 	Scale float64
 	// Loss is the training loss of every run but the regime grid's other
 	// half (tasks.NextToken, the default, or tasks.Answers).
-	Loss                   string
-	Induction, OneLayer    train.Config
-	Positions              []train.Config // reverse, majority x positions on, off
-	RevNone                train.Config   // reverse, no positions, no causal mask
-	CircuitSeeds, SmallSet []uint64
+	Loss string
+	// Induction is the default model (sections 1, 3 and 6; claims 1, 5,
+	// 6 and 11), OneLayer the same with one layer (section 4).
+	Induction, OneLayer train.Config
+	// Reverse and Majority have positional embeddings, the NoPositions
+	// ones not (section 2; claims 1 to 3); ReverseNoMask has neither
+	// positions nor the causal mask (section 5).
+	Reverse, ReverseNoPositions   train.Config
+	Majority, MajorityNoPositions train.Config
+	ReverseNoMask                 train.Config
+	CircuitSeeds, SmallSet        []uint64
 
 	// The claims' runs (claims.go), on SmallSet.
 	Copy               train.Config // claims 1 and 5
@@ -112,15 +73,12 @@ func NewPlan(seeds, small int, scale float64, regime bool, loss string) Plan {
 	p.Induction.Steps = steps(2500)
 	p.OneLayer = p.Induction
 	p.OneLayer.Layers = 1
-	for _, task := range []string{"reverse", "majority"} {
-		for _, pos := range []bool{true, false} {
-			c := defaults(task, loss)
-			c.Steps, c.Positions = steps(2000), pos
-			p.Positions = append(p.Positions, c)
-		}
-	}
-	p.RevNone = defaults("reverse", loss)
-	p.RevNone.Steps, p.RevNone.Positions, p.RevNone.Causal = steps(2000), false, false
+	p.Reverse, p.Majority = defaults("reverse", loss), defaults("majority", loss)
+	p.Reverse.Steps, p.Majority.Steps = steps(2000), steps(2000)
+	p.ReverseNoPositions, p.MajorityNoPositions = p.Reverse, p.Majority
+	p.ReverseNoPositions.Positions, p.MajorityNoPositions.Positions = false, false
+	p.ReverseNoMask = p.ReverseNoPositions
+	p.ReverseNoMask.Causal = false
 	p.claims(steps, regime, loss)
 	for s := 1; s <= max(seeds, small); s++ {
 		if s <= seeds {
@@ -131,6 +89,30 @@ func NewPlan(seeds, small int, scale float64, regime bool, loss string) Plan {
 		}
 	}
 	return p
+}
+
+// claims fills the claims' configurations of p.
+func (p *Plan) claims(steps func(int) int, regime bool, loss string) {
+	p.Copy = defaults("copy", loss)
+	p.Copy.Steps = steps(1500)
+	p.Wide = defaults("induction", loss)
+	p.Wide.Steps, p.Wide.Heads, p.Wide.DModel, p.Wide.DFF = steps(2500), 8, 64, 128
+	p.Agreement = defaults("agreement", loss)
+	p.Agreement.Steps = steps(2000)
+	p.Unseen = defaults("induction-unseen", loss)
+	p.Unseen.Steps = steps(2500)
+	p.UnseenTied = p.Unseen
+	p.UnseenTied.TiedEmbeddings = true
+	p.Dynamics = p.Induction
+	if regime {
+		p.Regime = RegimeGrid(steps, loss)
+	}
+}
+
+// positions are section 2's configurations, in its table's order:
+// reverse, then majority, each with positions and without.
+func (p Plan) positions() []train.Config {
+	return []train.Config{p.Reverse, p.ReverseNoPositions, p.Majority, p.MajorityNoPositions}
 }
 
 // defaults is train.Defaults of task at loss.
@@ -170,10 +152,10 @@ func (p Plan) Pairs() []sweep.Pair {
 	for _, c := range []train.Config{p.Copy, p.Agreement, p.Unseen, p.UnseenTied} {
 		add(c, p.SmallSet)
 	}
-	for _, c := range p.Positions {
+	for _, c := range p.positions() {
 		add(c, p.SmallSet)
 	}
-	add(p.RevNone, p.SmallSet)
+	add(p.ReverseNoMask, p.SmallSet)
 	add(p.OneLayer, p.SmallSet)
 	return out
 }
@@ -222,6 +204,26 @@ func (in *Input) values(c train.Config, seeds []uint64) []float64 {
 			continue
 		}
 		out = append(out, r.Accuracy)
+	}
+	return out
+}
+
+// smallSeeds is c's accuracy of every small seed (values) and the
+// statistics of the finished ones.
+func (in *Input) smallSeeds(c train.Config) ([]float64, sweep.Stats) {
+	vals := in.values(c, in.Plan.SmallSet)
+	return vals, sweep.Describe(okOnly(vals))
+}
+
+// records lists c's finished runs over seeds, in seed order (missing and
+// failed runs left out).
+func (in *Input) records(c train.Config, seeds []uint64) []*sweep.Record {
+	var out []*sweep.Record
+	for _, s := range seeds {
+		r := in.ByID[sweep.RunID{Key: sweep.Key(c), Seed: s}]
+		if r != nil && r.Status == sweep.StatusOK {
+			out = append(out, r)
+		}
 	}
 	return out
 }

@@ -177,12 +177,12 @@ func (in *Input) defaultModelSection(b *strings.Builder, t *tally) {
 func (in *Input) positionsSection(b *strings.Builder, t *tally) {
 	p := in.Plan
 	fmt.Fprintf(b, "## 2. Positional embeddings: reverse and majority\n\n")
-	fmt.Fprintf(b, "%d steps at the %s loss, seeds %s; held-out accuracy per seed, in seed order.\n\n", p.Positions[0].Steps, p.Loss, seedRange(p.SmallSet))
+	fmt.Fprintf(b, "%d steps at the %s loss, seeds %s; held-out accuracy per seed, in seed order.\n\n", p.Reverse.Steps, p.Loss, seedRange(p.SmallSet))
 	fmt.Fprintln(b, "| Task | Positions | Per-seed accuracy (%) | Mean | Modes | Published | Verdict |")
 	fmt.Fprintln(b, "|---|---|---|---|---|---|---|")
-	for _, c := range p.Positions {
-		vals := in.values(c, p.SmallSet)
-		mean := sweep.Describe(okOnly(vals)).Mean
+	for _, c := range p.positions() {
+		vals, st := in.smallSeeds(c)
+		mean := st.Mean
 		pub, pubText := positionsPublished(c)
 		ok := agreesMean(vals, pub)
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", c.Task, sweep.OnOff(c.Positions), pcList(vals), pc(mean),
@@ -193,8 +193,8 @@ func (in *Input) positionsSection(b *strings.Builder, t *tally) {
 	}
 	fmt.Fprintln(b)
 	fmt.Fprintf(b, "Published reverse without positions: %s. Ours: %s. Seeds are not comparable one by one (a different implementation draws different weights from the same seed); the comparison is of means and modes.\n\n",
-		sweep.ModesText(sweep.SplitModes(pubReverseWithout)), sweep.ModesText(in.report(p.Positions[1]).Modes))
-	for _, c := range p.Positions {
+		sweep.ModesText(sweep.SplitModes(pubReverseWithout)), sweep.ModesText(in.report(p.ReverseNoPositions).Modes))
+	for _, c := range p.positions() {
 		if cr := in.report(c); cr.Seeds > 0 {
 			fmt.Fprintf(b, "![%s](%s)\n", sweep.ConfigName(c), histLink(cr))
 		}
@@ -255,23 +255,14 @@ func (in *Input) circuitSection(b *strings.Builder, t *tally) {
 		cp.Count, hidden, 100*analysis.CircuitDrop)
 }
 
-// missedBySingle says whether a circuit seed has a half whose most
-// harmful single head costs less than analysis.CircuitDrop, so that
-// single-head ablations alone would not find its circuit.
-func missedBySingle(s sweep.SeedAblation) bool {
-	return s.Circuit && (s.InductionSingle != nil && !analysis.DropsEnough(s.Accuracy-*s.InductionSingle) ||
-		s.PrevSingle != nil && !analysis.DropsEnough(s.Accuracy-*s.PrevSingle))
-}
-
 // layersSection writes section 4: one-layer against two-layer induction
 // seeds, and whether induction needs the second layer.
 func (in *Input) layersSection(b *strings.Builder, t *tally) {
 	p := in.Plan
 	fmt.Fprintf(b, "## 4. One layer against two on induction\n\n")
 	fmt.Fprintf(b, "%s, and the same with one layer; seeds %s.\n\n", sweep.ConfigName(p.Induction), seedRange(p.SmallSet))
-	one := in.values(p.OneLayer, p.SmallSet)
-	two := in.values(p.Induction, p.SmallSet)
-	oneS, twoS := sweep.Describe(okOnly(one)), sweep.Describe(okOnly(two))
+	one, oneS := in.smallSeeds(p.OneLayer)
+	two, twoS := in.smallSeeds(p.Induction)
 	ok := needsTwoLayers(one, two)
 	chance := in.report(p.Induction).Chance
 	fmt.Fprintln(b, "| Layers | Per-seed accuracy (%) | Mean | Median | Max | Chance |")
@@ -290,12 +281,11 @@ func (in *Input) layersSection(b *strings.Builder, t *tally) {
 func (in *Input) maskSection(b *strings.Builder, t *tally) {
 	p := in.Plan
 	fmt.Fprintf(b, "## 5. Reverse without positions and without the causal mask\n\n")
-	fmt.Fprintf(b, "%s, and the same without the causal mask; seeds %s.\n\n", sweep.ConfigName(p.Positions[1]), seedRange(p.SmallSet))
-	withMask := in.values(p.Positions[1], p.SmallSet)
-	noMask := in.values(p.RevNone, p.SmallSet)
-	wS, nS := sweep.Describe(okOnly(withMask)), sweep.Describe(okOnly(noMask))
+	fmt.Fprintf(b, "%s, and the same without the causal mask; seeds %s.\n\n", sweep.ConfigName(p.ReverseNoPositions), seedRange(p.SmallSet))
+	withMask, wS := in.smallSeeds(p.ReverseNoPositions)
+	noMask, nS := in.smallSeeds(p.ReverseNoMask)
 	ok := maskMatters(withMask, noMask)
-	chance := in.report(p.RevNone).Chance
+	chance := in.report(p.ReverseNoMask).Chance
 	fmt.Fprintln(b, "| Positions | Causal mask | Per-seed accuracy (%) | Mean | Chance |")
 	fmt.Fprintln(b, "|---|---|---|---|---|")
 	fmt.Fprintf(b, "| off | on | %s | %s | %s |\n", pcList(withMask), pc(wS.Mean), pc(chance))
@@ -305,6 +295,155 @@ func (in *Input) maskSection(b *strings.Builder, t *tally) {
 	t.add("reverse, no positions: removing the mask too", "removes the last positional signal",
 		fmt.Sprintf("mean %s → %s", pc(wS.Mean), pc(nS.Mean)), ok,
 		fmt.Sprintf("Reverse without positions goes from %s with the causal mask to %s without it: less than the %.0f-point fall that removing the last positional signal should cause.", pc(wS.Mean), pc(nS.Mean), 100*positionGap))
+}
+
+// regimeFinding and regimePublished open the regime grid's summary row.
+const (
+	regimeFinding   = "regime grid: a cell with the published model's heads"
+	regimePublished = "load-bearing single heads, a sink, circuit in a third"
+)
+
+// regimeSection writes the regime grid and names the closest cell;
+// without the grid in the plan, that --regime would sweep it.
+func (in *Input) regimeSection(b *strings.Builder, t *tally) {
+	if len(in.Plan.Regime) == 0 {
+		fmt.Fprintf(b, "## Which setting gives the published numbers\n\nNot run by this invocation: `headlab reproduce --regime` sweeps the loss, d-model, learning rate, batch and steps around the default, with a finite training set and weight decay (%d cells of %d seeds), and names the cell closest to the published model.\n\n", len(RegimeGrid(func(n int) int { return n }, in.Plan.Loss)), len(in.Plan.CircuitSeeds))
+		t.notRun(regimeFinding, regimePublished, "not run (`--regime`)")
+		return
+	}
+	cells := in.RegimeCells()
+	fmt.Fprintf(b, "## Which setting gives the published numbers\n\n")
+	fmt.Fprintf(b, "The published default model had load-bearing single heads, a sink and the circuit in about a third of seeds; ours, at the default (the first row), has the circuit in %s of seeds and a load-bearing single head in %s. The grid moves d-model, learning rate, batch and steps one at a time around the default, at each loss, and trains the default on a finite set of %d sequences and with weight decay %g, %d seeds each. Per cell: the circuit fraction, the median over seeds of the largest single-head ablation cost, the fraction of seeds with a load-bearing single head (one costing at least %.0f points) and the fraction with an attention-sink head. Distance from the published model: |circuit - 1/3| + (1 - load-bearing) + (1 - sinks).\n\n",
+		pc(cells[0].Circuit.Fraction), pc(cells[0].LoadBearing), regimeTrainExamples, regimeWeightDecay, len(in.Plan.CircuitSeeds), 100*analysis.CircuitDrop)
+	fmt.Fprintln(b, "| Loss | Training set | Weight decay | d-model | lr | batch | steps | Seeds | Circuit | Largest single-head cost (median, points) | Load-bearing single head | Sink | Distance |")
+	fmt.Fprintln(b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	closest := -1
+	for i, c := range cells {
+		if c.Seeds > 0 && (closest < 0 || c.Distance < cells[closest].Distance) {
+			closest = i
+		}
+		set := "fresh"
+		if c.Config.TrainExamples > 0 {
+			set = fmt.Sprint(c.Config.TrainExamples)
+		}
+		fmt.Fprintf(b, "| %s | %s | %g | %d | %g | %d | %d | %d | %s [%s, %s] | %.1f | %s | %s | %.2f |\n", c.Config.Loss, set, c.Config.WeightDecay,
+			c.Config.DModel, c.Config.LR, c.Config.Batch, c.Config.Steps, c.Seeds,
+			pc(c.Circuit.Fraction), pc(c.Circuit.Low), pc(c.Circuit.High), 100*c.SingleCost, pc(c.LoadBearing), pc(c.Sinks), c.Distance)
+	}
+	if closest < 0 {
+		fmt.Fprintf(b, "\nNo cell finished.\n\n")
+		return
+	}
+	cl := cells[closest]
+	ok := cl.Published()
+	name := regimeCellName(cl.Config)
+	fmt.Fprintf(b, "\n**Closest cell: %s** (distance %.2f): circuit %s, load-bearing single head in %s of seeds, a sink in %s. It reproduces the published model when a third lies in its circuit interval, most seeds have a load-bearing single head and some have a sink: %s.\n\n",
+		name, cl.Distance, pc(cl.Circuit.Fraction), pc(cl.LoadBearing), pc(cl.Sinks), sweep.YesNo(ok))
+	fmt.Fprintf(b, "%s\n\n", regimeReading(cells))
+	t.add(regimeFinding, regimePublished,
+		fmt.Sprintf("closest %s: circuit %s, load-bearing %s, sink %s", name, pc(cl.Circuit.Fraction), pc(cl.LoadBearing), pc(cl.Sinks)), ok,
+		fmt.Sprintf("No cell of the regime grid gives the published model: the closest (%s) has the circuit in %s of seeds, a load-bearing single head in %s and a sink in %s.", name, pc(cl.Circuit.Fraction), pc(cl.LoadBearing), pc(cl.Sinks)))
+}
+
+// regimeCellName names a cell by all its settings.
+func regimeCellName(c train.Config) string {
+	name := fmt.Sprintf("%s loss, d-model %d, lr %g, batch %d, %d steps", c.Loss, c.DModel, c.LR, c.Batch, c.Steps)
+	if c.TrainExamples > 0 {
+		name += fmt.Sprintf(", %d training sequences", c.TrainExamples)
+	}
+	if c.WeightDecay != 0 {
+		name += fmt.Sprintf(", weight decay %g", c.WeightDecay)
+	}
+	return name
+}
+
+// regimeReading says in words what the grid shows, from its numbers:
+// whether any cell grows a sink, what the other loss does to the
+// default, which change moves the circuit fraction nearest a third, and
+// where load-bearing heads are commonest. cells[0] is the default
+// (RegimeGrid).
+func regimeReading(cells []RegimeCell) string {
+	base := cells[0]
+	var done []RegimeCell
+	seeds, sinkCells := 0, 0
+	for _, c := range cells {
+		if c.Seeds == 0 {
+			continue
+		}
+		done = append(done, c)
+		seeds += c.Seeds
+		if c.Sinks > 0 {
+			sinkCells++
+		}
+	}
+	var out strings.Builder
+	out.WriteString("What the grid shows: ")
+	if sinkCells == 0 {
+		fmt.Fprintf(&out, "no cell grows an attention-sink head (%d seeds in all), so within this grid the published model's sink is not a matter of the loss, d-model, learning rate, batch, steps, a finite training set or weight decay. ", seeds)
+	} else {
+		fmt.Fprintf(&out, "%d of %d cells grow an attention-sink head in some seed. ", sinkCells, len(done))
+	}
+	for _, c := range done {
+		if c.Config.Loss != base.Config.Loss && regimeChange(base.Config, c.Config) == "the "+c.Config.Loss+" loss" {
+			fmt.Fprintf(&out, "The %s loss changes the default's circuit fraction from %s to %s, its load-bearing single heads from %s to %s and its sinks from %s to %s. ",
+				c.Config.Loss, pc(base.Circuit.Fraction), pc(c.Circuit.Fraction), pc(base.LoadBearing), pc(c.LoadBearing), pc(base.Sinks), pc(c.Sinks))
+		}
+	}
+	nearest, loads := base, base
+	var published []string
+	for _, c := range done {
+		if c.Published() {
+			published = append(published, regimeChange(base.Config, c.Config))
+		}
+		if math.Abs(c.Circuit.Fraction-pubCircuit) < math.Abs(nearest.Circuit.Fraction-pubCircuit) {
+			nearest = c
+		}
+		if c.LoadBearing > loads.LoadBearing {
+			loads = c
+		}
+	}
+	fmt.Fprintf(&out, "The change that brings the circuit fraction nearest a third is %s (%s, against %s at the default)", regimeChange(base.Config, nearest.Config), pc(nearest.Circuit.Fraction), pc(base.Circuit.Fraction))
+	if !atMost(nearest.Circuit.Low, pubCircuit) { // the complement of circuitAgrees on that side
+		out.WriteString(", still above a third by its whole interval")
+	}
+	fmt.Fprintf(&out, "; a load-bearing single head is commonest at %s (%s of seeds, against %s). ", regimeChange(base.Config, loads.Config), pc(loads.LoadBearing), pc(base.LoadBearing))
+	if len(published) == 0 {
+		out.WriteString("No cell gives all three of the published model's properties at once: what made the published model differ lies outside these settings, or in a combination of them.")
+	} else {
+		fmt.Fprintf(&out, "The published model's heads appear at %s.", strings.Join(published, ", "))
+	}
+	return out.String()
+}
+
+// regimeChange names what cell c changes from the default base: every
+// setting that differs, in the grid's order.
+func regimeChange(base, c train.Config) string {
+	var ch []string
+	if c.Loss != base.Loss {
+		ch = append(ch, "the "+c.Loss+" loss")
+	}
+	if c.DModel != base.DModel {
+		ch = append(ch, fmt.Sprintf("d-model %d", c.DModel))
+	}
+	if c.LR != base.LR {
+		ch = append(ch, fmt.Sprintf("lr %g", c.LR))
+	}
+	if c.Batch != base.Batch {
+		ch = append(ch, fmt.Sprintf("batch %d", c.Batch))
+	}
+	if c.Steps != base.Steps {
+		ch = append(ch, fmt.Sprintf("%d steps", c.Steps))
+	}
+	if c.TrainExamples != base.TrainExamples {
+		ch = append(ch, fmt.Sprintf("a set of %d training sequences", c.TrainExamples))
+	}
+	if c.WeightDecay != base.WeightDecay {
+		ch = append(ch, fmt.Sprintf("weight decay %g", c.WeightDecay))
+	}
+	if len(ch) == 0 {
+		return "the default itself"
+	}
+	return strings.Join(ch, " with ")
 }
 
 // claimSection writes the section of one claim (claims.go): what was

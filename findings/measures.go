@@ -315,32 +315,32 @@ func compareMeasures(seeds []circuitSeed) (agree, disagree []string) {
 	}
 	agree = append(agree, fmt.Sprintf("The three ablation methods give the same circuit verdict on %d of %d seeds.", same, n))
 	// Patching against the labels.
-	withInd, allInd, withPrev, allPrev := 0, 0, 0, 0
+	// with counts, for each label, the seeds that have a head of it, all
+	// the seeds in which patching locates every such head.
+	var with, all [2]int
 	for _, s := range seeds {
-		if len(s.induction) > 0 {
-			withInd++
-			if len(s.missed) == 0 {
-				allInd++
-			} else {
-				d.add(s.seed, "patching does not locate %s, labelled induction.", strings.Join(s.missed, ", "))
+		for i, half := range [2]struct {
+			label            string
+			labelled, missed []string
+		}{{analysis.LabelInduction, s.induction, s.missed}, {analysis.LabelPreviousToken, s.prev, s.missedPrev}} {
+			if len(half.labelled) == 0 {
+				continue
 			}
-		}
-		if len(s.prev) > 0 {
-			withPrev++
-			if len(s.missedPrev) == 0 {
-				allPrev++
+			with[i]++
+			if len(half.missed) == 0 {
+				all[i]++
 			} else {
-				d.add(s.seed, "patching does not locate %s, labelled previous-token.", strings.Join(s.missedPrev, ", "))
+				d.add(s.seed, "patching does not locate %s, labelled %s.", strings.Join(half.missed, ", "), half.label)
 			}
 		}
 		if len(s.unlabelled) > 0 {
 			d.add(s.seed, "patching locates %s, labelled neither induction nor previous-token.", strings.Join(s.unlabelled, ", "))
 		}
 	}
-	if withInd+withPrev == 0 {
+	if with[0]+with[1] == 0 {
 		agree = append(agree, "No seed has a head labelled induction or previous-token for patching to locate.")
 	} else {
-		agree = append(agree, fmt.Sprintf("Patching locates every head labelled induction in %d of the %d seeds that have one, and every head labelled previous-token in %d of %d.", allInd, withInd, allPrev, withPrev))
+		agree = append(agree, fmt.Sprintf("Patching locates every head labelled induction in %d of the %d seeds that have one, and every head labelled previous-token in %d of %d.", all[0], with[0], all[1], with[1]))
 	}
 	// The scores against the label.
 	for _, c := range []struct {

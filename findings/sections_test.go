@@ -157,14 +157,14 @@ func TestDefaultModelSection(t *testing.T) {
 func TestPositionsSection(t *testing.T) {
 	in := newInput()
 	p := in.Plan
-	revOn, revOff, majOff := p.Positions[0], p.Positions[1], p.Positions[3]
+	revOn, revOff, majOff := p.Reverse, p.ReverseNoPositions, p.MajorityNoPositions
 	fakeAll(in, revOn, 1)
 	for i, s := range p.SmallSet[:7] {
 		fake(in, revOff, s, pubReverseWithout[i])
 	}
 	failed(in, revOff, 8)
 	fakeAll(in, majOff, 0.5)
-	// Majority with positions (p.Positions[2]) never ran.
+	// Majority with positions (p.Majority) never ran.
 	in.Reports = []sweep.ConfigReport{{Key: sweep.Key(revOn), Config: revOn, Seeds: 8}}
 	md, got := write(in.positionsSection)
 	wantIn(t, "positions", md,
@@ -270,9 +270,9 @@ func TestLayersSection(t *testing.T) {
 func TestMaskSection(t *testing.T) {
 	in := newInput()
 	p := in.Plan
-	fakeAll(in, p.Positions[1], 0.73)
-	fakeAll(in, p.RevNone, 0.2)
-	in.Reports = []sweep.ConfigReport{{Key: sweep.Key(p.RevNone), Config: p.RevNone, Chance: 0.1}}
+	fakeAll(in, p.ReverseNoPositions, 0.73)
+	fakeAll(in, p.ReverseNoMask, 0.2)
+	in.Reports = []sweep.ConfigReport{{Key: sweep.Key(p.ReverseNoMask), Config: p.ReverseNoMask, Chance: 0.1}}
 	md, got := write(in.maskSection)
 	wantIn(t, "mask matters", md,
 		"## 5. Reverse without positions and without the causal mask\n\nreverse, 2 layers x 2 heads, d-model 32, positions off, causal on, 2000 steps of batch 32 at lr 0.003, next-token loss, and the same without the causal mask; seeds 1-8.\n\n",
@@ -282,14 +282,14 @@ func TestMaskSection(t *testing.T) {
 	wantRows(t, "mask matters", got, [][4]string{{"reverse, no positions: removing the mask too", "removes the last positional signal", "mean 73.0% → 20.0%", "agrees"}})
 
 	// Without the mask it does almost as well.
-	fakeAll(in, p.RevNone, 0.6)
+	fakeAll(in, p.ReverseNoMask, 0.6)
 	_, got = write(in.maskSection)
 	wantRows(t, "mask does not matter", got, [][4]string{{"reverse, no positions: removing the mask too", "removes the last positional signal", "mean 73.0% → 60.0%", "**differs**"}},
 		"Reverse without positions goes from 73.0% with the causal mask to 60.0% without it: less than the 20-point fall that removing the last positional signal should cause.")
 
 	// The maskless runs did not finish.
 	for _, s := range p.SmallSet {
-		failed(in, p.RevNone, s)
+		failed(in, p.ReverseNoMask, s)
 	}
 	md, got = write(in.maskSection)
 	wantIn(t, "maskless runs failed", md, "| off | off | failed, failed, failed, failed, failed, failed, failed, failed | 0.0% |")
@@ -354,7 +354,7 @@ func TestMethod(t *testing.T) {
 	in.Out = "out"
 	in.Reports = []sweep.ConfigReport{
 		{Config: in.Plan.Induction, Seeds: 8, Seconds: sweep.Stats{Mean: 2.54}},
-		{Config: in.Plan.RevNone, Seeds: 6, Failed: []sweep.Failure{{Seed: 7}, {Seed: 8}}, Seconds: sweep.Stats{Mean: 10}},
+		{Config: in.Plan.ReverseNoMask, Seeds: 6, Failed: []sweep.Failure{{Seed: 7}, {Seed: 8}}, Seconds: sweep.Stats{Mean: 10}},
 	}
 	var b strings.Builder
 	in.method(&b)
@@ -364,7 +364,7 @@ func TestMethod(t *testing.T) {
 		"a single run agrees with a published number within 5 points, a mean over seeds within 10 points;",
 		"- The runs are in `out/findings/findings.db`",
 		"| "+sweep.ConfigName(in.Plan.Induction)+" | 8 | 0 | 2.5 |\n",
-		"| "+sweep.ConfigName(in.Plan.RevNone)+" | 6 | 2 | 10.0 |\n")
+		"| "+sweep.ConfigName(in.Plan.ReverseNoMask)+" | 6 | 2 | 10.0 |\n")
 }
 
 // TestMissedBySingle: a circuit half whose single head costs exactly 20

@@ -41,8 +41,8 @@ type Config struct {
 	Arch
 }
 
-// String writes the shape flat, field by field, as %+v did before Arch
-// was embedded.
+// String writes the shape flat, field by field (%+v would nest Arch's
+// fields in braces of their own).
 func (c Config) String() string {
 	return fmt.Sprintf("{Vocab:%d SeqLen:%d Layers:%d Heads:%d DModel:%d DFF:%d Positions:%t Causal:%t TiedEmbeddings:%t}",
 		c.Vocab, c.SeqLen, c.Layers, c.Heads, c.DModel, c.DFF, c.Positions, c.Causal, c.TiedEmbeddings)

@@ -211,37 +211,27 @@ func Attribute(e *train.Evaluator, examples, perExample int) ([]*AttributionRepo
 		reports[s], ms[s] = r, x
 	}
 	read := func(net *graph.Net, first, n int) error {
-		heads, mlps := make([][]float32, L), make([][]float32, L)
+		// The pass's reads, copied: the Net reuses its buffers.
+		heads, mlps, lens := make([][]float32, L), make([][]float32, L), make([][]float32, L+1)
+		var err error
 		for l := range L {
-			o, err := net.Capture(graph.HeadOut, l)
-			if err != nil {
+			if heads[l], err = copied(net.Capture(graph.HeadOut, l)); err != nil {
 				return err
 			}
-			heads[l] = append([]float32(nil), o...)
-			p, err := net.Capture(graph.MLPOut, l)
-			if err != nil {
+			if mlps[l], err = copied(net.Capture(graph.MLPOut, l)); err != nil {
 				return err
 			}
-			mlps[l] = append([]float32(nil), p...)
+			if lens[l], err = copied(net.LensLogits(l)); err != nil {
+				return err
+			}
 		}
-		inv, err := net.FinalScale()
+		if lens[L], err = copied(net.Logits()); err != nil {
+			return err
+		}
+		inv, err := copied(net.FinalScale())
 		if err != nil {
 			return err
 		}
-		inv = append([]float32(nil), inv...)
-		lens := make([][]float32, L+1)
-		for l := range L {
-			lg, err := net.LensLogits(l)
-			if err != nil {
-				return err
-			}
-			lens[l] = append([]float32(nil), lg...)
-		}
-		lg, err := net.Logits()
-		if err != nil {
-			return err
-		}
-		lens[L] = append([]float32(nil), lg...)
 		for s := range S {
 			r, x := reports[s], ms[s]
 			tok, tg := bs[s].Tokens, bs[s].Targets
@@ -385,4 +375,9 @@ func answerScore(row []float32, answer int) (hit, prob float64) {
 		hit = 1
 	}
 	return hit, math.Exp(-analysis.NextTokenLoss(row, answer))
+}
+
+// copied is a copy of a read of a Net's buffer, and the read's error.
+func copied(v []float32, err error) ([]float32, error) {
+	return append([]float32(nil), v...), err
 }

@@ -77,7 +77,7 @@ func TestAblationMethodsDiffer(t *testing.T) {
 	m := trained(t, 300)
 	acc := map[Ablation][]float64{}
 	for _, method := range Ablations {
-		r, _, err := AnalyzeBy(m, cpu.New(), Options{Ablation: method})
+		r, _, err := Analyze(m, cpu.New(), Options{Ablation: method})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func TestAblationMethodsDiffer(t *testing.T) {
 	}
 	// Further methods beside a report's own are each method's own
 	// report's, bit for bit; the report's own is its ablated accuracy.
-	r, _, err := AnalyzeBy(m, cpu.New(), Options{Ablation: AblateMean, Methods: Ablations})
+	r, _, err := Analyze(m, cpu.New(), Options{Ablation: AblateMean, Methods: Ablations})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestAttributionSumsToLogit(t *testing.T) {
 func TestPatchLocatesInductionHeads(t *testing.T) {
 	m := trained(t, 400)
 	e := evaluatorOf(t, m)
-	reps, _, err := AnalyzeAll(e, nil)
+	reps, _, err := AnalyzeAll(e, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -153,14 +153,11 @@ func OVCircuits(m *train.Model) ([]analysis.Matrix, error) {
 	// E_c: each token's embedding less its mean over d-model.
 	e := analysis.Matrix{Rows: V, Cols: D, Data: make([]float64, V*D)}
 	for v := range V {
-		var mean float64
-		for j := range D {
-			mean += float64(emb[v*D+j])
+		row := e.Data[v*D : (v+1)*D]
+		for j := range row {
+			row[j] = float64(emb[v*D+j])
 		}
-		mean /= float64(D)
-		for j := range D {
-			e.Data[v*D+j] = float64(emb[v*D+j]) - mean
-		}
+		centre(row)
 	}
 	// U_c: the unembedding with the final gain folded in, less each
 	// row's mean over the vocabulary.
@@ -181,15 +178,7 @@ func OVCircuits(m *train.Model) ([]analysis.Matrix, error) {
 			}
 			u.Data[j*V+v] = float64(gf[j]) * float64(w)
 		}
-		row := u.Data[j*V : (j+1)*V]
-		var mean float64
-		for _, x := range row {
-			mean += x
-		}
-		mean /= float64(V)
-		for v := range row {
-			row[v] -= mean
-		}
+		centre(u.Data[j*V : (j+1)*V])
 	}
 	eu := map[int]analysis.Matrix{} // E_c diag(g1_l), per layer
 	var out []analysis.Matrix
@@ -212,19 +201,23 @@ func OVCircuits(m *train.Model) ([]analysis.Matrix, error) {
 		o := hw.O
 		oc := analysis.Matrix{Rows: o.Rows, Cols: o.Cols, Data: append([]float64(nil), o.Data...)}
 		for r := range oc.Rows {
-			row := oc.Data[r*D : (r+1)*D]
-			var mean float64
-			for _, x := range row {
-				mean += x
-			}
-			mean /= float64(D)
-			for j := range row {
-				row[j] -= mean
-			}
+			centre(oc.Data[r*D : (r+1)*D])
 		}
 		out = append(out, analysis.Mul(analysis.Mul(analysis.Mul(left, hw.V), oc), u))
 	}
 	return out, nil
+}
+
+// centre subtracts row's mean from each of its values.
+func centre(row []float64) {
+	var mean float64
+	for _, x := range row {
+		mean += x
+	}
+	mean /= float64(len(row))
+	for i := range row {
+		row[i] -= mean
+	}
 }
 
 // RepeatedTokens is n sequences of length T, each a run of T/2 tokens

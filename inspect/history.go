@@ -113,7 +113,7 @@ func (h History) Phase() analysis.Phase {
 		steps[k], acc[k] = s.Step, s.Accuracy
 		for _, hs := range s.Heads {
 			if hs.Layer > 0 || s.Heads[len(s.Heads)-1].Layer == 0 {
-				ind[k] = max(ind[k], hs.Scores["induction"])
+				ind[k] = max(ind[k], hs.Scores[analysis.LabelInduction])
 			}
 		}
 	}
@@ -129,32 +129,27 @@ type Series struct {
 
 // Loss is the training loss ("loss") at every record that has one.
 func (h History) Loss() Series {
-	s := Series{Name: "loss"}
-	for _, r := range h {
-		if r.Loss != nil {
-			s.Steps, s.Values = append(s.Steps, r.Step), append(s.Values, *r.Loss)
-		}
-	}
-	return s
+	return h.series("loss", func(r *Snapshot) *float64 { return r.Loss })
 }
 
 // ICL is the in-context learning score ("in-context learning score") at
 // every record that has one.
 func (h History) ICL() Series {
-	s := Series{Name: "in-context learning score"}
-	for _, r := range h {
-		if r.ICL != nil {
-			s.Steps, s.Values = append(s.Steps, r.Step), append(s.Values, *r.ICL)
-		}
-	}
-	return s
+	return h.series("in-context learning score", func(r *Snapshot) *float64 { return r.ICL })
 }
 
 // Accuracy is held-out accuracy ("accuracy") at every record.
 func (h History) Accuracy() Series {
-	s := Series{Name: "accuracy"}
-	for _, r := range h {
-		s.Steps, s.Values = append(s.Steps, r.Step), append(s.Values, r.Accuracy)
+	return h.series("accuracy", func(r *Snapshot) *float64 { return &r.Accuracy })
+}
+
+// series is the Series name of value at every record where it is not nil.
+func (h History) series(name string, value func(*Snapshot) *float64) Series {
+	s := Series{Name: name}
+	for i := range h {
+		if v := value(&h[i]); v != nil {
+			s.Steps, s.Values = append(s.Steps, h[i].Step), append(s.Values, *v)
+		}
 	}
 	return s
 }

@@ -6,7 +6,6 @@ package inspect
 
 import (
 	"headlab/analysis"
-	"headlab/graph"
 	"headlab/kernels"
 	"headlab/tasks"
 	"headlab/train"
@@ -63,42 +62,6 @@ func (r *Report) Scores() []analysis.HeadScore {
 	return s
 }
 
-// Analyze scores every head of m on the first ScoredExamples held-out
-// examples and measures, for every head, held-out accuracy with that head
-// switched off, all with the heads in off switched off as well. It returns
-// the attention it scored too.
-func Analyze(m *train.Model, dev kernels.Device, off [][]bool) (*Report, *analysis.Attention, error) {
-	e, err := train.NewEvaluator(m, dev)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer e.Close()
-	return AnalyzeWith(e, m, off)
-}
-
-// AnalyzeWith is Analyze on an evaluator of m the caller already has and
-// may go on using (a sweep measures joint ablations with it).
-func AnalyzeWith(e *train.Evaluator, m *train.Model, off [][]bool) (*Report, *analysis.Attention, error) {
-	rs, as, err := AnalyzeAll(e, off)
-	if err != nil {
-		return nil, nil, err
-	}
-	return rs[0], as[0], nil
-}
-
-// AnalyzeAll is Analyze for every model of e at once: each model's heads
-// are scored on its own held-out examples, and each head is switched off
-// in every model in one pass.
-func AnalyzeAll(e *train.Evaluator, off [][]bool) ([]*Report, []*analysis.Attention, error) {
-	return AnalyzeAllBy(e, Options{Off: off})
-}
-
-// AnalyzeRelation is Analyze whose accuracy by kind switches off the head
-// that follows relation rel (an index into the task's relations) best.
-func AnalyzeRelation(m *train.Model, dev kernels.Device, off [][]bool, rel int) (*Report, *analysis.Attention, error) {
-	return AnalyzeBy(m, dev, Options{Off: off, Relation: rel})
-}
-
 // Options say how a report switches heads off.
 type Options struct {
 	// Off are the heads switched off throughout (nil: none).
@@ -118,23 +81,27 @@ type Options struct {
 	Circuit bool
 }
 
-// AnalyzeBy is Analyze as o says.
-func AnalyzeBy(m *train.Model, dev kernels.Device, o Options) (*Report, *analysis.Attention, error) {
+// Analyze scores every head of m on the first ScoredExamples held-out
+// examples and measures, for every head, held-out accuracy with that head
+// switched off, all with the heads in o.Off switched off as well, and
+// what else o asks for. It returns the attention it scored too.
+func Analyze(m *train.Model, dev kernels.Device, o Options) (*Report, *analysis.Attention, error) {
 	e, err := train.NewEvaluator(m, dev)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer e.Close()
-	rs, as, err := AnalyzeAllBy(e, o)
+	rs, as, err := AnalyzeAll(e, o)
 	if err != nil {
 		return nil, nil, err
 	}
 	return rs[0], as[0], nil
 }
 
-// AnalyzeAllBy is AnalyzeAll as o says: a sweep's group measures every
-// model's heads under one ablation method with it.
-func AnalyzeAllBy(e *train.Evaluator, o Options) ([]*Report, []*analysis.Attention, error) {
+// AnalyzeAll is Analyze for every model of e at once (a sweep's group):
+// each model's heads are scored on its own held-out examples, and each
+// head is switched off in every model in one pass.
+func AnalyzeAll(e *train.Evaluator, o Options) ([]*Report, []*analysis.Attention, error) {
 	off, rel := o.Off, o.Relation
 	held := e.HeldOutAll()
 	if o.Ablation == "" {
@@ -161,9 +128,10 @@ func AnalyzeAllBy(e *train.Evaluator, o Options) ([]*Report, []*analysis.Attenti
 		reports[s] = &Report{Ablated: analysis.HeadNames(off), Ablation: o.Ablation, Accuracy: snaps[s].Accuracy, Loss: snaps[s].Loss}
 		scores[s] = analysis.ScoreAll(atts[s])
 	}
+	all := analysis.NewMask(c.Layers, c.Heads, off)
 	for l := 0; l < c.Layers; l++ {
 		for h := 0; h < c.Heads; h++ {
-			one, err := ab.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{withHead(off, c, l, h)}})
+			one, err := ab.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{all.With(l, h)}})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -215,25 +183,13 @@ func ablatedBy(e *train.Evaluator, held []*tasks.Batch, reports []*Report, off [
 		return err
 	}
 	c := e.Models[0].Shape
+	all := analysis.NewMask(c.Layers, c.Heads, off)
 	for k, h := range reports[0].Heads {
-		one, err := ab.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{withHead(off, c, h.Layer, h.Head)}})
+		one, err := ab.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{all.With(h.Layer, h.Head)}})
 		if err != nil {
 			return err
 		}
 		set(k, func(s int) float64 { return one[s].Accuracy })
 	}
 	return nil
-}
-
-// withHead returns a copy of off with head (l, h) switched off too.
-func withHead(off [][]bool, c graph.Config, l, h int) [][]bool {
-	out := make([][]bool, c.Layers)
-	for i := range out {
-		out[i] = make([]bool, c.Heads)
-		if i < len(off) {
-			copy(out[i], off[i])
-		}
-	}
-	out[l][h] = true
-	return out
 }

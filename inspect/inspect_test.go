@@ -27,7 +27,7 @@ func trained(t *testing.T, steps int) *train.Model {
 
 func TestAnalyze(t *testing.T) {
 	m := trained(t, 300)
-	rep, att, err := Analyze(m, cpu.New(), nil)
+	rep, att, err := Analyze(m, cpu.New(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestAnalyze(t *testing.T) {
 
 	// Switching every head off breaks the model; the report says which.
 	all := [][]bool{{true, true}, {true, true}}
-	off, _, err := Analyze(m, cpu.New(), all)
+	off, _, err := Analyze(m, cpu.New(), Options{Off: all})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestAnalyze(t *testing.T) {
 	}
 	// Ablation zeroes the head's output, not its attention: layer-0
 	// patterns do not change.
-	_, attOff, err := Analyze(m, cpu.New(), all)
+	_, attOff, err := Analyze(m, cpu.New(), Options{Off: all})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,12 +225,12 @@ func TestPruneAndHistory(t *testing.T) {
 	bestAcc, bestName := -1.0, ""
 	for l := 0; l < 2; l++ {
 		for h := 0; h < 2; h++ {
-			acc, _, err := e.Accuracy(sel, withHead(nil, m.Shape, l, h))
+			acc, _, err := e.Accuracy(sel, analysis.NewMask(m.Shape.Layers, m.Shape.Heads, nil).With(l, h))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if acc > bestAcc {
-				bestAcc, bestName = acc, analysis.HeadNames(withHead(nil, m.Shape, l, h))[0]
+				bestAcc, bestName = acc, analysis.HeadNames(analysis.NewMask(m.Shape.Layers, m.Shape.Heads, nil).With(l, h))[0]
 			}
 		}
 	}
@@ -251,7 +251,7 @@ func TestAgreementRelationsAndKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, att, err := AnalyzeRelation(m, cpu.New(), nil, 0)
+	rep, att, err := Analyze(m, cpu.New(), Options{Relation: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestAgreementRelationsAndKinds(t *testing.T) {
 	}
 	// A task without relations gets neither.
 	ind := trained(t, 20)
-	rep, att, err = Analyze(ind, cpu.New(), nil)
+	rep, att, err = Analyze(ind, cpu.New(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

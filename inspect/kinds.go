@@ -48,7 +48,7 @@ func byKindAll(ab *Ablator, held []*tasks.Batch, reports []*Report, off [][]bool
 			}
 		}
 		h := r.Heads[best]
-		headOff[s] = withHead(off, c, h.Layer, h.Head)
+		headOff[s] = analysis.NewMask(c.Layers, c.Heads, off).With(h.Layer, h.Head)
 		r.ByKind = &ByKind{Relation: rels[rel], Head: h.Name, Syntax: analysis.SyntaxName(h.Relations[rel : rel+1])}
 	}
 	kinds := make([][]*tasks.Batch, len(held))

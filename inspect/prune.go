@@ -189,17 +189,6 @@ func (n *importanceNet) importance(off [][]bool) ([]HeadImportance, error) {
 	return out, nil
 }
 
-// Importance measures every head's importance on the first `examples`
-// held-out examples.
-func Importance(m *train.Model, dev kernels.Device, examples int) ([]HeadImportance, error) {
-	n, err := newImportanceNet(m, dev, examples)
-	if err != nil {
-		return nil, err
-	}
-	defer n.close()
-	return n.importance(nil)
-}
-
 // PruneOrder sorts heads by increasing importance, ties in head order.
 func PruneOrder(imp []HeadImportance) []HeadImportance {
 	out := append([]HeadImportance(nil), imp...)
@@ -262,13 +251,13 @@ func PruneBy(m *train.Model, dev kernels.Device, method Ablation, examples, rand
 	}
 	// curve measures the prefixes of a fixed order.
 	curve := func(order []HeadImportance) ([]PruneStep, error) {
-		var off [][]bool
+		var off analysis.Mask
 		var steps []PruneStep
 		for k := 0; k <= len(order); k++ {
 			s := PruneStep{Removed: k}
 			if k > 0 {
 				h := order[k-1]
-				off = withHead(off, m.Shape, h.Layer, h.Head)
+				off = analysis.NewMask(m.Shape.Layers, m.Shape.Heads, off).With(h.Layer, h.Head)
 				s.Head = h.Name
 			}
 			acc, err := accuracy(held, off)
@@ -340,7 +329,9 @@ func PruneBy(m *train.Model, dev kernels.Device, method Ablation, examples, rand
 			r.Best = append(r.Best, c.Order)
 		}
 	}
-	r.Why = r.whyOneShot(func(l, h int) (float64, error) { return accuracy(held, withHead(nil, m.Shape, l, h)) })
+	r.Why = r.whyOneShot(func(l, h int) (float64, error) {
+		return accuracy(held, analysis.NewMask(m.Shape.Layers, m.Shape.Heads, nil).With(l, h))
+	})
 	return r, nil
 }
 
@@ -349,10 +340,7 @@ func PruneBy(m *train.Model, dev kernels.Device, method Ablation, examples, rand
 func adaptive(order string, in *importanceNet, m *train.Model, held, sel *tasks.Batch,
 	accuracy func(*tasks.Batch, [][]bool) (float64, error)) ([]PruneStep, error) {
 	c := m.Shape
-	off := make([][]bool, c.Layers)
-	for l := range off {
-		off[l] = make([]bool, c.Heads)
-	}
+	off := analysis.NewMask(c.Layers, c.Heads, nil)
 	acc, err := accuracy(held, nil)
 	if err != nil {
 		return nil, err
@@ -376,7 +364,7 @@ func adaptive(order string, in *importanceNet, m *train.Model, held, sel *tasks.
 				var v float64
 				if order == OrderIterative {
 					v = -imp[l*c.Heads+h].Importance
-				} else if v, err = accuracy(sel, withHead(off, c, l, h)); err != nil {
+				} else if v, err = accuracy(sel, off.With(l, h)); err != nil {
 					return nil, err
 				}
 				if bestL < 0 || v > best {
@@ -384,7 +372,7 @@ func adaptive(order string, in *importanceNet, m *train.Model, held, sel *tasks.
 				}
 			}
 		}
-		off = withHead(off, c, bestL, bestH)
+		off = off.With(bestL, bestH)
 		s := PruneStep{Removed: k, Head: analysis.HeadName(bestL, bestH)}
 		if order == OrderIterative {
 			v := -best

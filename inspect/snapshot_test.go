@@ -33,7 +33,7 @@ func TestRecorderOnePass(t *testing.T) {
 	if first != want || dev.N != 2*want {
 		t.Errorf("recording took %d passes, then %d, want %d each", first, dev.N-first, want)
 	}
-	rep, _, err := Analyze(m, cpu.New(), nil)
+	rep, _, err := Analyze(m, cpu.New(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestRecorderOnePass(t *testing.T) {
 func TestAnalyzePasses(t *testing.T) {
 	m := trained(t, 20)
 	dev := &faultdev.Passes{Device: cpu.New()}
-	if _, _, err := Analyze(m, dev, nil); err != nil {
+	if _, _, err := Analyze(m, dev, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	per := (train.HeldOutExamples + train.EvalChunk - 1) / train.EvalChunk

@@ -27,9 +27,6 @@ func (r *Record) FormsCircuit() bool {
 	return analysis.FormsCircuit(heads, r.Ablation.Intact, r.Ablation.Induction.Accuracy, r.Ablation.PreviousToken.Accuracy)
 }
 
-// ErrAborted is returned by RunGroup when abort closed mid-run.
-var ErrAborted = errors.New("run abandoned")
-
 // Outcome is everything a run learned: the record, and for a run that
 // finished training the model, its head report and the attention scored.
 type Outcome struct {
@@ -75,12 +72,12 @@ type GroupHooks struct {
 // as passes over every model at once. A run
 // that fails (a diverged loss, anything training or analysis returns) is
 // a record with status failed and the reason, not an error; the others
-// of its group carry on. The error is ErrAborted when abort closes before
-// the group ends.
+// of its group carry on. The error is train.ErrAborted when abort closes
+// before the group ends.
 //
 // A model's numbers do not depend on its group: on the CPU they are those
 // `headlab train` prints for the same flags, bit for bit.
-func RunGroup(ps []Pair, pl Platform, a Analysis, h GroupHooks) ([]*Outcome, error) {
+func RunGroup(ps []Pair, pl Platform, a Analysis, hooks GroupHooks) ([]*Outcome, error) {
 	start := time.Now()
 	outs := make([]*Outcome, len(ps))
 	cs := make([]train.Config, len(ps))
@@ -108,22 +105,23 @@ func RunGroup(ps []Pair, pl Platform, a Analysis, h GroupHooks) ([]*Outcome, err
 		return failAll(err)
 	}
 	defer g.Close()
-	for g.Step < cs[0].Steps {
-		select {
-		case <-h.Abort:
-			return nil, ErrAborted
-		default:
-		}
-		if err := g.TrainStep(); err != nil {
-			return failAll(err)
-		}
-		if h.Progress != nil && h.Every > 0 && (g.Step%h.Every == 0 || g.Step == cs[0].Steps) {
+	var watch []train.GroupHook
+	if hooks.Progress != nil {
+		watch = append(watch, train.GroupHook{Every: hooks.Every, Fn: func(step int) error {
 			l, err := g.Losses()
 			if err != nil {
-				return failAll(err)
+				return err
 			}
-			h.Progress(g.Step, cs[0].Steps, l)
-		}
+			hooks.Progress(step, cs[0].Steps, l)
+			return nil
+		}})
+	}
+	diverged, err := g.Train(hooks.Abort, watch...)
+	if errors.Is(err, train.ErrAborted) {
+		return nil, err
+	}
+	if err != nil {
+		return failAll(err)
 	}
 	losses, err := g.Losses()
 	if err != nil {
@@ -133,26 +131,13 @@ func RunGroup(ps []Pair, pl Platform, a Analysis, h GroupHooks) ([]*Outcome, err
 	if err != nil {
 		return failAll(err)
 	}
-	diverged, err := g.Diverged()
-	if err != nil {
-		return failAll(err)
-	}
-	if err := g.Sync(); err != nil {
-		return failAll(err)
-	}
 	trained := time.Since(start).Seconds()
 	for i, o := range outs {
 		o.Record.TrainLoss, o.Record.TrainAnswerLoss, o.Record.TrainSeconds = losses[i], answerLosses[i], trained
 		o.Model = g.Models[i]
-		if diverged[i] > 0 {
+		if diverged[i] != nil {
 			o.Model = nil
-			o.Record.Status = StatusFailed
-			o.Record.Error = fmt.Sprintf("training diverged at step %d: the loss was not finite", diverged[i])
-		} else if name := g.Models[i].NonFinite(); name != "" {
-			// The last update made weights that no loss has seen yet.
-			o.Model = nil
-			o.Record.Status = StatusFailed
-			o.Record.Error = fmt.Sprintf("training diverged at step %d: the weights are not finite (%s)", g.Step, name)
+			o.Record.Status, o.Record.Error = StatusFailed, diverged[i].Error()
 		}
 	}
 	ev, err := g.Evaluator()
@@ -161,7 +146,7 @@ func RunGroup(ps []Pair, pl Platform, a Analysis, h GroupHooks) ([]*Outcome, err
 	}
 	defer ev.Close()
 	method := a.method()
-	reps, atts, err := inspect.AnalyzeAllBy(ev, inspect.Options{Methods: a.methods()})
+	reps, atts, err := inspect.AnalyzeAll(ev, inspect.Options{Methods: a.methods()})
 	if err != nil {
 		return failAll(err)
 	}
@@ -242,26 +227,24 @@ func RunGroup(ps []Pair, pl Platform, a Analysis, h GroupHooks) ([]*Outcome, err
 func JointOff(ab *inspect.Ablator, held []*tasks.Batch, heads [][]inspect.Head, label string) ([]Joint, error) {
 	js := make([]Joint, len(heads))
 	offs := make([][][]bool, len(heads))
-	any := false
+	some := false
 	for s, hs := range heads {
 		js[s].Heads = []string{}
 		L, H := 0, 0
 		for _, h := range hs {
 			L, H = max(L, h.Layer+1), max(H, h.Head+1)
 		}
-		offs[s] = make([][]bool, L)
-		for l := range offs[s] {
-			offs[s][l] = make([]bool, H)
-		}
+		off := analysis.NewMask(L, H, nil)
 		for _, h := range hs {
 			if h.Label == label {
-				offs[s][h.Layer][h.Head] = true
+				off[h.Layer][h.Head] = true
 				js[s].Heads = append(js[s].Heads, h.Name)
-				any = true
+				some = true
 			}
 		}
+		offs[s] = off
 	}
-	if !any {
+	if !some {
 		return js, nil
 	}
 	snaps, err := ab.Snapshot(held, train.SnapshotOptions{Off: offs})

@@ -377,7 +377,7 @@ func fillHeads(tx execer) error {
 			return fmt.Errorf("seed %d of %s: heads_json: %v", seed, r.key, err)
 		}
 		for i := range r.heads {
-			r.heads[i].Sink = r.heads[i].Scores["attention-sink"]
+			r.heads[i].Sink = r.heads[i].Scores[analysis.LabelAttentionSink]
 		}
 		r.seed = uint64(seed)
 		runs = append(runs, r)

@@ -11,6 +11,7 @@ import (
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 
+	"headlab/analysis"
 	"headlab/inspect"
 	"headlab/train"
 )
@@ -502,7 +503,7 @@ func scan(rows *sql.Rows, version int) (Record, error) {
 		}
 		// Heads stored before the sink had a field of its own.
 		for i := range r.Heads {
-			r.Heads[i].Sink = r.Heads[i].Scores["attention-sink"]
+			r.Heads[i].Sink = r.Heads[i].Scores[analysis.LabelAttentionSink]
 		}
 	}
 	if abl.Valid {

@@ -757,7 +757,7 @@ func TestRunStoresWhatInspectMeasures(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ev.Close()
-	reps, _, err := inspect.AnalyzeAllBy(ev, inspect.Options{Methods: []inspect.Ablation{inspect.AblateMean, inspect.AblateResample}})
+	reps, _, err := inspect.AnalyzeAll(ev, inspect.Options{Methods: []inspect.Ablation{inspect.AblateMean, inspect.AblateResample}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,11 @@
 // Package tasks generates the toy sequence tasks that headlab trains on.
 //
 // Every task produces fixed-length token sequences and, at some positions
-// (the answer positions), the token the model must predict there. The loss
-// and the accuracy count answer positions only. Generators are
+// (the answer positions), the token the model must predict there. The
+// accuracy counts answer positions only; the loss counts them alone or
+// every position's next token (LossPositions). Generators are
 // deterministic: a Stream built from the same task, seed and split yields
-// the same batches, and the training and held-out splits draw from
-// separate random streams.
+// the same batches, and each split draws from a random stream of its own.
 package tasks
 
 import (
@@ -103,7 +103,7 @@ func (b *Batch) Answers() int {
 // Split names a data stream.
 type Split uint64
 
-// The two splits draw from different random streams of the same seed.
+// Each split draws from a random stream of its own of the same seed.
 const (
 	Train   Split = 1
 	HeldOut Split = 2

@@ -2,6 +2,7 @@ package train
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,5 +66,40 @@ func TestNewGroupFailsCleanly(t *testing.T) {
 		if g != nil || !strings.Contains(err.Error(), "out of device memory") {
 			t.Fatalf("after %d buffers: group %v, error %v", n, g != nil, err)
 		}
+	}
+}
+
+// TestGroupTrainHooksAndAbort: Group.Train calls each hook after every
+// Every-th step and after the last (never one of Every 0), stops at a
+// hook's error, and takes no step once abort is closed.
+func TestGroupTrainHooksAndAbort(t *testing.T) {
+	c := Defaults("majority")
+	c.Steps, c.DModel, c.DFF = 7, 16, 16
+	newGroup := func() *Group {
+		g, err := NewGroup([]Config{c, c}, cpu.New())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close() })
+		return g
+	}
+	var at []int
+	g := newGroup()
+	diverged, err := g.Train(nil,
+		GroupHook{Every: 3, Fn: func(step int) error { at = append(at, step); return nil }},
+		GroupHook{Fn: func(int) error { t.Error("a hook of Every 0 was called"); return nil }})
+	if err != nil || len(diverged) != 2 || diverged[0] != nil || diverged[1] != nil || g.Step != 7 || !slices.Equal(at, []int{3, 6, 7}) {
+		t.Errorf("Train = %v, %v after %d steps, hook at %v; want no divergence after 7 steps, hook at 3, 6, 7", diverged, err, g.Step, at)
+	}
+	stop := errors.New("stop")
+	g = newGroup()
+	if _, err := g.Train(nil, GroupHook{Every: 2, Fn: func(int) error { return stop }}); err != stop || g.Step != 2 {
+		t.Errorf("a hook's error: Train = %v after %d steps, want it after 2", err, g.Step)
+	}
+	abort := make(chan struct{})
+	close(abort)
+	g = newGroup()
+	if _, err := g.Train(abort); err != ErrAborted || g.Step != 0 {
+		t.Errorf("closed abort: Train = %v after %d steps, want ErrAborted after none", err, g.Step)
 	}
 }

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -8,6 +9,70 @@ import (
 	"headlab/kernels"
 	"headlab/tasks"
 )
+
+// ErrAborted is Group.Train's error when its abort channel closed before
+// the last step.
+var ErrAborted = errors.New("run abandoned")
+
+// GroupHook is called by Group.Train after every Every-th step and after
+// the last (never when Every < 1) with the step just taken. An error
+// stops training.
+type GroupHook struct {
+	Every int
+	Fn    func(step int) error
+}
+
+// due says whether a hook called every every steps is called after step
+// of a run of steps steps.
+func due(every, step, steps int) bool {
+	return every > 0 && (step%every == 0 || step == steps)
+}
+
+// Train is the training loop of every run, a lone model's (Run) and a
+// group's (a sweep's): it takes the steps g's models have left, calling
+// hooks in order after each step they are due, and copies the trained
+// weights off the device (Sync). It stops with ErrAborted when abort (nil
+// never does) closes before a step, and with the error of a step or a
+// hook. A model that diverged does not stop the others: diverged[s] says
+// why model s did (its loss stopped being finite, or its last update
+// made weights that are not), nil for one that did not.
+func (g *Group) Train(abort <-chan struct{}, hooks ...GroupHook) (diverged []error, err error) {
+	steps := g.Models[0].Train.Steps
+	for g.Step < steps {
+		select {
+		case <-abort:
+			return nil, ErrAborted
+		default:
+		}
+		if err := g.TrainStep(); err != nil {
+			return nil, err
+		}
+		for _, h := range hooks {
+			if due(h.Every, g.Step, steps) {
+				if err := h.Fn(g.Step); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	at, err := g.Diverged()
+	if err != nil {
+		return nil, err
+	}
+	if err := g.Sync(); err != nil {
+		return nil, err
+	}
+	diverged = make([]error, len(g.Models))
+	for s, m := range g.Models {
+		if at[s] > 0 {
+			diverged[s] = fmt.Errorf("training diverged at step %d: the loss was not finite", at[s])
+		} else if name := m.NonFinite(); name != "" {
+			// The last update made weights that no loss has seen yet.
+			diverged[s] = fmt.Errorf("training diverged at step %d: the weights are not finite (%s)", g.Step, name)
+		}
+	}
+	return diverged, nil
+}
 
 // Hook is called before the first step and after every Every-th step (and
 // the last) with the model as trained so far, the run's Evaluator of it
@@ -19,80 +84,82 @@ type Hook struct {
 	Fn    func(step int, m *Model, e *Evaluator, loss float64) error
 }
 
-// Run trains a model for c.Steps steps. progress, if not nil, is called
-// every reportEvery steps and at the end; hooks as Hook says.
+// Run trains a model for c.Steps steps: Group.Train on a group of one,
+// which reads its loss back after every step and stops at the first that
+// is not finite. progress, if not nil, is called every reportEvery steps
+// and at the end; hooks as Hook says.
 func Run(c Config, dev kernels.Device, reportEvery int, progress func(Progress), hooks ...Hook) (*Model, Result, error) {
-	tr, err := NewTrainer(c, dev)
+	g, err := NewGroup([]Config{c}, dev)
 	if err != nil {
 		return nil, Result{}, err
 	}
-	defer tr.Close()
-	m := tr.Model
-	eval, err := tr.Evaluator()
+	defer g.Close()
+	m := g.Models[0]
+	eval, err := g.Evaluator()
 	if err != nil {
 		return nil, Result{}, err
 	}
 	defer eval.Close()
-	quick := QuickHeldOut(m)
 
-	runHooks := func(loss float64) error {
-		for _, h := range hooks {
-			if h.Every > 0 && (tr.Step%h.Every == 0 || tr.Step == c.Steps) {
-				if err := tr.Sync(); err != nil {
-					return err
-				}
-				if err := h.Fn(tr.Step, m, eval, loss); err != nil {
-					return err
-				}
+	loss := math.NaN()
+	var each []GroupHook
+	for _, h := range hooks {
+		each = append(each, GroupHook{Every: h.Every, Fn: func(step int) error {
+			if err := g.Sync(); err != nil {
+				return err
+			}
+			return h.Fn(step, m, eval, loss)
+		}})
+	}
+	for _, h := range each {
+		if due(h.Every, 0, c.Steps) {
+			if err := h.Fn(0); err != nil {
+				return nil, Result{}, err
 			}
 		}
-		return nil
-	}
-	if err := runHooks(math.NaN()); err != nil {
-		return nil, Result{}, err
 	}
 	start := time.Now()
-	var loss float64
-	for tr.Step < c.Steps {
-		if loss, err = tr.TrainStep(); err != nil {
-			return nil, Result{}, err
-		}
-		if err := runHooks(loss); err != nil {
-			return nil, Result{}, err
-		}
-		if progress != nil && reportEvery > 0 && (tr.Step%reportEvery == 0 || tr.Step == c.Steps) {
+	// The loss first: the hooks and the progress see it.
+	each = append([]GroupHook{{Every: 1, Fn: func(int) (err error) {
+		loss, err = g.loneLoss()
+		return err
+	}}}, each...)
+	if progress != nil && reportEvery > 0 {
+		quick := QuickHeldOut(m)
+		each = append(each, GroupHook{Every: reportEvery, Fn: func(step int) error {
 			acc, _, err := eval.Accuracy(quick, nil)
 			if err != nil {
-				return nil, Result{}, err
+				return err
 			}
-			al, err := tr.g.AnswerLosses()
+			al, err := g.AnswerLosses()
 			if err != nil {
-				return nil, Result{}, err
+				return err
 			}
-			progress(Progress{Step: tr.Step, Steps: c.Steps, Loss: loss, AnswerLoss: al[0], Accuracy: acc,
-				StepsPerSec: float64(tr.Step) / time.Since(start).Seconds()})
-		}
+			progress(Progress{Step: step, Steps: c.Steps, Loss: loss, AnswerLoss: al[0], Accuracy: acc,
+				StepsPerSec: float64(step) / time.Since(start).Seconds()})
+			return nil
+		}})
 	}
+	diverged, err := g.Train(nil, each...)
 	secs := time.Since(start).Seconds()
-	if err := tr.Sync(); err != nil {
+	if err != nil {
 		return nil, Result{}, err
 	}
-	// The last step's loss was finite, but its update may not be.
-	if name := m.NonFinite(); name != "" {
-		return nil, Result{}, fmt.Errorf("training diverged at step %d: the weights are not finite (%s)", tr.Step, name)
+	if diverged[0] != nil {
+		return nil, Result{}, diverged[0]
 	}
 	acc, heldLoss, err := eval.Accuracy(HeldOut(m), nil)
 	if err != nil {
 		return nil, Result{}, err
 	}
-	res := Result{Params: m.Weights.Count(), Accuracy: acc, Chance: m.Task.Chance(), Loss: heldLoss,
-		TrainLoss: loss, TrainSeconds: secs}
+	res := Result{Params: m.Weights.Count(), Accuracy: acc, Chance: m.Task.Chance(), Loss: heldLoss, TrainSeconds: secs}
 	if c.Steps > 0 {
-		al, err := tr.g.AnswerLosses()
+		al, err := g.AnswerLosses()
 		if err != nil {
 			return nil, Result{}, err
 		}
-		res.TrainAnswerLoss = al[0]
+		res.TrainLoss, res.TrainAnswerLoss = loss, al[0]
+		res.MsPerStep = 1000 * secs / float64(c.Steps)
 	}
 	if tasks.HasUnseen(m.Task) {
 		acc, err := UnseenAccuracy(eval, m)
@@ -100,9 +167,6 @@ func Run(c Config, dev kernels.Device, reportEvery int, progress func(Progress),
 			return nil, Result{}, err
 		}
 		res.UnseenAccuracy = &acc
-	}
-	if c.Steps > 0 {
-		res.MsPerStep = 1000 * secs / float64(c.Steps)
 	}
 	return m, res, nil
 }

@@ -171,12 +171,18 @@ func (tr *Trainer) TrainStep() (float64, error) {
 		return 0, err
 	}
 	tr.Step = tr.g.Step
-	l, err := tr.g.Losses()
+	return tr.g.loneLoss()
+}
+
+// loneLoss reads the last batch loss of a group of one, an error when it
+// is not finite (the run diverged).
+func (g *Group) loneLoss() (float64, error) {
+	l, err := g.Losses()
 	if err != nil {
 		return 0, err
 	}
 	if math.IsNaN(l[0]) || math.IsInf(l[0], 0) {
-		return l[0], fmt.Errorf("training diverged at step %d: loss is %v", tr.Step, l[0])
+		return l[0], fmt.Errorf("training diverged at step %d: loss is %v", g.Step, l[0])
 	}
 	return l[0], nil
 }

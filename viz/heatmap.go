@@ -17,10 +17,6 @@ type box struct{ x0, y0, x1, y1 vg.Length }
 func (b box) w() vg.Length { return b.x1 - b.x0 }
 func (b box) h() vg.Length { return b.y1 - b.y0 }
 
-func (b box) overlaps(o box) bool {
-	return b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1
-}
-
 // Heatmap sizes, in points.
 const (
 	hmTarget     vg.Length = 200 // aim for T*cell ≈ this ...

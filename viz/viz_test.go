@@ -17,6 +17,11 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
+// overlaps says whether two boxes share any area.
+func (b box) overlaps(o box) bool {
+	return b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1
+}
+
 // makeGrid builds a grid whose weight for panel k, query i, key j is
 // f(k, i, j).
 func makeGrid(layers, heads, T int, causal bool, f func(k, i, j int) float32) Grid {

@@ -112,7 +112,7 @@ model's in-context learning score (docs/causal.md).`,
 			if err != nil {
 				return err
 			}
-			rep, att, err := inspect.AnalyzeBy(m, be, inspect.Options{Off: off, Ablation: method, Relation: rel, Circuit: true})
+			rep, att, err := inspect.Analyze(m, be, inspect.Options{Off: off, Ablation: method, Relation: rel, Circuit: true})
 			if err != nil {
 				return err
 			}

@@ -155,7 +155,7 @@ func trainCmd(e *env) *cobra.Command {
 				}
 				fmt.Fprintf(e.stderr, "saved checkpoint to %s\n", save)
 			}
-			heads, att, err := inspect.AnalyzeRelation(m, be, nil, rel)
+			heads, att, err := inspect.Analyze(m, be, inspect.Options{Relation: rel})
 			if err != nil {
 				return err
 			}

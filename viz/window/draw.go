@@ -26,7 +26,7 @@ func (v *Viewer) composeLocked() *composed { return compose(&v.st, v.opts.Source
 
 // compose builds the frame that shows st, with no GL: source names a
 // checkpoint being shown.
-func compose(st *model, source string) *composed {
+func compose(st *state, source string) *composed {
 	f := &composed{snap: st.snap}
 	s := float32(st.m.ppu)
 	f.under.s, f.over.s = s, s
@@ -68,7 +68,7 @@ func drawWidget(b *batch, w widget) {
 }
 
 // drawSidebar draws the controls' labels, the numbers and the curves.
-func drawSidebar(b *batch, st *model, source string) {
+func drawSidebar(b *batch, st *state, source string) {
 	c := st.cfg
 	b.text(sbX, yTitle, "headlab view", colText)
 	if st.fps > 0 {
@@ -240,7 +240,7 @@ func drawCurve(b *batch, r image.Rectangle, pts []point, maxStep int, lo, hi flo
 }
 
 // drawHeader draws the example's tokens and how to read the panels.
-func drawHeader(b *batch, st *model, lay Layout, sn *snapshot) {
+func drawHeader(b *batch, st *state, lay Layout, sn *snapshot) {
 	x := lay.origin().X
 	w := lay.Size.X - x - margin
 	line := "waiting for the first evaluation..."
@@ -262,7 +262,7 @@ func drawHeader(b *batch, st *model, lay Layout, sn *snapshot) {
 
 // drawPanels draws every head's frame, title, token labels and heatmap
 // instance.
-func drawPanels(f *composed, st *model, lay Layout) {
+func drawPanels(f *composed, st *state, lay Layout) {
 	b := &f.under
 	sn := f.snap
 	s := b.s
@@ -271,7 +271,7 @@ func drawPanels(f *composed, st *model, lay Layout) {
 	for l := 0; l < lay.L; l++ {
 		for h := 0; h < lay.H; h++ {
 			p := lay.Panel(l, h)
-			off := l < len(st.off) && h < len(st.off[l]) && st.off[l][h]
+			off := st.off.Off(l, h)
 			b.stroke(p, colFrame)
 			tr := lay.Title(l, h)
 			tw := tr.Dx() - offSize - 6
@@ -351,7 +351,7 @@ func drawLegend(b *batch, r image.Rectangle) {
 
 // drawHover outlines the cell under the cursor and shows its query, key
 // and weight in a tooltip and in the sidebar.
-func drawHover(f *composed, st *model, lay Layout) {
+func drawHover(f *composed, st *state, lay Layout) {
 	sn := f.snap
 	l, h, i, j, ok := lay.CellAt(st.cursor)
 	b := &f.under

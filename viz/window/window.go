@@ -15,12 +15,12 @@
 // renderer under a mutex; the renderer's frames and the kernels interleave
 // on the GL thread, so frames keep coming while the model trains.
 //
-// The files split the model from its drawing. model.go is the model: the
-// state the worker and the renderer share, the training policy (when to
+// The files split the viewer's state from its drawing. state.go holds
+// what the worker and the renderer share, the training policy (when to
 // step, refresh, pause) and the controls (keys, buttons and what they do),
 // with no window and no GL. worker.go runs the trainer and the evaluator
 // for it; layout.go places the sidebar and the panels (a viz.PanelGrid, as
-// in the heatmap figure); draw.go composes a frame of the model as quads,
+// in the heatmap figure); draw.go composes a frame of the state as quads,
 // in viz.ScreenFace's glyphs (atlas.go, batch.go); render.go and window.go
 // hold the GLFW window and the GL that draws those frames.
 //
@@ -84,7 +84,7 @@ type Viewer struct {
 	g   *gpu
 
 	mu   sync.Mutex
-	st   model
+	st   state
 	wake chan struct{} // a change for the worker; capacity 1
 
 	w         *worker
@@ -391,17 +391,17 @@ func panelTitle(s analysis.HeadScore) string {
 	return viz.HeadTitle(analysis.HeadName(s.Layer, s.Head), s.Title())
 }
 
-// The Viewer's side of the model, with Viewer.mu held: GLFW's input in
-// the model's terms.
+// The Viewer's side of the state, with Viewer.mu held: GLFW's input in
+// the state's terms.
 
 func (v *Viewer) layoutLocked() Layout { return v.st.layout() }
 
-// keyLocked handles a key press (see model.key).
+// keyLocked handles a key press (see state.key).
 func (v *Viewer) keyLocked(key glfw.Key, _ glfw.ModifierKey, repeat bool) {
 	v.st.key(keyOf(key), repeat)
 }
 
-// keyOf is the model's key for a GLFW key; keyNone for keys it ignores.
+// keyOf is the state's key for a GLFW key; keyNone for keys it ignores.
 func keyOf(k glfw.Key) key {
 	switch k {
 	case glfw.KeyEscape:

@@ -176,7 +176,7 @@ func (w *worker) stepped(loss float64) {
 // kernels are GL), and the heads' scores on those. Mean and resample
 // ablation take their replacements from the model as it is now, on the
 // same examples.
-func (w *worker) refresh(off [][]bool, method inspect.Ablation, offVer int) error {
+func (w *worker) refresh(off analysis.Mask, method inspect.Ablation, offVer int) error {
 	start := time.Now()
 	c := w.model.Shape
 	L, H, T, nc := c.Layers, c.Heads, c.SeqLen, w.nc

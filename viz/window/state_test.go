@@ -11,16 +11,16 @@ import (
 	"headlab/train"
 )
 
-// newModel is a model training tiny(steps), its window at the preferred
-// size, with no worker, no window and no GL.
-func newModel(t *testing.T, steps int) *model {
+// newState is the state of a viewer training tiny(steps), its window at
+// the preferred size, with no worker, no window and no GL.
+func newState(t *testing.T, steps int) *state {
 	t.Helper()
 	c := tiny(steps)
 	task, err := tasks.New(c.Task)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := &model{steps: steps, cfg: c, shape: c.Model(task), training: true, running: true, stop: steps}
+	st := &state{steps: steps, cfg: c, shape: c.Model(task), training: true, running: true, stop: steps}
 	for range st.shape.Layers {
 		st.off = append(st.off, make([]bool, st.shape.Heads))
 	}
@@ -30,7 +30,7 @@ func newModel(t *testing.T, steps int) *model {
 }
 
 // pressLabel clicks the first enabled widget labelled label.
-func pressLabel(t *testing.T, st *model, label string) {
+func pressLabel(t *testing.T, st *state, label string) {
 	t.Helper()
 	for _, w := range st.widgets(st.layout()) {
 		if w.label == label && !w.disabled {
@@ -41,8 +41,8 @@ func pressLabel(t *testing.T, st *model, label string) {
 	t.Fatalf("no enabled %q widget", label)
 }
 
-func TestModelPolicy(t *testing.T) {
-	st := newModel(t, 100)
+func TestStatePolicy(t *testing.T) {
+	st := newState(t, 100)
 	pokes := 0
 	st.poke = func() { pokes++ }
 
@@ -92,8 +92,8 @@ func TestModelPolicy(t *testing.T) {
 	}
 }
 
-func TestModelPickers(t *testing.T) {
-	st := newModel(t, 100)
+func TestStatePickers(t *testing.T) {
+	st := newState(t, 100)
 	pressLabel(t, st, ">") // the task picker's next
 	if st.resetTo == nil || st.resetTo.Task == st.cfg.Task {
 		t.Fatalf("task picker: resetTo %+v", st.resetTo)
@@ -114,8 +114,8 @@ func TestModelPickers(t *testing.T) {
 	}
 }
 
-func TestModelViewOnly(t *testing.T) {
-	st := newModel(t, 100)
+func TestStateViewOnly(t *testing.T) {
+	st := newState(t, 100)
 	st.training, st.running = false, false
 	st.togglePause()
 	st.reset(st.cfg)
@@ -134,11 +134,11 @@ func TestModelViewOnly(t *testing.T) {
 	}
 }
 
-// TestModelAblationControl: the side panel's ablation button cycles
+// TestStateAblationControl: the side panel's ablation button cycles
 // zero, mean, resample and zero again, each press handing the worker the
 // method and a new version of what is switched off.
-func TestModelAblationControl(t *testing.T) {
-	st := newModel(t, 100)
+func TestStateAblationControl(t *testing.T) {
+	st := newState(t, 100)
 	button := func() widget {
 		for _, w := range st.widgets(st.layout()) {
 			if w.r.Min.Y == yAblation {
@@ -162,8 +162,8 @@ func TestModelAblationControl(t *testing.T) {
 	}
 }
 
-func TestModelTrainingPolicy(t *testing.T) {
-	st := newModel(t, 100)
+func TestStateTrainingPolicy(t *testing.T) {
+	st := newState(t, 100)
 	st.off[0][1] = true
 	j := st.take()
 	j.off[0][1] = false
@@ -201,7 +201,7 @@ func TestModelTrainingPolicy(t *testing.T) {
 		t.Error("a slow refresh is not spread to a tenth of the time")
 	}
 
-	st = newModel(t, 100)
+	st = newState(t, 100)
 	st.rebuilt(&train.Model{Train: st.cfg, Shape: st.shape}, true, t0)
 	if st.offVer != 1 || len(st.off) != st.shape.Layers || st.snap != nil || st.step != 0 {
 		t.Fatalf("rebuilt: offVer %d, off %v, step %d", st.offVer, st.off, st.step)
@@ -242,11 +242,11 @@ func TestModelTrainingPolicy(t *testing.T) {
 
 var errTest = errors.New("test")
 
-// TestComposeWithoutGL builds frames from a model alone: one heatmap
+// TestComposeWithoutGL builds frames from a state alone: one heatmap
 // instance per head, in its panel, and a hover outline over the hovered
 // cell.
 func TestComposeWithoutGL(t *testing.T) {
-	st := newModel(t, 100)
+	st := newState(t, 100)
 	f := compose(st, "")
 	if len(f.heat) != 0 || len(f.under.verts) == 0 {
 		t.Fatalf("before the first refresh: %d heatmaps, %d vertices", len(f.heat), len(f.under.verts))

@@ -58,16 +58,16 @@ type snapshot struct {
 	probs      []float32 // [n][l][h][t][t], analysis.Attention's order
 	scores     []analysis.HeadScore
 	acc        float64
-	off        [][]bool
+	off        analysis.Mask
 	offVer     int
 	onGPU      bool // textures were filled on the GPU
 }
 
-// model is the viewer's state: everything the worker and the renderer
+// state is the viewer's state: everything the worker and the renderer
 // share, under Viewer.mu, and the policy that changes it (pause, reset,
 // examples, heads switched off, the widgets and what they do). It needs
 // no window and no GL: the renderer draws it, the worker trains for it.
-type model struct {
+type state struct {
 	// steps is Options.Steps, where a reset training run pauses.
 	steps int
 	// poke wakes the worker; nil in tests.
@@ -76,7 +76,7 @@ type model struct {
 	// Set by the UI, read by the worker.
 	running bool
 	stop    int // where training pauses; -1: nowhere
-	off     [][]bool
+	off     analysis.Mask
 	// ablation is how the heads in off are switched off; offVer counts
 	// changes to either.
 	ablation inspect.Ablation
@@ -124,12 +124,12 @@ type widget struct {
 	act      func()
 }
 
-// job is what the worker reads from the model between two steps.
+// job is what the worker reads from the state between two steps.
 type job struct {
 	quit     bool
-	seen     int // the model's changes when read
+	seen     int // the state's changes when read
 	reset    *train.Config
-	off      [][]bool // a copy
+	off      analysis.Mask // a copy
 	ablation inspect.Ablation
 	offVer   int
 	running  bool // training runs (not paused, no error)
@@ -138,8 +138,8 @@ type job struct {
 }
 
 // take hands the worker the UI's changes; a reset is handed over once.
-func (st *model) take() job {
-	j := job{quit: st.quit, seen: st.changes, reset: st.resetTo, off: cloneOff(st.off), ablation: st.ablation, offVer: st.offVer,
+func (st *state) take() job {
+	j := job{quit: st.quit, seen: st.changes, reset: st.resetTo, off: st.off.Clone(), ablation: st.ablation, offVer: st.offVer,
 		running: st.running && st.err == nil, failed: st.err != nil, stop: st.stop}
 	st.resetTo = nil
 	return j
@@ -168,10 +168,10 @@ func (c refreshClock) due(offVer, step int, training bool, now time.Time) bool {
 	return offVer != c.offVer || step != c.step && (!training || now.Sub(c.at) >= every)
 }
 
-// rebuilt starts the model over for the net of m (a trainer's when
+// rebuilt starts the state over for the net of m (a trainer's when
 // training): step 0 (a checkpoint's own step), no curves, no snapshot,
 // every head on.
-func (st *model) rebuilt(m *train.Model, training bool, now time.Time) {
+func (st *state) rebuilt(m *train.Model, training bool, now time.Time) {
 	s := m.Shape
 	st.cfg, st.shape, st.training = m.Train, s, training
 	st.step, st.loss, st.lossHist, st.accHist, st.stepsPerSec = 0, 0, nil, nil, 0
@@ -181,16 +181,13 @@ func (st *model) rebuilt(m *train.Model, training bool, now time.Time) {
 	}
 	st.snap, st.err = nil, nil
 	// The ablation mask follows the new shape, all heads on.
-	st.off = make([][]bool, s.Layers)
-	for l := range st.off {
-		st.off[l] = make([]bool, s.Heads)
-	}
+	st.off = analysis.NewMask(s.Layers, s.Heads, nil)
 	st.offVer++
 	st.dirty = true
 }
 
 // stepped records training step step's loss, at now.
-func (st *model) stepped(step int, loss float64, now time.Time) {
+func (st *state) stepped(step int, loss float64, now time.Time) {
 	st.step, st.loss = step, loss
 	st.stepsTaken++
 	st.lossHist = appendThinned(st.lossHist, point{step, loss})
@@ -202,7 +199,7 @@ func (st *model) stepped(step int, loss float64, now time.Time) {
 }
 
 // published shows refresh sn, which took cost.
-func (st *model) published(sn *snapshot, cost time.Duration) {
+func (st *state) published(sn *snapshot, cost time.Duration) {
 	st.snap = sn
 	if st.training {
 		if k := len(st.accHist); k > 0 && st.accHist[k-1].step == sn.step {
@@ -217,16 +214,16 @@ func (st *model) published(sn *snapshot, cost time.Duration) {
 }
 
 // fail records err for the UI and pauses training.
-func (st *model) fail(err error) {
+func (st *state) fail(err error) {
 	st.err = err
 	st.running = false
 	st.dirty = true
 }
 
-// settle is the model's side of the worker going idle: false when the UI
+// settle is the state's side of the worker going idle: false when the UI
 // changed something since the worker read it (seen), else training that
 // reached its stop shows as paused and the worker as idle.
-func (st *model) settle(seen int) bool {
+func (st *state) settle(seen int) bool {
 	if st.changes != seen {
 		return false
 	}
@@ -251,16 +248,8 @@ func appendThinned(h []point, p point) []point {
 	return append(h, p)
 }
 
-func cloneOff(off [][]bool) [][]bool {
-	out := make([][]bool, len(off))
-	for l := range off {
-		out[l] = append([]bool(nil), off[l]...)
-	}
-	return out
-}
-
 // layout is the layout of the current model in the current window.
-func (st *model) layout() Layout {
+func (st *state) layout() Layout {
 	chars := 1
 	if t, err := tasks.New(st.cfg.Task); err == nil {
 		chars = tokenChars(t)
@@ -269,7 +258,7 @@ func (st *model) layout() Layout {
 }
 
 // changed tells the worker (and WaitIdle) that there is work.
-func (st *model) changed() {
+func (st *state) changed() {
 	st.changes++
 	st.idle = false
 	st.dirty = true
@@ -278,7 +267,7 @@ func (st *model) changed() {
 	}
 }
 
-func (st *model) togglePause() {
+func (st *state) togglePause() {
 	if !st.training || st.err != nil {
 		return
 	}
@@ -290,7 +279,7 @@ func (st *model) togglePause() {
 }
 
 // reset restarts training from scratch with configuration c.
-func (st *model) reset(c train.Config) {
+func (st *state) reset(c train.Config) {
 	if !st.training {
 		return
 	}
@@ -305,7 +294,7 @@ func (st *model) reset(c train.Config) {
 	st.changed()
 }
 
-func (st *model) nextExample(d int) {
+func (st *state) nextExample(d int) {
 	n := capturedN
 	if st.snap != nil {
 		n = st.snap.n
@@ -316,7 +305,7 @@ func (st *model) nextExample(d int) {
 
 // nextAblation switches heads off by the next method: zero, mean,
 // resample, zero again.
-func (st *model) nextAblation() {
+func (st *state) nextAblation() {
 	k := 0
 	for i, a := range inspect.Ablations {
 		if a == st.ablation {
@@ -328,7 +317,7 @@ func (st *model) nextAblation() {
 	st.changed()
 }
 
-func (st *model) toggleHead(l, h int) {
+func (st *state) toggleHead(l, h int) {
 	if l >= len(st.off) || h >= len(st.off[l]) {
 		return
 	}
@@ -351,7 +340,7 @@ const (
 
 // key handles a key press: space pauses, r resets, n and p step through
 // the examples, Esc quits. Held keys repeat only n and p.
-func (st *model) key(k key, repeat bool) {
+func (st *state) key(k key, repeat bool) {
 	st.urgent = true
 	switch {
 	case k == keyQuit:
@@ -369,7 +358,7 @@ func (st *model) key(k key, repeat bool) {
 }
 
 // click presses the widget under p (logical pixels), if any.
-func (st *model) click(p image.Point) {
+func (st *state) click(p image.Point) {
 	st.urgent = true
 	for _, w := range st.widgets(st.layout()) {
 		if p.In(w.r) && !w.disabled {
@@ -393,7 +382,7 @@ func headDivisors(d int) []int {
 // widgets lists every button for the current state and layout; the
 // same list is drawn and hit-tested, so a click always lands on what is
 // on screen.
-func (st *model) widgets(lay Layout) []widget {
+func (st *state) widgets(lay Layout) []widget {
 	fixed := !st.training
 	bw := (sbW - 12) / 3
 	row := func(k int) int { return yPickers + k*rowPitch }
@@ -460,7 +449,7 @@ func (st *model) widgets(lay Layout) []widget {
 
 	for l := 0; l < lay.L; l++ {
 		for h := 0; h < lay.H; h++ {
-			on := l < len(st.off) && h < len(st.off[l]) && st.off[l][h]
+			on := st.off.Off(l, h)
 			ws = append(ws, widget{r: lay.OffButton(l, h), off: true, on: on,
 				act: func() { st.toggleHead(l, h) }})
 		}
