@@ -4,8 +4,6 @@ package glctx
 
 /*
 #include <stdint.h>
-uint64_t hl_self(void);
-void hl_set_debug_callback(void *dmc);
 */
 import "C"
 
@@ -13,33 +11,28 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"runtime/cgo"
 	"strings"
-	"sync"
-
-	gl "github.com/go-gl/gl/v4.1-core/gl"
 )
 
 // maxDebugErrs bounds the KHR_debug messages kept for one error.
 const maxDebugErrs = 8
 
-// dbgThreads maps a GL thread's pthread id to its Thread. The debug callback
-// is synchronous, so it runs on the thread whose GL call caused it, and this
-// routes it without go-gl's single package-wide callback variable. The
-// main thread, which serves several Threads under Main, is not in it: there
-// the message belongs to the Thread whose work is running.
-var dbgThreads sync.Map // uint64 -> *Thread
+// KHR_debug's error type and the severities it logs.
+const (
+	glDebugTypeError      = 0x824C
+	glDebugSeverityHigh   = 0x9146
+	glDebugSeverityMedium = 0x9147
+)
 
-// hlDebugMessage receives KHR_debug messages from hl_debug_cb (egl.go).
+// hlDebugMessage receives KHR_debug messages from hl_debug_cb (gl.go). The
+// callback is synchronous, so it runs on the loop, in the call that caused
+// it; user is the handle of the Thread whose context it is.
 //
 //export hlDebugMessage
-func hlDebugMessage(gltype, severity, id C.uint, length C.int, message *C.char) {
-	var t *Thread
-	if self := uint64(C.hl_self()); self == mainTid {
-		t = mainSrv.top()
-	} else if v, ok := dbgThreads.Load(self); ok {
-		t = v.(*Thread)
-	}
-	if t == nil || !t.debug {
+func hlDebugMessage(gltype, severity, id C.uint, length C.int, message *C.char, user C.uintptr_t) {
+	t, ok := cgo.Handle(user).Value().(*Thread)
+	if !ok || !t.debug {
 		return
 	}
 	var msg string
@@ -50,42 +43,38 @@ func hlDebugMessage(gltype, severity, id C.uint, length C.int, message *C.char) 
 	}
 	msg = oneLine(msg)
 	switch {
-	case uint32(gltype) == gl.DEBUG_TYPE_ERROR:
+	case uint32(gltype) == glDebugTypeError:
 		if len(t.dbgErrs) < maxDebugErrs {
 			t.dbgErrs = append(t.dbgErrs, msg)
 		} else {
 			t.dbgMore++
 		}
-	case uint32(severity) == gl.DEBUG_SEVERITY_HIGH || uint32(severity) == gl.DEBUG_SEVERITY_MEDIUM:
+	case uint32(severity) == glDebugSeverityHigh || uint32(severity) == glDebugSeverityMedium:
 		log.Printf("glctx: GL debug (id %d): %s", uint32(id), msg)
 	}
 }
 
 // enableDebug turns on synchronous KHR_debug output for this context, so
-// messages arrive on the GL thread during the call that caused them.
+// messages arrive on the loop during the call that caused them.
 func (t *Thread) enableDebug() {
-	dmc := t.procAddrHere("glDebugMessageCallback")
+	dmc := t.procAddr("glDebugMessageCallback")
 	if dmc == nil {
 		log.Print("glctx: debug context without glDebugMessageCallback; only glGetError is checked")
 		return
 	}
-	if !t.onMain {
-		dbgThreads.Store(t.tid, t)
-	}
-	gl.Enable(gl.DEBUG_OUTPUT)
-	gl.Enable(gl.DEBUG_OUTPUT_SYNCHRONOUS)
-	C.hl_set_debug_callback(dmc)
+	t.dbg = cgo.NewHandle(t)
+	debugOutput(dmc, uintptr(t.dbg))
 }
 
 // takeErr drains glGetError and the KHR_debug error messages, naming where
-// they were found; nil when there were none. GL thread only.
+// they were found; nil when there were none. Loop only.
 func (t *Thread) takeErr(where string) error {
 	var codes []string
 	// GL keeps one flag per kind of error, so this ends; the bound guards
 	// against a lost context answering forever.
 	for range 16 {
-		e := gl.GetError()
-		if e == gl.NO_ERROR {
+		e := glGetError()
+		if e == 0 {
 			break
 		}
 		codes = append(codes, glErrName(e))
@@ -111,23 +100,14 @@ func (t *Thread) takeErr(where string) error {
 
 // glErrName names a glGetError code.
 func glErrName(e uint32) string {
-	switch e {
-	case gl.INVALID_ENUM:
-		return "GL_INVALID_ENUM"
-	case gl.INVALID_VALUE:
-		return "GL_INVALID_VALUE"
-	case gl.INVALID_OPERATION:
-		return "GL_INVALID_OPERATION"
-	case gl.STACK_OVERFLOW:
-		return "GL_STACK_OVERFLOW"
-	case gl.STACK_UNDERFLOW:
-		return "GL_STACK_UNDERFLOW"
-	case gl.OUT_OF_MEMORY:
-		return "GL_OUT_OF_MEMORY"
-	case gl.INVALID_FRAMEBUFFER_OPERATION:
-		return "GL_INVALID_FRAMEBUFFER_OPERATION"
-	case 0x0507:
-		return "GL_CONTEXT_LOST"
+	if name, ok := glErrNames[e]; ok {
+		return name
 	}
 	return fmt.Sprintf("GL error 0x%x", e)
+}
+
+var glErrNames = map[uint32]string{
+	0x0500: "GL_INVALID_ENUM", 0x0501: "GL_INVALID_VALUE", 0x0502: "GL_INVALID_OPERATION",
+	0x0503: "GL_STACK_OVERFLOW", 0x0504: "GL_STACK_UNDERFLOW", 0x0505: "GL_OUT_OF_MEMORY",
+	0x0506: "GL_INVALID_FRAMEBUFFER_OPERATION", 0x0507: "GL_CONTEXT_LOST",
 }

@@ -108,17 +108,6 @@ static int hl_destroy_surface(uintptr_t dpy, uintptr_t surf) {
 static int hl_release_thread(void) { return eglReleaseThread(); }
 static void *hl_proc_addr(const char *name) { return (void *)eglGetProcAddress(name); }
 
-// The KHR_debug callback hands messages to Go (debug.go).
-extern void hlDebugMessage(unsigned int, unsigned int, unsigned int, int, char *);
-static void hl_debug_cb(unsigned int source, unsigned int type, unsigned int id,
-		unsigned int severity, int length, const char *message, const void *user) {
-	(void)source;
-	(void)user;
-	hlDebugMessage(type, severity, id, length, (char *)message);
-}
-typedef void (*hl_debugproc)(unsigned int, unsigned int, unsigned int, unsigned int, int, const char *, const void *);
-typedef void (*hl_dmc)(hl_debugproc, const void *);
-void hl_set_debug_callback(void *dmc) { ((hl_dmc)dmc)(hl_debug_cb, NULL); }
 */
 import "C"
 
@@ -131,11 +120,6 @@ import (
 	"sync"
 	"unsafe"
 )
-
-// eglForceConfig makes contexts with a chosen config and a 1x1 pbuffer, the
-// path for drivers without EGL_KHR_no_config_context or
-// EGL_KHR_surfaceless_context; the test sets it to exercise that path.
-var eglForceConfig bool
 
 // eglState is one EGL context, current on its GL thread.
 type eglState struct {
@@ -217,10 +201,6 @@ func noFallback(err error) error { return marked{err, []error{errNoFallback}} }
 // badChoice marks err as a failure of HEADLAB_EGL_DEVICE's choice.
 func badChoice(err error) error { return marked{err, []error{errNoFallback, ErrDeviceChoice}} }
 
-// fakeDevices, when set, edits the device list before the choice; the test
-// puts a failing NVIDIA device in front of the real ones with it.
-var fakeDevices func([]eglDevice) []eglDevice
-
 // openEGL makes an EGL context of kind current on the calling thread.
 // passed is the failure of an NVIDIA device that fallback (Context auto)
 // went past to reach st, or that it went past before failing.
@@ -250,8 +230,8 @@ func openDevice(client string, o Options) (st *eglState, passed, err error) {
 	if err != nil {
 		return nil, nil, noDriver(err)
 	}
-	if fakeDevices != nil {
-		devs = fakeDevices(devs)
+	if o.devices != nil {
+		devs = o.devices(devs)
 	}
 	if len(devs) == 0 {
 		return nil, nil, noDriver(errors.New("EGL lists no devices"))
@@ -401,9 +381,11 @@ func openOn(dpy C.uintptr_t, o Options) (st *eglState, inited bool, err error) {
 	if !createCtx && (eglMajor < 1 || eglMajor == 1 && eglMinor < 5) {
 		return nil, true, fmt.Errorf("EGL %d.%d without EGL_KHR_create_context cannot ask for a core context", eglMajor, eglMinor)
 	}
-	surfaceless := hasWord(exts, "EGL_KHR_surfaceless_context") && !eglForceConfig
+	// Options.eglConfig takes the path of drivers without no-config or
+	// surfaceless contexts: a chosen config and a 1x1 pbuffer.
+	surfaceless := hasWord(exts, "EGL_KHR_surfaceless_context") && !o.eglConfig
 	var cfg C.uintptr_t // EGL_NO_CONFIG_KHR
-	if !surfaceless || !hasWord(exts, "EGL_KHR_no_config_context") || eglForceConfig {
+	if !surfaceless || !hasWord(exts, "EGL_KHR_no_config_context") {
 		var n C.EGLint
 		if cfg = C.hl_choose_config(dpy, &n); cfg == 0 {
 			return nil, true, fmt.Errorf("no pbuffer config for desktop OpenGL (%v)", eglErr("eglChooseConfig"))

@@ -1,5 +1,6 @@
 // Package glctx is the one home of the OpenGL platform: a Thread is an OS
-// thread that owns one OpenGL core context and runs the GL work handed to it.
+// thread that owns one OpenGL core context and runs the GL work handed to
+// it, as Ebitengine's internal/thread does.
 //
 // The context comes from EGL (no X server needed: GPU servers, CI) or from a
 // GLFW window (the viewer, which needs a display). Both the compute backend
@@ -8,44 +9,35 @@
 // Thread rules:
 //   - A GL context is current on one OS thread at a time, so all GL calls go
 //     through Call (wait for the result) or Go (queue and return at once).
-//     Both run their functions in order on the Thread's own locked thread.
-//   - Call may be used from inside a function running on the thread (it then
-//     runs inline); Sync and Close may not, as they would wait for themselves.
-//   - go-gl keeps its function pointers in package globals. Initialise the
-//     go-gl version package you use once with gl.InitWithProcAddrFunc(
-//     t.ProcAddr), inside Call. On Linux (glvnd) the pointers are dispatch
-//     stubs that serve whichever context is current, so one initialisation
-//     serves every Thread, EGL and GLFW alike.
-//   - A GLFW window, and glfw.PollEvents, belong to the thread too: use
-//     them only inside Call.
+//     Both run their functions in order on the Thread's loop, its OS thread.
+//   - Call may be used from inside a function running on the loop (it then
+//     runs at once); Sync and Close may not, as they would wait for
+//     themselves.
+//   - glctx imports no go-gl version package: it binds the few GL functions
+//     it calls itself. Code that draws or computes with go-gl loads its
+//     version package through a Profile, once per process, inside Call.
+//   - A GLFW window, and glfw.PollEvents, belong to the loop too: use them
+//     only inside Call.
 //   - GLFW wants its window and event calls on the process's main thread
-//     (macOS demands it). A program that calls Main from main gives that
-//     thread to every GLFW Thread made while Main serves: their work then
-//     runs there, in turn, each with its context made current, and the
-//     rules above hold as they do for a thread of its own. Without Main, a
-//     GLFW Thread has an OS thread of its own, as an EGL Thread always has.
+//     (macOS demands it). A program that calls Main from main lends that
+//     thread to every GLFW Thread made while Main serves: one loop there
+//     runs their work in turn, each function with its own Thread's context
+//     current, and the rules above hold as they do on a loop of its own.
+//     Without Main, a GLFW Thread has an OS thread of its own, as an EGL
+//     Thread always has.
 package glctx
-
-/*
-#include <stdint.h>
-#include <pthread.h>
-// hl_self identifies the calling OS thread (declared again in debug.go).
-uint64_t hl_self(void) { return (uint64_t)(uintptr_t)pthread_self(); }
-*/
-import "C"
 
 import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
+	"runtime/cgo"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unsafe"
 
-	gl "github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
 )
 
@@ -82,79 +74,71 @@ type Options struct {
 	// is then checked after every function instead of at the next Call or
 	// Sync. HEADLAB_GL_DEBUG=1 in the environment sets it too.
 	Debug bool
+
+	// For the tests.
+	timeout   time.Duration                 // New's limit; 0 means 30 s
+	hold      func(*Thread)                 // runs on the loop before the context is made
+	ownThread bool                          // a GLFW Thread gets its own thread, as when Main is not serving
+	eglConfig bool                          // EGL uses a chosen config and a pbuffer, as on drivers without no-config contexts
+	devices   func([]eglDevice) []eglDevice // edits EGL's device list before the choice
 }
 
 // ErrClosed is returned by Call and Sync once the Thread is closed.
 var ErrClosed = errors.New("glctx: GL thread is closed")
 
-// errAbandoned ends a thread whose New gave up waiting for it.
+// errAbandoned ends a Thread whose New gave up waiting for it.
 var errAbandoned = errors.New("abandoned")
 
-// The kinds of context; Kind reports one of the first three.
+// errGoexit is the error of a Call whose function ended the loop's
+// goroutine (t.FailNow in a test), and of the Thread's Close.
+var errGoexit = errors.New("glctx: a function called runtime.Goexit on the GL thread, which has ended")
+
+// The kinds of context; Kind reports one of them.
 const (
 	kindDevice      = "egl-device"
 	kindSurfaceless = "egl-surfaceless"
 	kindGLFW        = "glfw"
 )
 
-// newTimeout bounds New: a display that accepts a connection and never
-// answers, or a driver stuck in initialisation, must not hang the caller.
-// A variable so that the test can shorten it.
-var newTimeout = 30 * time.Second
-
-// beforeOpen, when set, runs on the GL thread before any context is made;
-// the test uses it to simulate a driver that hangs.
-var beforeOpen func(*Thread)
-
-// Thread is an OS thread holding an OpenGL context and running the work
-// queued to it. Its methods may be called from any goroutine.
+// Thread is a GL context and the loop that runs the work queued to it.
+// Its methods may be called from any goroutine.
 type Thread struct {
-	// Set on the GL thread before New returns, read-only afterwards.
+	l *loop
+
+	// Set on the loop before New returns, read-only afterwards.
 	kind         string
 	renderer     string
 	fallback     string // the NVIDIA device's failure that Context auto went past
 	major, minor int
 	debug        bool
-	tid          uint64       // pthread_self of the GL thread
-	win          *glfw.Window // published copy of glfwWin, never changed after New
-	onMain       bool         // served on the main thread by Main
+	win          *glfw.Window
+	egl          *eglState
+	dbg          cgo.Handle // this Thread, for the KHR_debug callback; 0 without
 
 	mu      sync.Mutex
-	cond    *sync.Cond // signalled when queue grows or closing is set
 	queue   []job
 	spare   []job // the other queue buffer, so batches do not allocate
-	closing bool  // Close was called (or the thread died): no new jobs
+	closing bool  // Close was called (or the Thread died): no new jobs
 
-	done      chan struct{} // closed when the GL thread has finished
+	done      chan struct{} // closed when the context is freed
 	closeOnce sync.Once
-	closeErr  error // set on the GL thread before done is closed
+	closeErr  error // set on the loop before done is closed
 
-	// GL thread only.
-	pending  error    // first error of Go work not yet reported
-	dbgErrs  []string // KHR_debug error messages since the last check
-	dbgMore  int      // messages dropped beyond maxDebugErrs
-	eglTried bool     // EGL was used on this thread: release it at the end
-	passed   error    // an NVIDIA device's failure that fallback went past
-	glfwWin  *glfw.Window
-	egl      *eglState
+	// Loop only.
+	running int      // t's functions running on the loop, nested ones counted
+	pending error    // first error of Go work not yet reported
+	dbgErrs []string // KHR_debug error messages since the last check
+	dbgMore int      // messages dropped beyond maxDebugErrs
 }
 
-type jobKind uint8
-
-const (
-	jobGo jobKind = iota
-	jobCall
-	jobSync
-)
-
-// job is one unit of work for the GL thread. res is nil for Go.
+// job is a function queued with Go (res nil) or Call (res receives the
+// result; f is nil for Sync).
 type job struct {
-	f    func()
-	kind jobKind
-	res  chan result
+	f   func()
+	res chan result
 }
 
-// result is what the GL thread hands back to a waiting Call or Sync.
+// result is what the loop hands back to a waiting Call or Sync.
 type result struct {
 	err      error
 	p        any
@@ -165,9 +149,9 @@ type result struct {
 // costs no allocation beyond its closure.
 var resPool = sync.Pool{New: func() any { return make(chan result, 1) }}
 
-// New starts the GL thread and makes a context on it as o asks. It never
-// panics: when no context can be made it returns a one-line error that says
-// why, and it gives up after a timeout rather than hang on a dead display.
+// New starts a loop and makes a context on it as o asks. It never panics:
+// when no context can be made it returns a one-line error that says why,
+// and it gives up after a timeout rather than hang on a dead display.
 func New(o Options) (*Thread, error) {
 	fromEnv := false
 	if env := os.Getenv("HEADLAB_GL_CONTEXT"); env != "" && !o.Window {
@@ -181,25 +165,26 @@ func New(o Options) (*Thread, error) {
 		return nil, err
 	}
 	t := &Thread{done: make(chan struct{}), debug: o.Debug}
-	t.cond = sync.NewCond(&t.mu)
-	ready := make(chan error)
-	abandon := make(chan struct{})
-	// A GLFW context goes to the main thread while Main serves there.
-	placed := false
-	if kinds[0] == kindGLFW {
-		var inline bool
-		placed, inline, err = mainSrv.place(opening{t: t, o: o, kinds: kinds, ready: ready, abandon: abandon})
-		if inline { // New runs on the main thread: opened already
-			if err != nil {
-				return nil, err
-			}
-			return t, nil
+	onMain := kinds[0] == kindGLFW && !o.ownThread
+	if onMain && mainLoop.servingHere() {
+		// Work on the main loop cannot wait for it: open here.
+		ready := make(chan error, 1)
+		t.start(&mainLoop, o, kinds, ready, nil)
+		if err := <-ready; err != nil {
+			return nil, err
 		}
+		return t, nil
 	}
-	if !placed {
-		go t.loop(o, kinds, ready, abandon)
+	ready, abandon := make(chan error), make(chan struct{})
+	start := func(l *loop) { t.start(l, o, kinds, ready, abandon) }
+	if !onMain || !mainLoop.place(start) {
+		go ownLoop(start)
 	}
-	timer := time.NewTimer(newTimeout)
+	limit := o.timeout
+	if limit == 0 {
+		limit = 30 * time.Second
+	}
+	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	select {
 	case err := <-ready:
@@ -208,13 +193,13 @@ func New(o Options) (*Thread, error) {
 		}
 		return t, nil
 	case <-timer.C:
-		// The thread frees what it made if it ever gets there.
+		// The loop frees what it made if it ever gets there.
 		close(abandon)
 		what := "the EGL driver not answering?"
 		if slices.Contains(kinds, kindGLFW) {
 			what = fmt.Sprintf("display %q or the driver not answering?", os.Getenv("DISPLAY"))
 		}
-		return nil, fmt.Errorf("glctx: no OpenGL context after %v (%s)", newTimeout, what)
+		return nil, fmt.Errorf("glctx: no OpenGL context after %v (%s)", limit, what)
 	}
 }
 
@@ -270,42 +255,50 @@ func plan(o *Options, fromEnv bool) ([]string, error) {
 	return kinds, nil
 }
 
-// loop is the GL thread. It never unlocks the OS thread, so the thread that
-// held the context ends with the goroutine.
-func (t *Thread) loop(o Options, kinds []string, ready chan<- error, abandon <-chan struct{}) {
-	runtime.LockOSThread()
-	t.tid = uint64(C.hl_self())
-	if beforeOpen != nil {
-		beforeOpen(t)
+// start makes t's context on loop l, whose OS thread is the caller's, and
+// hands New the result; if New gave up waiting, it frees the context.
+func (t *Thread) start(l *loop, o Options, kinds []string, ready chan<- error, abandon <-chan struct{}) {
+	t.l = l
+	if o.hold != nil {
+		o.hold(t)
 	}
+	prev := l.cur
 	err := t.open(o, kinds)
-	t.win = t.glfwWin
+	l.cur = nil
+	if err == nil {
+		l.cur = t
+	}
 	select {
 	case ready <- err:
 	case <-abandon:
 		if err == nil {
 			_ = t.release()
+			l.cur = nil
 		}
 		err = errAbandoned
 	}
 	if err != nil {
-		t.finishThread()
 		close(t.done)
-		return
+	} else {
+		l.threads = append(l.threads, t)
 	}
-	t.serve()
+	l.restore(prev)
 }
 
 // open makes the first context of kinds that works current on this thread,
 // and checks its version. The error names every kind tried.
 func (t *Thread) open(o Options, kinds []string) error {
 	var errs []string
+	var passed error // an NVIDIA device's failure that fallback went past
 	noDriver, choice := false, false
 	for _, k := range kinds {
-		err := t.openKind(o, k)
+		p, err := t.openKind(o, k)
+		if passed == nil {
+			passed = p
+		}
 		if err == nil {
-			if t.passed != nil {
-				t.fallback = oneLine(t.passed.Error())
+			if passed != nil {
+				t.fallback = oneLine(passed.Error())
 			}
 			return nil
 		}
@@ -331,7 +324,7 @@ func (t *Thread) open(o Options, kinds []string) error {
 }
 
 // openKind tries one kind; on failure it has released what it made.
-func (t *Thread) openKind(o Options, kind string) (err error) {
+func (t *Thread) openKind(o Options, kind string) (passed, err error) {
 	defer func() {
 		// go-gl/glfw panics on errors it classes as programmer errors; New
 		// promises an error instead.
@@ -340,41 +333,34 @@ func (t *Thread) openKind(o Options, kind string) (err error) {
 		}
 		if err != nil {
 			_ = t.release()
+			t.win, t.egl = nil, nil
 		}
 	}()
 	t.kind = kind
-	switch kind {
-	case kindGLFW:
-		t.glfwWin, err = openGLFW(o)
-	default:
-		t.eglTried = true
-		var passed error
+	if kind == kindGLFW {
+		t.win, err = openGLFW(o)
+	} else {
+		t.l.egl = true
 		t.egl, passed, err = openEGL(kind, o)
-		if t.passed == nil {
-			t.passed = passed
-		}
 	}
 	if err != nil {
-		return err
+		return passed, err
 	}
-	if err := initGL(t.procAddrHere); err != nil {
-		return err
+	if err := core.Load(t); err != nil {
+		return passed, fmt.Errorf("loading OpenGL functions: missing %v", err)
 	}
-	var major, minor int32
-	gl.GetIntegerv(gl.MAJOR_VERSION, &major)
-	gl.GetIntegerv(gl.MINOR_VERSION, &minor)
-	t.major, t.minor = int(major), int(minor)
-	t.renderer = gl.GoStr(gl.GetString(gl.RENDERER)) + ", OpenGL " + gl.GoStr(gl.GetString(gl.VERSION))
+	t.major, t.minor = glInteger(glMajorVersion), glInteger(glMinorVersion)
+	t.renderer = glString(glRenderer) + ", OpenGL " + glString(glVersionString)
 	if !atLeast(t.major, t.minor, o.Major, o.Minor) {
-		return versionError(o.Major, o.Minor, fmt.Sprintf("%d.%d", major, minor))
+		return passed, versionError(o.Major, o.Minor, fmt.Sprintf("%d.%d", t.major, t.minor))
 	}
 	if t.debug {
 		t.enableDebug()
 	}
 	// Errors left by context set-up are not the first Call's.
-	for gl.GetError() != gl.NO_ERROR {
+	for glGetError() != 0 {
 	}
-	return nil
+	return passed, nil
 }
 
 func atLeast(major, minor, wantMajor, wantMinor int) bool {
@@ -387,144 +373,35 @@ type glVersion struct{ major, minor int }
 func (v glVersion) atLeast(major, minor int) bool { return atLeast(v.major, v.minor, major, minor) }
 func (v glVersion) String() string                { return fmt.Sprintf("%d.%d", v.major, v.minor) }
 
-// currentVersion parses GL_VERSION of the context current on this thread
-// (GL_MAJOR_VERSION does not exist before 3.0, so a probe cannot use it).
-func currentVersion(proc func(string) unsafe.Pointer) (v glVersion, ok bool) {
-	if initGL(proc) != nil {
-		return v, false
-	}
-	p := gl.GetString(gl.VERSION)
-	if p == nil {
-		return v, false
-	}
-	_, err := fmt.Sscanf(gl.GoStr(p), "%d.%d", &v.major, &v.minor)
-	return v, err == nil
-}
-
 // versionError is the one-line error for a driver that offers too old a GL.
 func versionError(major, minor int, gives string) error {
 	return fmt.Errorf("OpenGL %d.%d needed, driver gives %s", major, minor, gives)
 }
 
-// glMu guards the one-time initialisation of glctx's own go-gl functions.
-var (
-	glMu     sync.Mutex
-	glInited bool
-)
-
-// initGL loads glctx's go-gl (4.1 core) functions once per process: go-gl
-// keeps them in globals, and under glvnd they serve every context.
-func initGL(proc func(string) unsafe.Pointer) error {
-	glMu.Lock()
-	defer glMu.Unlock()
-	if glInited {
-		return nil
-	}
-	if err := gl.InitWithProcAddrFunc(proc); err != nil {
-		return fmt.Errorf("loading OpenGL functions: missing %v", err)
-	}
-	glInited = true
-	return nil
-}
-
-// InitGL41 makes sure go-gl's v4.1-core package
-// (github.com/go-gl/gl/v4.1-core/gl) has its functions loaded, for drawing
-// code that uses it (the viewer). glctx uses that package itself and loads
-// it with the first context it makes, once per process; a user must not
-// call its InitWithProcAddrFunc again, since its function table is package
-// globals that other Threads read meanwhile. For a Thread that New
-// returned this does nothing and returns nil.
-func (t *Thread) InitGL41() error { return initGL(t.ProcAddr) }
-
-// serve runs queued work until Close, then frees the context.
-func (t *Thread) serve() {
-	var batch []job // the jobs taken from the queue
-	cur := -1       // the one running
-	clean := false
-	defer func() {
-		if !clean {
-			// A function called runtime.Goexit (t.FailNow in a test, say):
-			// the goroutine, and with it the locked thread, is ending.
-			t.die(batch[cur], batch[cur+1:])
-		}
-	}()
-	for {
-		t.mu.Lock()
-		for len(t.queue) == 0 && !t.closing {
-			t.cond.Wait()
-		}
-		if len(t.queue) == 0 {
-			t.mu.Unlock()
-			break
-		}
-		batch = t.queue
-		t.queue, t.spare = t.spare[:0], nil
-		t.mu.Unlock()
-		for cur = range batch {
-			t.run(&batch[cur])
-			batch[cur] = job{}
-		}
-		t.mu.Lock()
-		t.spare = batch[:0]
-		t.mu.Unlock()
-	}
-	clean = true
-	t.closeErr = t.takePending()
-	if err := t.release(); t.closeErr == nil {
-		t.closeErr = err
-	}
-	t.finishThread()
-	close(t.done)
-}
-
-// die ends a thread whose goroutine is exiting under it while running cur:
-// its caller gets an error, the jobs after it (rest, then the queue)
-// ErrClosed, later calls ErrClosed too, and the context is freed.
-func (t *Thread) die(cur job, rest []job) {
-	t.mu.Lock()
-	t.closing = true
-	rest = append(rest, t.queue...)
-	t.queue = nil
-	t.mu.Unlock()
-	exitErr := errors.New("glctx: a function called runtime.Goexit on the GL thread, which has ended")
-	if cur.res != nil {
-		cur.res <- result{err: exitErr}
-	}
-	for _, j := range rest {
-		if j.res != nil {
-			j.res <- result{err: ErrClosed}
-		}
-	}
-	t.closeErr = exitErr
-	_ = t.release()
-	t.finishThread()
-	close(t.done)
-}
-
-// run runs one job on the GL thread.
-func (t *Thread) run(j *job) {
-	switch j.kind {
-	case jobGo:
-		p, panicked := protect(j.f)
-		switch {
-		case panicked:
-			// GL errors before the panic came first.
-			t.keep(t.takeErr("in work queued with Go"))
-			t.keep(fmt.Errorf("glctx: panic in work queued with Go: %v", p))
-		case t.debug:
-			t.keep(t.takeErr("in work queued with Go"))
-		}
-	case jobCall:
+// do runs one queued job on the loop.
+func (t *Thread) do(j job) {
+	if j.res != nil {
 		j.res <- t.runCall(j.f)
-	case jobSync:
-		j.res <- result{err: t.takePending()}
+		return
+	}
+	p, panicked := protect(j.f)
+	switch {
+	case panicked:
+		// GL errors before the panic came first.
+		t.keep(t.takeErr("in work queued with Go"))
+		t.keep(fmt.Errorf("glctx: panic in work queued with Go: %v", p))
+	case t.debug:
+		t.keep(t.takeErr("in work queued with Go"))
 	}
 }
 
-// runCall runs f for Call on the GL thread. Errors of earlier Go work come
-// first; after a panic they stay kept for the next Call or Sync.
+// runCall runs f (nil for Sync) for Call on the loop. Errors of earlier Go
+// work come first; after a panic they stay kept for the next Call or Sync.
 func (t *Thread) runCall(f func()) result {
 	before := t.takePending()
+	if f == nil {
+		return result{err: before}
+	}
 	p, panicked := protect(f)
 	if panicked {
 		_ = t.takeErr("") // the panic is the report
@@ -564,32 +441,48 @@ func protect(f func()) (p any, panicked bool) {
 		}
 	}()
 	f()
-	panicked = false
 	return nil, false
 }
 
-// enqueue adds j for the GL thread, or reports ErrClosed.
+// die ends t when a function running for it called runtime.Goexit, which
+// ends the loop's goroutine: cur's caller gets errGoexit, the jobs after it
+// (rest, then the queue) ErrClosed, later calls ErrClosed too, and the
+// context is freed. Nested frames of t's work each call it; the first
+// frees t.
+func (t *Thread) die(cur *job, rest []job) {
+	t.mu.Lock()
+	t.closing = true
+	rest = slices.Concat(rest, t.queue)
+	t.queue = nil
+	t.mu.Unlock()
+	if cur != nil && cur.res != nil {
+		cur.res <- result{err: errGoexit}
+	}
+	for _, j := range rest {
+		if j.res != nil {
+			j.res <- result{err: ErrClosed}
+		}
+	}
+	if !t.finished() {
+		t.closeErr = errGoexit
+		t.l.free(t)
+	}
+}
+
+// enqueue adds j to t's queue, or reports ErrClosed.
 func (t *Thread) enqueue(j job) error {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if t.closing {
+		t.mu.Unlock()
 		return ErrClosed
 	}
 	t.queue = append(t.queue, j)
-	t.signal()
+	t.mu.Unlock()
+	t.l.notify()
 	return nil
 }
 
-// signal wakes whichever thread serves t; t.mu is held.
-func (t *Thread) signal() {
-	if t.onMain {
-		mainSrv.notify()
-	} else {
-		t.cond.Signal()
-	}
-}
-
-// finished reports whether the thread has ended.
+// finished reports whether t has ended.
 func (t *Thread) finished() bool {
 	select {
 	case <-t.done:
@@ -599,117 +492,101 @@ func (t *Thread) finished() bool {
 	}
 }
 
-// visiting reports whether the caller is other work on the main thread
-// that t, a Thread served there, must not wait for: its queue then runs
-// inline (mainServer.visit).
-func (t *Thread) visiting() bool { return t.onMain && onMainThread() }
-
-// onThread reports whether the caller runs on this Thread's GL thread. The
-// thread id is read before done is checked: a live GL thread's id belongs
-// to nobody else, while a finished one's may be reused.
-func (t *Thread) onThread() bool {
-	self := uint64(C.hl_self())
-	if t.finished() || self != t.tid {
-		return false
-	}
-	// The main thread serves several Threads: t's own work must be running.
-	return !t.onMain || mainSrv.running(t)
+// onLoop reports whether the caller runs on t's loop (inside work running
+// there). The thread id is read before done is checked: a live loop's id
+// belongs to nobody else, while a finished one's may be reused.
+func (t *Thread) onLoop() bool {
+	id := self()
+	return !t.finished() && id == t.l.tid
 }
 
-// wait queues a job of kind k and waits for its result.
-func (t *Thread) wait(k jobKind, f func()) result {
-	res := resPool.Get().(chan result)
-	j := job{f: f, kind: k, res: res}
-	var err error
-	if t.visiting() {
-		err = mainSrv.visit(t, j) // runs it now: the main thread is the caller's
-	} else {
-		err = t.enqueue(j)
+// call runs f (nil for Sync) on the loop after the work queued before it,
+// and waits for its result.
+func (t *Thread) call(f func()) result {
+	if t.onLoop() {
+		var r result
+		if err := t.l.nested(t, func() { r = t.runCall(f) }); err != nil {
+			return result{err: err}
+		}
+		return r
 	}
-	if err != nil {
-		resPool.Put(res)
+	res := resPool.Get().(chan result)
+	defer resPool.Put(res)
+	if err := t.enqueue(job{f: f, res: res}); err != nil {
 		return result{err: err}
 	}
-	r := <-res
-	resPool.Put(res)
-	return r
+	return <-res
 }
 
-// Call runs f on the GL thread with the context current and waits for it.
+// Call runs f on the loop with the context current and waits for it.
 // It returns the first error since the last Call or Sync: one of work queued
 // with Go, or the GL errors f left (glGetError drained, and in debug mode
 // the KHR_debug error messages), so that they are not blamed on later work;
-// or ErrClosed. A panic in f is re-raised in the caller. Called from the GL
-// thread itself (inside f), it runs f at once.
+// or ErrClosed. A panic in f is re-raised in the caller. Called from the
+// loop itself (inside f), it runs f at once.
 func (t *Thread) Call(f func()) error {
-	var r result
-	switch {
-	case t.onThread() && t.onMain:
-		mainSrv.inline(t, func() { r = t.runCall(f) })
-	case t.onThread():
-		r = t.runCall(f)
-	default:
-		r = t.wait(jobCall, f)
-	}
+	r := t.call(f)
 	if r.panicked {
 		panic(r.p)
 	}
 	return r.err
 }
 
-// Go queues f for the GL thread and returns at once, so that a caller can
-// queue many dispatches without waiting for each. A panic or GL error in f
-// is kept and returned by the next Call or Sync. After Close, f is dropped.
+// Go queues f for the loop and returns at once, so that a caller can queue
+// many dispatches without waiting for each. A panic or GL error in f is
+// kept and returned by the next Call or Sync. After Close, f is dropped.
 func (t *Thread) Go(f func()) {
 	if f != nil {
-		_ = t.enqueue(job{f: f, kind: jobGo})
+		_ = t.enqueue(job{f: f})
 	}
 }
 
 // Sync waits until everything queued before it has run and returns the
 // first error since the last Sync or Call, or ErrClosed. It must not be
-// called on the GL thread, where it would wait for itself.
+// called inside t's own work, where it would wait for itself.
 func (t *Thread) Sync() error {
-	if t.onThread() {
+	if t.onLoop() && t.running > 0 {
 		return errors.New("glctx: Sync called on the GL thread (inside Call or Go) would wait for itself")
 	}
-	return t.wait(jobSync, nil).err
+	return t.call(nil).err
 }
 
-// ProcAddr returns the address of the GL function name, for
-// gl.InitWithProcAddrFunc of whichever go-gl version package the caller
-// uses. Call it on the GL thread (inside Call): GLFW looks functions up in
-// the context current there. Off the thread it hands the look-up to the
-// thread. It returns nil for an unknown function or a closed Thread.
-func (t *Thread) ProcAddr(name string) unsafe.Pointer {
-	if t.win == nil {
-		return eglProcAddr(name)
+// Close runs the work already queued, frees the context (and window) and
+// ends the Thread. It returns an error of that work not yet reported, or
+// one from freeing the context. Later calls do nothing and return nil; Call
+// and Sync then return ErrClosed and Go drops its function.
+func (t *Thread) Close() error {
+	if t.onLoop() && t.running > 0 {
+		return errors.New("glctx: Close called on the GL thread (inside Call or Go) would wait for itself")
 	}
-	var p unsafe.Pointer
-	if t.onThread() {
-		if t.onMain {
-			mainSrv.inline(t, func() { p = t.procAddrHere(name) })
-			return p
+	var err error
+	t.closeOnce.Do(func() {
+		t.mu.Lock()
+		t.closing = true
+		t.mu.Unlock()
+		if t.onLoop() {
+			t.l.step(t) // from other work on the main loop
+		} else {
+			t.l.notify()
 		}
-		return t.procAddrHere(name)
-	}
-	if t.wait(jobCall, func() { p = t.procAddrHere(name) }).err != nil {
-		return nil
-	}
-	return p
+		<-t.done
+		err = t.closeErr
+	})
+	return err
 }
 
-// procAddrHere looks name up on the GL thread.
-func (t *Thread) procAddrHere(name string) unsafe.Pointer {
-	if t.glfwWin != nil {
+// procAddr looks up the GL function name in t's context, current on the
+// calling thread (inside Call); nil for an unknown function.
+func (t *Thread) procAddr(name string) unsafe.Pointer {
+	if t.win != nil {
 		return glfw.GetProcAddress(name)
 	}
 	return eglProcAddr(name)
 }
 
-// Window returns the GLFW window whose context the thread holds, nil for EGL
-// contexts. It is hidden (1x1 unless Options.Window sized it); the viewer
-// shows and resizes it. Like the context it belongs to the GL thread: use
+// Window returns the GLFW window whose context the Thread holds, nil for
+// EGL contexts. It is hidden (1x1 unless Options.Window sized it); the
+// viewer shows and resizes it. Like the context it belongs to the loop: use
 // it only inside Call. Close destroys it.
 func (t *Thread) Window() *glfw.Window { return t.win }
 
@@ -730,53 +607,21 @@ func (t *Thread) Kind() string { return t.kind }
 // than the one asked for.
 func (t *Thread) Version() (major, minor int) { return t.major, t.minor }
 
-// Close runs the work already queued, frees the context (and window) and
-// ends the thread. It returns an error of that work not yet reported, or
-// one from freeing the context. Later calls do nothing and return nil; Call
-// and Sync then return ErrClosed and Go drops its function.
-func (t *Thread) Close() error {
-	if t.onThread() {
-		return errors.New("glctx: Close called on the GL thread (inside Call or Go) would wait for itself")
-	}
-	err := error(nil)
-	t.closeOnce.Do(func() {
-		if t.visiting() {
-			mainSrv.closeHere(t)
-		} else {
-			t.mu.Lock()
-			t.closing = true
-			t.signal()
-			t.mu.Unlock()
-		}
-		<-t.done
-		err = t.closeErr
-	})
-	return err
-}
-
-// release frees the context and window on the GL thread; safe to call
-// when nothing was made.
+// release frees the context and window, current on the loop, and the
+// debug callback's handle; safe to call when nothing was made.
 func (t *Thread) release() error {
-	if t.debug && !t.onMain {
-		dbgThreads.Delete(t.tid)
-	}
 	var err error
 	if t.egl != nil {
 		err = t.egl.release()
-		t.egl = nil
 	}
-	if t.glfwWin != nil {
-		releaseGLFW(t.glfwWin)
-		t.glfwWin = nil
+	if t.win != nil {
+		releaseGLFW(t.win)
+	}
+	if t.dbg != 0 {
+		t.dbg.Delete()
+		t.dbg = 0
 	}
 	return err
-}
-
-// finishThread drops the thread's EGL state; the OS thread ends next.
-func (t *Thread) finishThread() {
-	if t.eglTried {
-		eglReleaseThread()
-	}
 }
 
 // oneLine keeps errors from drivers to one line.

@@ -76,23 +76,22 @@ func newThread(t *testing.T, o Options) *Thread {
 	return th
 }
 
-// gl43Mu serialises loading the v4.3-core functions, which go-gl keeps in
-// globals, when several Threads do it at once.
-var gl43Mu sync.Mutex
+// The go-gl version packages the tests use, as backend/gl and the viewer
+// load theirs.
+var (
+	profile43 = Profile{Init: gl43.InitWithProcAddrFunc}
+	profile41 = Profile{Init: gl41.InitWithProcAddrFunc}
+)
 
-// loadGL43 loads go-gl's 4.3 core functions through th.ProcAddr, on th.
+// loadGL43 loads go-gl's 4.3 core functions, on th.
 func loadGL43(t *testing.T, th *Thread) {
 	t.Helper()
 	var err error
-	if cerr := th.Call(func() {
-		gl43Mu.Lock()
-		defer gl43Mu.Unlock()
-		err = gl43.InitWithProcAddrFunc(th.ProcAddr)
-	}); cerr != nil {
+	if cerr := th.Call(func() { err = profile43.Load(th) }); cerr != nil {
 		t.Fatalf("Call: %v", cerr)
 	}
 	if err != nil {
-		t.Fatalf("gl43.InitWithProcAddrFunc(ProcAddr): %v", err)
+		t.Fatalf("loading go-gl's 4.3 core functions: %v", err)
 	}
 }
 
@@ -195,15 +194,11 @@ func TestPaths(t *testing.T) {
 	for _, name := range append(kinds, kindGLFW+"-own-thread") {
 		t.Run(name, func(t *testing.T) {
 			kind := strings.TrimSuffix(name, "-own-thread")
-			if kind != name {
-				// As when Main is not serving: a library user's program.
-				mainOff = true
-				t.Cleanup(func() { mainOff = false })
-			}
 			onPath(t, kind)
-			th := newThread(t, Options{Context: kind})
-			if onMain := kind == kindGLFW && name == kind; th.onMain != onMain {
-				t.Fatalf("%s: served on the main thread %v, want %v", name, th.onMain, onMain)
+			// -own-thread: as when Main is not serving (a library user's program).
+			th := newThread(t, Options{Context: kind, ownThread: kind != name})
+			if onMain := kind == kindGLFW && name == kind; (th.l == &mainLoop) != onMain {
+				t.Fatalf("%s: served on the main thread %v, want %v", name, th.l == &mainLoop, onMain)
 			}
 			if th.Kind() != kind {
 				t.Fatalf("Kind() = %q, want %q", th.Kind(), kind)
@@ -392,10 +387,6 @@ func testOnThread(t *testing.T, th *Thread) {
 	if syncErr == nil || closeErr == nil {
 		t.Fatalf("Sync, Close on the GL thread = %v, %v; want errors, not a wait", syncErr, closeErr)
 	}
-	// ProcAddr off the thread works too.
-	if th.ProcAddr("glDispatchCompute") == nil {
-		t.Fatal("ProcAddr(glDispatchCompute) off the GL thread = nil")
-	}
 }
 
 func testClose(t *testing.T, th *Thread) {
@@ -458,7 +449,7 @@ const frag41 = "#version 410 core\nout vec4 c; void main() { c = vec4(0.2, 0.4, 
 
 // draw41 draws a full-screen triangle into an 8x8 texture and reads a pixel.
 func draw41(th *Thread) (px [4]uint8, err error) {
-	if err := gl41.InitWithProcAddrFunc(th.ProcAddr); err != nil {
+	if err := profile41.Load(th); err != nil {
 		return px, err
 	}
 	prog := gl41.CreateProgram()
@@ -673,17 +664,22 @@ func TestComputeLimits(t *testing.T) {
 	}
 }
 
-// withFakeNVIDIA puts an NVIDIA device that cannot be opened (its handle
-// is no device) in front of EGL's real list, for the rest of the test.
+// withFakeNVIDIA clears the environment that chooses EGL devices, for
+// the rest of the test.
 func withFakeNVIDIA(t *testing.T) {
 	t.Helper()
 	unsetEnv(t, "DISPLAY")
 	unsetEnv(t, "CUDA_VISIBLE_DEVICES")
 	unsetEnv(t, "HEADLAB_EGL_DEVICE")
-	fakeDevices = func(devs []eglDevice) []eglDevice {
+}
+
+// nvidia is o with an NVIDIA device that cannot be opened (its handle is
+// no device) in front of EGL's real list.
+func nvidia(o Options) Options {
+	o.devices = func(devs []eglDevice) []eglDevice {
 		return append([]eglDevice{{desc: "NVIDIA CUDA", cuda: true, ordinal: 0}}, devs...)
 	}
-	t.Cleanup(func() { fakeDevices = nil })
+	return o
 }
 
 // A failing NVIDIA device ends New with one line, unless the context kind
@@ -714,12 +710,12 @@ func TestNVIDIAFailure(t *testing.T) {
 	t.Run("default", func(t *testing.T) {
 		withFakeNVIDIA(t)
 		for _, ctx := range []string{"", "egl", kindDevice} {
-			refused(t, Options{Context: ctx}, false, "EGL device 0 (NVIDIA CUDA 0)", "not falling back to a software renderer", "HEADLAB_GL_CONTEXT=auto")
+			refused(t, nvidia(Options{Context: ctx}), false, "EGL device 0 (NVIDIA CUDA 0)", "not falling back to a software renderer", "HEADLAB_GL_CONTEXT=auto")
 		}
 	})
 	t.Run("auto", func(t *testing.T) {
 		withFakeNVIDIA(t)
-		th := newThread(t, Options{Context: "auto"})
+		th := newThread(t, nvidia(Options{Context: "auto"}))
 		if fb := th.Fallback(); !strings.Contains(fb, "NVIDIA CUDA 0") {
 			t.Fatalf("auto past a failing NVIDIA device: Fallback() = %q, want it to name the device", fb)
 		}
@@ -730,29 +726,29 @@ func TestNVIDIAFailure(t *testing.T) {
 	t.Run("env auto", func(t *testing.T) {
 		withFakeNVIDIA(t)
 		t.Setenv("HEADLAB_GL_CONTEXT", "auto")
-		if th := newThread(t, Options{}); th.Fallback() == "" {
+		if th := newThread(t, nvidia(Options{})); th.Fallback() == "" {
 			t.Fatal("HEADLAB_GL_CONTEXT=auto past a failing NVIDIA device: Fallback() is empty")
 		}
 	})
 	t.Run("surfaceless", func(t *testing.T) {
 		withFakeNVIDIA(t)
 		t.Setenv("HEADLAB_GL_CONTEXT", kindSurfaceless)
-		if th := newThread(t, Options{}); th.Kind() != kindSurfaceless || th.Fallback() != "" {
+		if th := newThread(t, nvidia(Options{})); th.Kind() != kindSurfaceless || th.Fallback() != "" {
 			t.Fatalf("surfaceless: kind %q, Fallback %q; want no device tried", th.Kind(), th.Fallback())
 		}
 	})
 	t.Run("chosen", func(t *testing.T) {
 		withFakeNVIDIA(t)
 		t.Setenv("HEADLAB_EGL_DEVICE", "0")
-		refused(t, Options{Context: "auto"}, true, "HEADLAB_EGL_DEVICE=0: EGL device 0 (NVIDIA CUDA 0)")
+		refused(t, nvidia(Options{Context: "auto"}), true, "HEADLAB_EGL_DEVICE=0: EGL device 0 (NVIDIA CUDA 0)")
 		t.Setenv("HEADLAB_EGL_DEVICE", "1")
-		refused(t, Options{Context: "auto"}, true, "HEADLAB_EGL_DEVICE=1: want a CUDA device number (0)")
+		refused(t, nvidia(Options{Context: "auto"}), true, "HEADLAB_EGL_DEVICE=1: want a CUDA device number (0)")
 	})
 	t.Run("hidden", func(t *testing.T) {
 		withFakeNVIDIA(t)
 		t.Setenv("CUDA_VISIBLE_DEVICES", "")
-		refused(t, Options{}, false, `CUDA_VISIBLE_DEVICES="" hides every NVIDIA device`)
-		if th := newThread(t, Options{Context: "auto"}); !strings.Contains(th.Fallback(), "CUDA_VISIBLE_DEVICES") {
+		refused(t, nvidia(Options{}), false, `CUDA_VISIBLE_DEVICES="" hides every NVIDIA device`)
+		if th := newThread(t, nvidia(Options{Context: "auto"})); !strings.Contains(th.Fallback(), "CUDA_VISIBLE_DEVICES") {
 			t.Fatalf("auto with every NVIDIA device hidden: Fallback() = %q", th.Fallback())
 		}
 	})
@@ -872,11 +868,9 @@ func TestConcurrentGLFWAndEGL(t *testing.T) {
 // config and a pbuffer.
 func TestConfigFallback(t *testing.T) {
 	unsetEnv(t, "DISPLAY")
-	eglForceConfig = true
-	defer func() { eglForceConfig = false }()
 	for _, kind := range []string{kindDevice, kindSurfaceless} {
 		t.Run(kind, func(t *testing.T) {
-			th := newThread(t, Options{Context: kind})
+			th := newThread(t, Options{Context: kind, eglConfig: true})
 			loadGL43(t, th)
 			checkDoubled(t, runDoubler(t, th, 64))
 			if err := th.Close(); err != nil {
@@ -896,10 +890,9 @@ func TestTimeout(t *testing.T) {
 	eglMu.Unlock()
 	gate := make(chan struct{})
 	held := make(chan *Thread, 1)
-	newTimeout, beforeOpen = 200*time.Millisecond, func(th *Thread) { held <- th; <-gate }
-	defer func() { newTimeout, beforeOpen = 30*time.Second, nil }()
+	hold := func(th *Thread) { held <- th; <-gate }
 	start := time.Now()
-	th, err := New(Options{Context: kindSurfaceless})
+	th, err := New(Options{Context: kindSurfaceless, timeout: 200 * time.Millisecond, hold: hold})
 	if err == nil {
 		th.Close()
 		t.Fatal("New succeeded although the thread was held")

@@ -96,9 +96,6 @@ func TestMainNested(t *testing.T) {
 		}))
 		checkCurrent(t, a)
 		errs = append(errs, b.Sync())
-		if p := b.ProcAddr("glDispatchCompute"); p == nil {
-			errs = append(errs, fmt.Errorf("ProcAddr of another Thread = nil"))
-		}
 		made, madeErr = New(Options{Context: kindGLFW})
 		if madeErr == nil {
 			order = append(order, "made")
@@ -129,7 +126,7 @@ func TestMainNested(t *testing.T) {
 // thread.
 func checkCurrent(t *testing.T, th *Thread) {
 	t.Helper()
-	if mainSrv.current != th || th.glfwWin == nil || glfw.GetCurrentContext() != th.glfwWin {
+	if mainLoop.cur != th || th.win == nil || glfw.GetCurrentContext() != th.win {
 		t.Errorf("the current context is not the running Thread's")
 	}
 }
@@ -201,7 +198,7 @@ func BenchmarkCallMain(b *testing.B) {
 		b.Skip(err)
 	}
 	defer th.Close()
-	if !th.onMain {
+	if th.l != &mainLoop {
 		b.Fatal("not served on the main thread")
 	}
 	for b.Loop() {

@@ -139,12 +139,8 @@ var _ interface {
 	kernels.Driver
 } = (*Device)(nil)
 
-// glInit guards the one-time loading of go-gl's 4.3 functions, which
-// live in package globals and (under glvnd) serve every context.
-var (
-	glInitMu sync.Mutex
-	glInited bool
-)
+// gl43 is go-gl's 4.3 core package, loaded once per process (glctx.Profile).
+var gl43 = glctx.Profile{Init: ogl.InitWithProcAddrFunc}
 
 // New makes a Device: on opts.Thread, or on a new GL thread with an
 // OpenGL 4.3 core context (EGL without a display, GLFW with one; see
@@ -189,15 +185,9 @@ func New(opts Options) (*Device, error) {
 // variant kernels names, or the renderer's) and the device's own buffers.
 // It runs on the GL thread; on failure it frees what it made.
 func (d *Device) init(variant, defines string) error {
-	glInitMu.Lock()
-	if !glInited {
-		if err := ogl.InitWithProcAddrFunc(d.th.ProcAddr); err != nil {
-			glInitMu.Unlock()
-			return fmt.Errorf("gl: loading OpenGL 4.3 functions: missing %v", err)
-		}
-		glInited = true
+	if err := gl43.Load(d.th); err != nil {
+		return fmt.Errorf("gl: loading OpenGL 4.3 functions: missing %v", err)
 	}
-	glInitMu.Unlock()
 	var major, minor int32
 	ogl.GetIntegerv(ogl.MAJOR_VERSION, &major)
 	ogl.GetIntegerv(ogl.MINOR_VERSION, &minor)

@@ -278,6 +278,98 @@ func TestImports(t *testing.T) {
 	}
 }
 
+// goGLRule is one row of the go-gl table: which headlab packages may
+// import one go-gl package.
+type goGLRule struct {
+	importers map[string]bool
+	line      int
+}
+
+// parseGoGL reads the table of who imports go-gl from the markdown r: the
+// table whose header has the columns "go-gl package" and "imported by".
+func parseGoGL(r io.Reader) (map[string]*goGLRule, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(string(data), "\n")
+	header, pathCol, byCol := -1, 0, 0
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "|") {
+			cells := splitRow(l)
+			if pathCol, byCol = slices.Index(cells, "go-gl package"), slices.Index(cells, "imported by"); pathCol >= 0 && byCol >= 0 {
+				header = i
+				break
+			}
+		}
+	}
+	if header < 0 {
+		return nil, errors.New(`no table with the columns "go-gl package" and "imported by"`)
+	}
+	rules := map[string]*goGLRule{}
+	for i := header + 2; i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), "|"); i++ {
+		cells := splitRow(lines[i])
+		if len(cells) <= max(pathCol, byCol) {
+			return nil, fmt.Errorf("line %d: %d cells, want at least %d", i+1, len(cells), max(pathCol, byCol)+1)
+		}
+		path := strings.Trim(cells[pathCol], "`")
+		if !strings.HasPrefix(path, "github.com/go-gl/") {
+			return nil, fmt.Errorf("line %d: %q is no go-gl package", i+1, path)
+		}
+		if _, dup := rules[path]; dup {
+			return nil, fmt.Errorf("line %d: %s has a row already", i+1, path)
+		}
+		r := &goGLRule{importers: map[string]bool{}, line: i + 1}
+		for p := range strings.SplitSeq(cells[byCol], ",") {
+			if p = strings.Trim(strings.TrimSpace(p), "`"); p != "" {
+				r.importers[p] = true
+			}
+		}
+		rules[path] = r
+	}
+	return rules, nil
+}
+
+// TestGoGL holds the imports of go-gl's packages by headlab's code (test
+// files aside) to the go-gl table of docs/architecture.md, both ways.
+func TestGoGL(t *testing.T) {
+	root := moduleRoot(t)
+	f, err := os.Open(filepath.Join(root, doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rules, err := parseGoGL(f)
+	if err != nil {
+		t.Fatalf("%s: %v", doc, err)
+	}
+	seen := map[string]map[string]bool{} // go-gl package -> importers
+	for _, p := range goList(t, root) {
+		name, _ := rel(p.ImportPath)
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, "github.com/go-gl/") {
+				continue
+			}
+			if seen[imp] == nil {
+				seen[imp] = map[string]bool{}
+			}
+			seen[imp][name] = true
+			if r := rules[imp]; r == nil || !r.importers[name] {
+				code := append(slices.Clone(p.GoFiles), p.CgoFiles...)
+				t.Errorf("%s imports %s (%s), which the go-gl table of %s does not allow: add the package to that row and say why",
+					p.ImportPath, imp, importedAt(root, p, code, imp), doc)
+			}
+		}
+	}
+	for path, r := range rules {
+		for name := range r.importers {
+			if !seen[path][name] {
+				t.Errorf("%s:%d: %s does not import %s: remove it from the row", doc, r.line, name, path)
+			}
+		}
+	}
+}
+
 // TestNoGorgoniaInExportedAPI fails on every exported identifier of the
 // module, in any package, whose type names a Gorgonia type: Gorgonia's
 // graph, nodes and values stay inside package graph.
@@ -499,6 +591,31 @@ after
 		"| package | imports | Gorgonia |\n|---|---|---|\n| `a` | none | no |\n",
 	} {
 		if _, err := parseTable(strings.NewReader(bad)); err == nil {
+			t.Errorf("no error for\n%s", bad)
+		}
+	}
+}
+
+// TestParseGoGL checks the reader of the go-gl table on a small one.
+func TestParseGoGL(t *testing.T) {
+	md := "| go-gl package | imported by | why |\n|---|---|---|\n" +
+		"| `github.com/go-gl/gl/v4.3-core/gl` | `a`, `b/c` | x |\n| `github.com/go-gl/glfw/v3.3/glfw` | `a` | y |\n"
+	rules, err := parseGoGL(strings.NewReader(md))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rules["github.com/go-gl/gl/v4.3-core/gl"]; r == nil || !r.importers["a"] || !r.importers["b/c"] || len(r.importers) != 2 || r.line != 3 {
+		t.Errorf("v4.3-core: %+v", r)
+	}
+	if r := rules["github.com/go-gl/glfw/v3.3/glfw"]; r == nil || !r.importers["a"] || len(r.importers) != 1 {
+		t.Errorf("glfw: %+v", r)
+	}
+	for _, bad := range []string{
+		"| go-gl package | importers |\n|---|---|\n| `github.com/go-gl/gl/v4.3-core/gl` | `a` |\n",
+		"| go-gl package | imported by |\n|---|---|\n| `gonum.org/v1/gonum` | `a` |\n",
+		"| go-gl package | imported by |\n|---|---|\n| `github.com/go-gl/glfw/v3.3/glfw` | `a` |\n| `github.com/go-gl/glfw/v3.3/glfw` | `b` |\n",
+	} {
+		if _, err := parseGoGL(strings.NewReader(bad)); err == nil {
 			t.Errorf("no error for\n%s", bad)
 		}
 	}

@@ -145,6 +145,9 @@ type gpu struct {
 	drawnAt                         time.Time
 }
 
+// gl41 is go-gl's 4.1 core package, loaded once per process (glctx.Profile).
+var gl41 = glctx.Profile{Init: ogl.InitWithProcAddrFunc}
+
 // maxSlices is GL_MAX_ARRAY_TEXTURE_LAYERS, read once by initGL.
 func (v *Viewer) maxSlices() int { return v.slices }
 
@@ -158,8 +161,7 @@ func (v *Viewer) initGL(shape graph.Config, tokChars int) (err error) {
 	if major, minor := v.display.Version(); major < 4 || major == 4 && minor < 1 {
 		return fmt.Errorf("window: OpenGL 4.1 needed, the display's context is %d.%d", major, minor)
 	}
-	// go-gl's function table is global, and glctx loads v4.1-core's.
-	if err := v.display.InitGL41(); err != nil {
+	if err := gl41.Load(v.display); err != nil {
 		return fmt.Errorf("window: loading OpenGL functions: %v", err)
 	}
 	g := &gpu{fpsAt: time.Now()}
