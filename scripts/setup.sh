@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs what headlab needs on a fresh Debian machine, and no more:
 #
-#   scripts/setup.sh        (run) the C toolchain and the GL/X11/EGL
-#                           headers that building headlab (cgo) needs;
-#                           the Go modules come with the build
+#   scripts/setup.sh        (run) the C toolchain (gcc and libc6-dev:
+#                           --no-install-recommends leaves gcc without the
+#                           C library's headers) and the GL/X11/EGL headers
+#                           that building headlab (cgo) needs, and the CA
+#                           certificates the Go module proxy is fetched
+#                           over; the Go modules come with the build
 #   scripts/setup.sh test   the above, and what the tests need: Xvfb and
 #                           Mesa for running GL without a screen, numpy
 #                           (the export checks), Chromium (the HTML view's
@@ -16,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=${1:-run}
-packages=(gcc pkg-config libgl-dev libegl-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev
+packages=(gcc libc6-dev ca-certificates pkg-config libgl-dev libegl-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev
   libxi-dev libxxf86vm-dev)
 case "$mode" in
 run) ;;
