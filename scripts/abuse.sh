@@ -301,6 +301,7 @@ expect 2 sweep "${small[@]}" --db s.db --shard a/b
 expect 2 sweep "${small[@]}" --db s.db --shard 0/0
 expect 2 sweep "${small[@]}" --db s.db --shard -1/2
 expect 2 sweep "${small[@]}" --db s.db --shard 1
+expect 2 sweep "${small[@]}" --shard 0/2
 expect 2 sweep "${small[@]}" --db s.db --workers 0
 expect 2 sweep "${small[@]}" --db s.db --group 0
 expect 2 sweep "${small[@]}" --db s.db --backend tpu
@@ -357,6 +358,8 @@ expect 2 bench --loss tokens
 expect 2 view --after-steps -1
 expect 2 view --run "$fx/ckpt" --task copy
 expect 2 view --run "$fx/ckpt" --after-steps 5
+expect 2 view --run "$fx/ckpt" --loss answers
+expect 2 view --run "$fx/ckpt" --tied-embeddings
 expect 2 view --run missing
 expect 2 view --heads 3
 expect 2 view --screenshot dir
