@@ -375,6 +375,16 @@ expect 2 bench --steps -1
 expect 2 bench --profile dir
 expect 2 bench --vs-pytorch --rounds 0 --profile p.prof
 expect 2 bench --vs-pytorch --workers 0
+# Each of bench's two modes refuses a flag only the other reads.
+expect 2 bench --vs-pytorch --backends cpu
+expect 2 bench --vs-pytorch --parts groups
+expect 2 bench --vs-pytorch --groups 4
+expect 2 bench --vs-pytorch --batch 32
+expect 2 bench --vs-pytorch --max-step 1s
+expect 2 bench --rounds 3
+expect 2 bench --python python3
+expect 2 bench --callgrind=false
+expect 2 bench --workers 2 --parts model
 
 # The GL device (README: HEADLAB_EGL_DEVICE): one that does not exist is
 # bad input on --backend gl, whether or not this machine has GL; and
