@@ -301,6 +301,7 @@ expect 2 sweep "${small[@]}" --db s.db --shard a/b
 expect 2 sweep "${small[@]}" --db s.db --shard 0/0
 expect 2 sweep "${small[@]}" --db s.db --shard -1/2
 expect 2 sweep "${small[@]}" --db s.db --shard 1
+expect 2 sweep "${small[@]}" --shard 0/2
 expect 2 sweep "${small[@]}" --db s.db --workers 0
 expect 2 sweep "${small[@]}" --db s.db --group 0
 expect 2 sweep "${small[@]}" --db s.db --backend tpu
@@ -357,6 +358,8 @@ expect 2 bench --loss tokens
 expect 2 view --after-steps -1
 expect 2 view --run "$fx/ckpt" --task copy
 expect 2 view --run "$fx/ckpt" --after-steps 5
+expect 2 view --run "$fx/ckpt" --loss answers
+expect 2 view --run "$fx/ckpt" --tied-embeddings
 expect 2 view --run missing
 expect 2 view --heads 3
 expect 2 view --screenshot dir
@@ -372,6 +375,16 @@ expect 2 bench --steps -1
 expect 2 bench --profile dir
 expect 2 bench --vs-pytorch --rounds 0 --profile p.prof
 expect 2 bench --vs-pytorch --workers 0
+# Each of bench's two modes refuses a flag only the other reads.
+expect 2 bench --vs-pytorch --backends cpu
+expect 2 bench --vs-pytorch --parts groups
+expect 2 bench --vs-pytorch --groups 4
+expect 2 bench --vs-pytorch --batch 32
+expect 2 bench --vs-pytorch --max-step 1s
+expect 2 bench --rounds 3
+expect 2 bench --python python3
+expect 2 bench --callgrind=false
+expect 2 bench --workers 2 --parts model
 
 # The GL device (README: HEADLAB_EGL_DEVICE): one that does not exist is
 # bad input on --backend gl, whether or not this machine has GL; and

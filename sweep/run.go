@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"sync"
 	"time"
 
 	"headlab/analysis"
 	"headlab/inspect"
 	"headlab/internal/version"
+	"headlab/internal/workers"
 	"headlab/kernels"
 	"headlab/tasks"
 	"headlab/train"
@@ -412,26 +414,24 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 		mu.Unlock()
 		cancel()
 	}
-	var workers sync.WaitGroup
-	for range min(opt.Workers, max(1, len(groups))) {
-		workers.Add(1)
-		go func() {
-			defer workers.Done()
+	// Each worker opens its own device and trains the groups the feeder
+	// hands it; an error of either stops the feeder for every worker.
+	next := func() ([]Pair, bool) {
+		ps, err := f.next(ctx)
+		if err != nil {
+			fail(err)
+		}
+		return ps, ps != nil
+	}
+	go func() {
+		workers.Run(min(opt.Workers, max(1, len(groups))), next, func(jobs iter.Seq[[]Pair]) {
 			pl, err := opt.NewPlatform()
 			if err != nil {
 				fail(err)
 				return
 			}
 			defer pl.Device.Close()
-			for {
-				ps, err := f.next(ctx)
-				if err != nil {
-					fail(err)
-					return
-				}
-				if ps == nil {
-					return
-				}
+			for ps := range jobs {
 				mu.Lock()
 				prog.Running += len(ps)
 				mu.Unlock()
@@ -453,10 +453,7 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 					results <- outs
 				}
 			}
-		}()
-	}
-	go func() {
-		workers.Wait()
+		})
 		close(results)
 	}()
 

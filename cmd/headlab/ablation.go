@@ -30,3 +30,11 @@ func (f *ablationFlag) method() (inspect.Ablation, error) {
 	}
 	return a, nil
 }
+
+// enoughExamples refuses, as bad input, fewer examples than method needs.
+func enoughExamples(method inspect.Ablation, examples int) error {
+	if examples < method.MinExamples() {
+		return usagef("--examples %d: %s ablation needs at least %d", examples, method, method.MinExamples())
+	}
+	return nil
+}

@@ -12,15 +12,15 @@ import (
 	"headlab/viz"
 )
 
-func init() { commands = append(commands, attributeCmd) }
+func init() {
+	commands = append(commands, func(e *env) *cobra.Command { return newAttributeCmd(e, nil) })
+}
 
-func attributeCmd(e *env) *cobra.Command {
-	var (
-		runDir, png string
-		asJSON      bool
-		examples    int
-		bf          backendFlag
-	)
+// attributeOptions are attribute's flags.
+type attributeOptions struct{ evalFlags }
+
+func newAttributeCmd(e *env, runF func(*attributeOptions) error) *cobra.Command {
+	o := &attributeOptions{}
 	cmd := &cobra.Command{
 		Use:   "attribute --run DIR",
 		Short: "Direct logit attribution and the logit lens: which part writes the answer, and from which block it is there",
@@ -37,61 +37,25 @@ The logit lens reads the residual stream entering each block, and the
 model's output, through the final LayerNorm and the unembedding: accuracy
 and the answer's probability from each (docs/causal.md).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runDir == "" {
-				return usagef("--run DIR is required")
-			}
-			if err := checkFigures(png); err != nil {
-				return err
-			}
-			if err := checkOutputs(fileOut("png", png)); err != nil {
-				return err
-			}
-			if examples < 1 || examples > train.HeldOutExamples {
-				return usagef("--examples %d: want 1 to %d", examples, train.HeldOutExamples)
-			}
-			m, _, err := train.Load(runDir)
-			if err != nil {
-				return usageError{err}
-			}
-			be, closeBackend, err := bf.open(e.stderr)
-			if err != nil {
-				return err
-			}
-			defer closeBackend()
-			ev, err := train.NewEvaluator(m, be)
-			if err != nil {
-				return err
-			}
-			defer ev.Close()
-			reps, err := inspect.Attribute(ev, examples, 0)
-			if err != nil {
-				return err
-			}
-			r := reps[0]
-			if png != "" {
-				fig, err := attributionBars("direct logit attribution · "+runTitle(m.Train), r).Figure()
-				if err != nil {
-					return err
-				}
-				if err := viz.WriteStdout(png, e.stdout, fig); err != nil {
-					return err
-				}
-			}
-			w := e.reportTo(png)
-			if asJSON {
-				return writeJSON(w, r)
-			}
-			printAttribution(w, r)
-			return nil
-		},
+		RunE: runE(e, o, runF, runAttribute),
 	}
-	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")
-	cmd.Flags().IntVar(&examples, "examples", train.HeldOutExamples, "held-out examples (from the first) whose answers are attributed")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
-	figureFlag(cmd, &png, "png", true, "draw each part's mean share of the answer's logit as bars")
-	bf.register(cmd)
+	o.register(cmd, train.HeldOutExamples, "held-out examples (from the first) whose answers are attributed",
+		"draw each part's mean share of the answer's logit as bars")
 	return cmd
+}
+
+func (o *attributeOptions) check(*cobra.Command, []string) error { return o.evalFlags.check(1) }
+
+func runAttribute(e *env, o *attributeOptions) error {
+	return evaluate(e, &o.evalFlags, measurement[*inspect.AttributionReport]{
+		measure: func(ev *train.Evaluator) ([]*inspect.AttributionReport, error) {
+			return inspect.Attribute(ev, o.examples, 0)
+		},
+		figure: func(run string, r *inspect.AttributionReport) (*viz.Figure, error) {
+			return attributionBars("direct logit attribution · "+run, r).Figure()
+		},
+		text: printAttribution,
+	})
 }
 
 // attributionBars is r's parts as bars: each part's mean logit.

@@ -13,10 +13,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"headlab/backend/gl"
 	"headlab/bench"
@@ -28,66 +28,8 @@ import (
 	"headlab/train"
 )
 
-func init() { commands = append(commands, benchCmd) }
-
-// benchReport is what `headlab bench --json` prints.
-type benchReport struct {
-	// SIMD is the CPU's vector path that ran (internal/simd.Path).
-	SIMD string `json:"simd"`
-	// Loss is the training loss every step measured trains on: it says
-	// which rows the step computes (tasks.LossPositions).
-	Loss      string `json:"loss"`
-	Renderer  string `json:"gl_renderer,omitempty"`
-	GLContext string `json:"gl_context,omitempty"`
-	GLError   string `json:"gl_error,omitempty"`
-	// Steps is the groups curve: one row per backend and group size, at
-	// Batch, with the CPU on CPUWorkers concurrent groups.
-	Steps      []bench.GroupResult `json:"steps,omitempty"`
-	Batch      int                 `json:"batch,omitempty"`
-	CPUWorkers int                 `json:"cpu_workers,omitempty"`
-	// Skipped says, one line each, which group sizes were not measured.
-	Skipped []string `json:"skipped,omitempty"`
-	// GPUPaysFrom is the smallest group size from which on GL beat the CPU
-	// in this run, 0 when it never did; absent unless both were measured.
-	GPUPaysFrom *int                 `json:"gpu_pays_from,omitempty"`
-	Kernels     []bench.KernelResult `json:"kernels,omitempty"`
-	// Dispatches is the kernels part's per-dispatch profile of one GL
-	// training step of DispatchGroup models.
-	Dispatches    []bench.DispatchProfile `json:"dispatches,omitempty"`
-	DispatchGroup int                     `json:"dispatch_group,omitempty"`
-	// Model is the model part: the cost model's step at each S.
-	Model      []modelReport      `json:"model,omitempty"`
-	TrainSteps []bench.StepResult `json:"train_steps,omitempty"`
-	Peak       *bench.PeakResult  `json:"sgemm_peak,omitempty"`
-	PyTorch    *vsPyTorch         `json:"vs_pytorch,omitempty"`
-}
-
-// modelReport is the model part at one S: every dispatch of the GL step
-// as the cost model predicts it on an H200 (optimistic, pessimistic).
-type modelReport struct {
-	Group         int                     `json:"group"`
-	Dispatches    []bench.DispatchProfile `json:"dispatches"`
-	FLOP          float64                 `json:"flop_per_seed_step"`
-	Bytes         float64                 `json:"bytes_per_seed_step"`
-	MsPerStep     [2]float64              `json:"h200_ms_per_step"`
-	SeedStepsPerS [2]float64              `json:"h200_seed_steps_per_s"`
-}
-
-// vsPyTorch is the --vs-pytorch part of the report.
-type vsPyTorch struct {
-	Error string `json:"error,omitempty"` // set when PyTorch is not installed
-	Torch string `json:"torch,omitempty"`
-	// TrainRSSMB is this process's peak resident memory after one default
-	// training run of --rss-steps steps (the first thing --vs-pytorch does;
-	// it includes the binary and its shared libraries).
-	TrainRSSMB float64                `json:"train_peak_rss_mb"`
-	Steps      []bench.StepComparison `json:"steps,omitempty"`
-	Sweep      *bench.SweepComparison `json:"sweep,omitempty"`
-	// Instructions is headlab's instructions per step under callgrind
-	// (absent without valgrind, or with --callgrind=false).
-	Instructions []bench.InstructionCount `json:"instructions,omitempty"`
-	// InstructionsError says why Instructions is absent.
-	InstructionsError string `json:"instructions_error,omitempty"`
+func init() {
+	commands = append(commands, func(e *env) *cobra.Command { return newBenchCmd(e, nil) })
 }
 
 // defaultGroups is the curve `headlab bench` measures by default.
@@ -169,29 +111,33 @@ func parseParts(v string) (map[string]bool, error) {
 	return out, nil
 }
 
-func benchCmd(e *env) *cobra.Command {
-	var (
-		asJSON      bool
-		backends    string
-		parts       string
-		groups      string
-		batch       int
-		budget      time.Duration
-		stepTime    time.Duration
-		maxStep     time.Duration
-		steps       int
-		profile     string
-		vs          bool
-		python      string
-		rounds      int
-		window      time.Duration
-		workers     int
-		rssSteps    int
-		callgrind   bool
-		stepBatches string
-		loss        string
-		dispGroup   int
-	)
+// benchOptions are bench's flags, and what check makes of them. Bench
+// has two modes: its own measurements (benchRun), and with --vs-pytorch
+// headlab's CPU training against PyTorch's; each refuses the flags that
+// only the other reads.
+type benchOptions struct {
+	// Both modes.
+	json          bool
+	steps         int
+	loss, profile string
+	vsPyTorch     bool
+	// bench's own measurements.
+	backends, parts, groups, stepBatches string
+	batch, dispatchGroup                 int
+	budget, stepTime, maxStep            time.Duration
+	// --vs-pytorch.
+	python                    string
+	rounds, workers, rssSteps int
+	window                    time.Duration
+	callgrind                 bool
+
+	// ownFlags and vsFlags are the flags of one mode alone.
+	ownFlags, vsFlags *pflag.FlagSet
+	own               benchRun
+}
+
+func newBenchCmd(e *env, runF func(*benchOptions) error) *cobra.Command {
+	o := &benchOptions{}
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Benchmark training groups of S models, training steps and kernels on each backend",
@@ -256,94 +202,124 @@ against as many PyTorch processes (with the faster BLAS), each side
 training for --window. Then, where valgrind is installed, instructions per
 step under callgrind at both batches: a figure that does not move with the
 machine's load (valgrind has no AVX-512, so that count is of the avx2
-path). Without PyTorch it says so in one line and reports headlab alone.`,
+path). Without PyTorch it says so in one line and reports headlab alone.
+A flag that only one of the two reads is refused in the other.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if budget <= 0 || stepTime <= 0 || steps < 0 || maxStep < 0 {
-				return usagef("--budget and --step-time must be positive, --steps and --max-step not negative")
-			}
-			if batch <= 0 || batch > 4096 {
-				return usagef("--batch must be in 1..4096, got %d", batch)
-			}
-			names, glOptional, err := parseBackends(backends)
-			if err != nil {
-				return err
-			}
-			sizes, err := parseSizes("groups", "group size", groups, math.MaxInt32)
-			if err != nil {
-				return err
-			}
-			batches, err := parseSizes("step-batches", "batch", stepBatches, 4096)
-			if err != nil {
-				return err
-			}
-			want, err := parseParts(parts)
-			if err != nil {
-				return err
-			}
-			if vs && (rounds <= 0 || window <= 0 || workers <= 0 || rssSteps < 0) {
-				return usagef("--rounds, --window and --workers must be positive, --rss-steps not negative")
-			}
-			if err := tasks.CheckLoss(loss); err != nil {
-				return usageError{err}
-			}
-			if err := checkOutputs(fileOut("profile", profile)); err != nil {
-				return err
-			}
-			if dispGroup <= 0 {
-				return usagef("--dispatch-group must be positive, got %d", dispGroup)
-			}
-			run := func(e *env) error {
-				if vs {
-					if steps == 0 {
-						steps = 50
-					}
-					return benchVsPyTorch(e, asJSON, python, loss, steps, rounds, rssSteps, window, workers, callgrind)
-				}
-				return runBench(e, benchRun{names: names, glOptional: glOptional, parts: want, groups: sizes, batch: batch, loss: loss,
-					stepBatches: batches, budget: budget, timing: bench.Timing{Steps: steps, Target: stepTime}, maxStep: maxStep, asJSON: asJSON,
-					dispatchGroup: dispGroup})
-			}
-			if profile == "" {
-				return run(e)
-			}
-			// The profile is kept in memory and written whole at the end
-			// (to a file through a rename, or to stdout for "-", the report
-			// then going to stderr).
-			var prof bytes.Buffer
-			if err := pprof.StartCPUProfile(&prof); err != nil {
-				return err
-			}
-			re := *e
-			re.stdout = e.reportTo(profile)
-			err = run(&re)
-			pprof.StopCPUProfile()
-			werr := atomicfile.WriteStdout(profile, e.stdout, func(w io.Writer) error { _, err := w.Write(prof.Bytes()); return err })
-			return cmp.Or(err, werr)
-		},
+		RunE: runE(e, o, runF, runBenchCmd),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
-	cmd.Flags().StringVar(&backends, "backends", "all", "which backends: all (cpu, and gl when a context can be made), or a list of cpu and gl (gl then must work)")
-	cmd.Flags().StringVar(&parts, "parts", "all", "what to measure: all, or a list of kernels, steps and groups")
-	cmd.Flags().StringVar(&groups, "groups", defaultGroups, "group sizes S (models trained in lockstep) to measure, comma-separated")
-	cmd.Flags().IntVar(&batch, "batch", 64, "groups: the batch each model trains on")
-	cmd.Flags().StringVar(&stepBatches, "step-batches", "32,64", "steps: the batches to time, comma-separated")
-	cmd.Flags().DurationVar(&budget, "budget", 200*time.Millisecond, "kernels: time spent measuring each kernel and shape")
-	cmd.Flags().IntVar(&dispGroup, "dispatch-group", 64, "kernels: on gl, the models of the training step whose dispatches are timed")
-	cmd.Flags().IntVar(&steps, "steps", 0, "training steps timed per measurement after the warm-up (0: about --step-time of them)")
-	cmd.Flags().DurationVar(&stepTime, "step-time", bench.DefaultTarget, "with --steps 0: about how long each measurement of steps or groups is timed")
-	cmd.Flags().DurationVar(&maxStep, "max-step", 10*time.Second, "groups: skip an S whose step would take longer, at the speed of the S measured before it (0: never skip)")
-	cmd.Flags().StringVar(&profile, "profile", "", "write a CPU profile of the whole benchmark to this file (go tool pprof)")
-	cmd.Flags().BoolVar(&vs, "vs-pytorch", false, "compare CPU training steps and sweep throughput with PyTorch eager")
-	cmd.Flags().StringVar(&python, "python", defaultPython(), "Python interpreter with torch, for --vs-pytorch")
-	cmd.Flags().IntVar(&rounds, "rounds", 5, "--vs-pytorch: alternating rounds per batch size (medians kept)")
-	cmd.Flags().BoolVar(&callgrind, "callgrind", true, "--vs-pytorch: also count instructions per step under valgrind's callgrind (when installed)")
-	cmd.Flags().DurationVar(&window, "window", 5*time.Second, "--vs-pytorch: how long each side of the sweep trains")
-	cmd.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "--vs-pytorch: concurrent trainers (and PyTorch processes) in the sweep")
-	cmd.Flags().IntVar(&rssSteps, "rss-steps", 1000, "--vs-pytorch: steps of the training run whose peak resident memory is reported")
-	cmd.Flags().StringVar(&loss, "loss", tasks.NextToken, "the training loss every step measured trains on (both sides of --vs-pytorch): next-token (every row) or answers (the last block's MLP and the unembedding on the answer rows only)")
+	fs := cmd.Flags()
+	fs.BoolVar(&o.json, "json", false, "print one JSON object on stdout")
+	fs.IntVar(&o.steps, "steps", 0, "training steps timed per measurement after the warm-up (0: about --step-time of them)")
+	fs.StringVar(&o.profile, "profile", "", "write a CPU profile of the whole benchmark to this file (go tool pprof)")
+	fs.BoolVar(&o.vsPyTorch, "vs-pytorch", false, "compare CPU training steps and sweep throughput with PyTorch eager")
+	fs.StringVar(&o.loss, "loss", tasks.NextToken, "the training loss every step measured trains on (both sides of --vs-pytorch): next-token (every row) or answers (the last block's MLP and the unembedding on the answer rows only)")
 	_ = cmd.RegisterFlagCompletionFunc("loss", cobra.FixedCompletions(tasks.Losses(), cobra.ShellCompDirectiveNoFileComp))
+
+	own := pflag.NewFlagSet("bench", pflag.ContinueOnError)
+	own.StringVar(&o.backends, "backends", "all", "which backends: all (cpu, and gl when a context can be made), or a list of cpu and gl (gl then must work)")
+	own.StringVar(&o.parts, "parts", "all", "what to measure: all, or a list of kernels, steps, groups and model")
+	own.StringVar(&o.groups, "groups", defaultGroups, "group sizes S (models trained in lockstep) to measure, comma-separated")
+	own.IntVar(&o.batch, "batch", 64, "groups: the batch each model trains on")
+	own.StringVar(&o.stepBatches, "step-batches", "32,64", "steps: the batches to time, comma-separated")
+	own.DurationVar(&o.budget, "budget", 200*time.Millisecond, "kernels: time spent measuring each kernel and shape")
+	own.IntVar(&o.dispatchGroup, "dispatch-group", 64, "kernels: on gl, the models of the training step whose dispatches are timed")
+	own.DurationVar(&o.stepTime, "step-time", bench.DefaultTarget, "with --steps 0: about how long each measurement of steps or groups is timed")
+	own.DurationVar(&o.maxStep, "max-step", 10*time.Second, "groups: skip an S whose step would take longer, at the speed of the S measured before it (0: never skip)")
+
+	vs := pflag.NewFlagSet("vs-pytorch", pflag.ContinueOnError)
+	vs.StringVar(&o.python, "python", defaultPython(), "Python interpreter with torch, for --vs-pytorch")
+	vs.IntVar(&o.rounds, "rounds", 5, "--vs-pytorch: alternating rounds per batch size (medians kept)")
+	vs.BoolVar(&o.callgrind, "callgrind", true, "--vs-pytorch: also count instructions per step under valgrind's callgrind (when installed)")
+	vs.DurationVar(&o.window, "window", 5*time.Second, "--vs-pytorch: how long each side of the sweep trains")
+	vs.IntVar(&o.workers, "workers", runtime.NumCPU(), "--vs-pytorch: concurrent trainers (and PyTorch processes) in the sweep")
+	vs.IntVar(&o.rssSteps, "rss-steps", 1000, "--vs-pytorch: steps of the training run whose peak resident memory is reported")
+
+	fs.AddFlagSet(own)
+	fs.AddFlagSet(vs)
+	o.ownFlags, o.vsFlags = own, vs
 	return cmd
+}
+
+// givenFlag is the first flag of fs (by name) that was given, or "".
+func givenFlag(fs *pflag.FlagSet) string {
+	name := ""
+	fs.VisitAll(func(f *pflag.Flag) {
+		if name == "" && f.Changed {
+			name = f.Name
+		}
+	})
+	return name
+}
+
+func (o *benchOptions) check(*cobra.Command, []string) error {
+	if o.vsPyTorch {
+		if f := givenFlag(o.ownFlags); f != "" {
+			return usagef("--vs-pytorch times CPU training steps against PyTorch's; --%s is for bench without it", f)
+		}
+	} else if f := givenFlag(o.vsFlags); f != "" {
+		return usagef("--%s is for bench --vs-pytorch", f)
+	}
+	if o.budget <= 0 || o.stepTime <= 0 || o.steps < 0 || o.maxStep < 0 {
+		return usagef("--budget and --step-time must be positive, --steps and --max-step not negative")
+	}
+	if o.batch <= 0 || o.batch > 4096 {
+		return usagef("--batch must be in 1..4096, got %d", o.batch)
+	}
+	r := &o.own
+	var err error
+	if r.names, r.glOptional, err = parseBackends(o.backends); err != nil {
+		return err
+	}
+	if r.groups, err = parseSizes("groups", "group size", o.groups, math.MaxInt32); err != nil {
+		return err
+	}
+	if r.stepBatches, err = parseSizes("step-batches", "batch", o.stepBatches, 4096); err != nil {
+		return err
+	}
+	if r.parts, err = parseParts(o.parts); err != nil {
+		return err
+	}
+	if o.vsPyTorch && (o.rounds <= 0 || o.window <= 0 || o.workers <= 0 || o.rssSteps < 0) {
+		return usagef("--rounds, --window and --workers must be positive, --rss-steps not negative")
+	}
+	if err := tasks.CheckLoss(o.loss); err != nil {
+		return usageError{err}
+	}
+	if err := checkOutputs(fileOut("profile", o.profile)); err != nil {
+		return err
+	}
+	if o.dispatchGroup <= 0 {
+		return usagef("--dispatch-group must be positive, got %d", o.dispatchGroup)
+	}
+	r.batch, r.loss, r.budget, r.maxStep, r.asJSON, r.dispatchGroup = o.batch, o.loss, o.budget, o.maxStep, o.json, o.dispatchGroup
+	r.timing = bench.Timing{Steps: o.steps, Target: o.stepTime}
+	return nil
+}
+
+// runBenchCmd runs bench's mode, under a CPU profile with --profile.
+func runBenchCmd(e *env, o *benchOptions) error {
+	run := func(e *env) error {
+		if o.vsPyTorch {
+			return benchVsPyTorch(e, o)
+		}
+		return runBench(e, o.own)
+	}
+	if o.profile == "" {
+		return run(e)
+	}
+	// The profile is kept in memory and written whole at the end (to a
+	// file through a rename, or to stdout for "-", the report then going
+	// to stderr).
+	var prof bytes.Buffer
+	if err := pprof.StartCPUProfile(&prof); err != nil {
+		return err
+	}
+	re := *e
+	re.stdout = e.reportTo(o.profile)
+	err := run(&re)
+	pprof.StopCPUProfile()
+	werr := atomicfile.WriteStdout(o.profile, e.stdout, func(w io.Writer) error { _, err := w.Write(prof.Bytes()); return err })
+	return cmp.Or(err, werr)
 }
 
 // benchRun is a parsed `headlab bench` without --vs-pytorch.
@@ -374,7 +350,7 @@ type benchDevice struct {
 // openBenchDevices opens each backend through the one device factory
 // (backendFlag.open). The CPU's groups each get a fresh CPU device; GL's
 // one group uses the device opened here, released when done.
-func openBenchDevices(e *env, r benchRun, rep *benchReport) ([]benchDevice, func(), error) {
+func openBenchDevices(e *env, r benchRun, rep *bench.Report) ([]benchDevice, func(), error) {
 	var out []benchDevice
 	var releases []func()
 	done := func() {
@@ -422,7 +398,7 @@ func openBenchDevices(e *env, r benchRun, rep *benchReport) ([]benchDevice, func
 
 // runBench is `headlab bench` without --vs-pytorch.
 func runBench(e *env, r benchRun) error {
-	rep := benchReport{SIMD: simd.Path(), Loss: r.loss}
+	rep := bench.Report{SIMD: simd.Path(), Loss: r.loss}
 	var devs []benchDevice
 	if r.parts["kernels"] || r.parts["steps"] || r.parts["groups"] {
 		var release func()
@@ -498,19 +474,14 @@ func runBench(e *env, r benchRun) error {
 		if err != nil {
 			return err
 		}
-		for _, S := range r.groups {
-			m, err := bench.ModelStep(calls, S)
-			if err != nil {
-				return err
-			}
-			rep.Model = append(rep.Model, modelReport{Group: S, Dispatches: m.Rows(), FLOP: m.FLOPs, Bytes: m.Bytes,
-				MsPerStep: [2]float64{1e3 * m.Seconds[0], 1e3 * m.Seconds[1]}, SeedStepsPerS: m.SeedStepsPerS()})
+		if rep.Model, err = bench.ModelRows(calls, r.groups); err != nil {
+			return err
 		}
 	}
 	if r.asJSON {
 		return writeJSON(e.stdout, rep)
 	}
-	return printBench(e.stdout, rep)
+	return rep.WriteText(e.stdout)
 }
 
 func joinInts(xs []int) string {
@@ -519,103 +490,6 @@ func joinInts(xs []int) string {
 		s[i] = strconv.Itoa(x)
 	}
 	return strings.Join(s, ",")
-}
-
-// printBench writes the report as tables.
-func printBench(w io.Writer, rep benchReport) error {
-	fmt.Fprintf(w, "CPU vector path: %s\n", rep.SIMD)
-	if rep.Renderer != "" {
-		fmt.Fprintf(w, "GL renderer: %s (%s)\n\n", rep.Renderer, rep.GLContext)
-	}
-	if len(rep.Kernels) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "backend\tkernel\tshape\tus/call\tGFLOP/s\tx CPU time\t")
-		for _, k := range rep.Kernels {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%.2f\t%.2f\t\n", k.Backend, k.Kernel, k.Shape, k.MicrosPerOp, k.GFLOPs, k.RatioToCPU)
-		}
-		tw.Flush()
-		fmt.Fprintln(w)
-	}
-	if len(rep.TrainSteps) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "backend\tbatch\tms/step\tsteps/s\tallocs/step\tMB/step\t")
-		for _, s := range rep.TrainSteps {
-			fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.1f\t%.0f\t%.1f\t\n", s.Backend, s.Batch, s.MsPerStep, s.StepsPerSec, s.AllocsPerStep, s.BytesPerStep/(1<<20))
-		}
-		tw.Flush()
-		fmt.Fprintln(w)
-	}
-	if len(rep.Dispatches) > 0 {
-		fmt.Fprintf(w, "every dispatch of one gl training step of %d models, timed on the GPU, beside the cost model:\n", rep.DispatchGroup)
-		printDispatches(w, rep.Dispatches, true)
-		fmt.Fprintln(w)
-	}
-	if rep.Batch > 0 {
-		if err := printGroups(w, rep); err != nil {
-			return err
-		}
-	}
-	for _, m := range rep.Model {
-		fmt.Fprintf(w, "\nthe cost model's gl training step of %d models at batch %d on an H200 (optimistic, pessimistic):\n", m.Group, rep.Batch)
-		printDispatches(w, m.Dispatches, false)
-		fmt.Fprintf(w, "%d dispatches; per seed-step %.1f MFLOP, %.1f MB; step %.2f-%.2f ms: %.0f-%.0f seed-steps/s\n",
-			len(m.Dispatches), m.FLOP/1e6, m.Bytes/1e6, m.MsPerStep[0], m.MsPerStep[1], m.SeedStepsPerS[1], m.SeedStepsPerS[0])
-	}
-	return nil
-}
-
-// printDispatches writes a per-dispatch table: the device's time when
-// measured, then the model's figures.
-func printDispatches(w io.Writer, rows []bench.DispatchProfile, measured bool) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "#\tkernel\tprogram\tworkgroups\tsize\t"
-	if measured {
-		head += "us\t"
-	}
-	fmt.Fprintln(tw, head+"GFLOP\tMB\tH200 us\tbound\t")
-	var us, lo, hi float64
-	for i, d := range rows {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t", i, d.Kernel, d.Program, d.Workgroups, d.GroupSize)
-		if measured {
-			fmt.Fprintf(tw, "%.1f\t", d.Micros)
-		}
-		fmt.Fprintf(tw, "%.3f\t%.2f\t%.1f-%.1f\t%s\t\n", d.FLOP/1e9, d.Bytes/1e6, d.H200Micros[0], d.H200Micros[1], d.H200Bound)
-		us, lo, hi = us+d.Micros, lo+d.H200Micros[0], hi+d.H200Micros[1]
-	}
-	fmt.Fprintf(tw, "\tall\t\t\t\t")
-	if measured {
-		fmt.Fprintf(tw, "%.1f\t", us)
-	}
-	fmt.Fprintf(tw, "\t\t%.0f-%.0f\t\t\n", lo, hi)
-	tw.Flush()
-}
-
-// printGroups writes the groups curve.
-func printGroups(w io.Writer, rep benchReport) error {
-	fmt.Fprintf(w, "groups of S default models at batch %d (cpu: %d groups stepping at once):\n", rep.Batch, rep.CPUWorkers)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "backend\tS\tseed-steps/s\tms/step\tdispatches/step\tupload B/step\treadback B/step\tGFLOP/s\tGB/s\t")
-	for _, s := range rep.Steps {
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.2f\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t\n", s.Backend, s.Group, s.SeedStepsPerS, s.MsPerStep,
-			s.DispatchesPerStep, s.UploadBytesPerStep, s.ReadbackBytesPerStep, s.GFLOPs, s.GBs)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if rep.GPUPaysFrom != nil {
-		if *rep.GPUPaysFrom > 0 {
-			fmt.Fprintf(w, "gl beats the cpu from S = %d on, in this run\n", *rep.GPUPaysFrom)
-		} else {
-			fmt.Fprintf(w, "gl never beat the cpu in this run (at the largest S both measured; renderer %s)\n", rep.Renderer)
-		}
-	}
-	for _, s := range rep.Steps {
-		if len(s.Dispatches) > 0 {
-			fmt.Fprintf(w, "\nevery dispatch of one more %s step of %d models, timed on the device, beside the cost model:\n", s.Backend, s.Group)
-			printDispatches(w, s.Dispatches, true)
-		}
-	}
-	return nil
 }
 
 // defaultPython is Debian's interpreter (where python3-torch installs)
@@ -628,12 +502,16 @@ func defaultPython() string {
 }
 
 // benchVsPyTorch is `headlab bench --vs-pytorch`.
-func benchVsPyTorch(e *env, asJSON bool, python, loss string, steps, rounds, rssSteps int, window time.Duration, workers int, callgrind bool) error {
-	rep := benchReport{SIMD: simd.Path(), Loss: loss, PyTorch: &vsPyTorch{}}
+func benchVsPyTorch(e *env, o *benchOptions) error {
+	steps := o.steps
+	if steps == 0 {
+		steps = 50
+	}
+	rep := bench.Report{SIMD: simd.Path(), Loss: o.loss, PyTorch: &bench.VsPyTorch{}}
 	vs := rep.PyTorch
-	fmt.Fprintf(e.stderr, "one default training run of %d steps (memory)...\n", rssSteps)
+	fmt.Fprintf(e.stderr, "one default training run of %d steps (memory)...\n", o.rssSteps)
 	c := train.Defaults("induction")
-	c.Steps, c.Loss = rssSteps, loss
+	c.Steps, c.Loss = o.rssSteps, o.loss
 	dev, release, err := (&backendFlag{name: "cpu"}).open(e.stderr)
 	if err != nil {
 		return err
@@ -646,7 +524,7 @@ func benchVsPyTorch(e *env, asJSON bool, python, loss string, steps, rounds, rss
 	fmt.Fprintln(e.stderr, "sgemm peak...")
 	peak := bench.SgemmPeak(512, time.Second)
 	rep.Peak = &peak
-	pt, err := bench.NewPyTorch(python)
+	pt, err := bench.NewPyTorch(o.python)
 	switch {
 	case errors.Is(err, bench.ErrNoPyTorch):
 		vs.Error = err.Error()
@@ -658,7 +536,7 @@ func benchVsPyTorch(e *env, asJSON bool, python, loss string, steps, rounds, rss
 	}
 	if pt == nil {
 		for _, batch := range []int{32, 64} {
-			r, err := bench.TrainSteps(dev, bench.BenchConfig(batch, loss), bench.Timing{Steps: steps})
+			r, err := bench.TrainSteps(dev, bench.BenchConfig(batch, o.loss), bench.Timing{Steps: steps})
 			if err != nil {
 				return err
 			}
@@ -666,57 +544,30 @@ func benchVsPyTorch(e *env, asJSON bool, python, loss string, steps, rounds, rss
 		}
 	} else {
 		progress := func(batch, round int) {
-			fmt.Fprintf(e.stderr, "timing training steps at batch %d: round %d of %d (headlab, PyTorch default BLAS, PyTorch Haswell BLAS)\n", batch, round+1, rounds)
+			fmt.Fprintf(e.stderr, "timing training steps at batch %d: round %d of %d (headlab, PyTorch default BLAS, PyTorch Haswell BLAS)\n", batch, round+1, o.rounds)
 		}
-		if vs.Steps, err = bench.CompareSteps(pt, loss, []int{32, 64}, steps, rounds, progress); err != nil {
+		if vs.Steps, err = bench.CompareSteps(pt, o.loss, []int{32, 64}, steps, o.rounds, progress); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "sweep throughput, %d workers, %v each side...\n", workers, window)
-		sw, err := bench.CompareSweep(pt, vs.Steps[0].FasterBLAS, loss, workers, 32, window)
+		fmt.Fprintf(e.stderr, "sweep throughput, %d workers, %v each side...\n", o.workers, o.window)
+		sw, err := bench.CompareSweep(pt, vs.Steps[0].FasterBLAS, o.loss, o.workers, 32, o.window)
 		if err != nil {
 			return err
 		}
 		vs.Sweep = &sw
 	}
-	if callgrind {
-		countInstructions(e, vs, loss)
+	if o.callgrind {
+		countInstructions(e, vs, o.loss)
 	}
-	if asJSON {
+	if o.json {
 		return writeJSON(e.stdout, rep)
 	}
-	fmt.Fprintf(e.stdout, "loss: %s (both sides compute the same rows)\n", loss)
-	fmt.Fprintf(e.stdout, "sgemm peak (one core, %s, %d^3): %.1f GFLOP/s\n", peak.Kernel, peak.Size, peak.GFLOPs)
-	fmt.Fprintf(e.stdout, "peak resident memory after one default training run (%d steps): %.1f MB\n", rssSteps, vs.TrainRSSMB)
-	if pt == nil {
-		fmt.Fprintf(e.stdout, "PyTorch: not installed (%s); headlab alone:\n", python)
-		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "batch\tms/step\tsteps/s\tGFLOP/s\tallocs/step\t")
-		for _, s := range rep.TrainSteps {
-			fmt.Fprintf(tw, "%d\t%.2f\t%.1f\t%.1f\t%.0f\t\n", s.Batch, s.MsPerStep, s.StepsPerSec, s.GFLOPs, s.AllocsPerStep)
-		}
-		err := tw.Flush()
-		printInstructions(e, vs)
-		return err
-	}
-	fmt.Fprintln(e.stdout)
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(e.stdout, "medians of %d alternating rounds; ratio against the faster PyTorch (its BLAS named)\n", rounds)
-	fmt.Fprintln(tw, "batch\theadlab ms/step\tPyTorch default\tPyTorch Haswell\tfaster\tratio\theadlab GFLOP/s\t% of peak\t")
-	for _, s := range vs.Steps {
-		fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t%.2f\t%s\t%.2f\t%.1f\t%.0f%%\t\n", s.Batch, s.HeadlabMsPerStep, s.PyTorchDefaultMs, s.PyTorchHaswellMs,
-			s.FasterBLAS, s.Ratio, s.HeadlabGFLOPs, 100*s.HeadlabGFLOPs/peak.GFLOPs)
-	}
-	tw.Flush()
-	sw := vs.Sweep
-	fmt.Fprintf(e.stdout, "\nsweep, batch %d, %d workers for %.0f s: headlab %.0f steps/s, PyTorch (%s BLAS) %.0f steps/s, ratio %.2f\n",
-		sw.Batch, sw.Workers, sw.Seconds, sw.HeadlabStepsPerS, sw.BLAS, sw.PyTorchStepsPerS, sw.Ratio)
-	printInstructions(e, vs)
-	return nil
+	return rep.WriteVsPyTorch(e.stdout, o.python, o.rounds, o.rssSteps)
 }
 
 // countInstructions fills vs.Instructions from callgrind runs of this
 // binary, or says in vs.InstructionsError (and on stderr) why it cannot.
-func countInstructions(e *env, vs *vsPyTorch, loss string) {
+func countInstructions(e *env, vs *bench.VsPyTorch, loss string) {
 	exe, err := os.Executable()
 	for _, batch := range []int{32, 64} {
 		if err != nil {
@@ -731,11 +582,5 @@ func countInstructions(e *env, vs *vsPyTorch, loss string) {
 	if err != nil {
 		vs.Instructions, vs.InstructionsError = nil, err.Error()
 		fmt.Fprintf(e.stderr, "headlab: no instruction counts: %v\n", err)
-	}
-}
-
-func printInstructions(e *env, vs *vsPyTorch) {
-	for _, n := range vs.Instructions {
-		fmt.Fprintf(e.stdout, "instructions per step at batch %d (callgrind, %s path): %.2fM\n", n.Batch, n.SIMD, n.PerStep/1e6)
 	}
 }

@@ -115,7 +115,7 @@ func TestBenchGroupsCPUJSON(t *testing.T) {
 			t.Errorf("S=%v: %v dispatches per step, want %d x (%d + 2)", r["group"], r["dispatches_per_step"], groups, k)
 		}
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestBenchGroupsGLJSON(t *testing.T) {
 	if d := rows[0]["dispatches_per_step"]; d != rows[1]["dispatches_per_step"] || d != float64(len(m.Dispatches)) {
 		t.Errorf("dispatches per step %v at S=1, %v at S=2, the model's %d", d, rows[1]["dispatches_per_step"], len(m.Dispatches))
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestBenchProfile(t *testing.T) {
 	}
 	code, out, errs = headlab(t, "bench", "--parts", "groups", "--groups", "2", "--backends", "gl", "--steps", "1", "--json")
 	requireGL(t, code, errs)
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestBenchModel(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestBenchBadInput(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("all without a context: exit %d: %s", code, errs)
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func TestBenchVsPyTorchWithoutTorch(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}

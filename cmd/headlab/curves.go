@@ -2,21 +2,26 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"headlab/inspect"
-	"headlab/train"
 	"headlab/viz"
 )
 
-func init() { commands = append(commands, curvesCmd) }
+func init() {
+	commands = append(commands, func(e *env) *cobra.Command { return newCurvesCmd(e, nil) })
+}
 
-func curvesCmd(e *env) *cobra.Command {
-	var (
-		runDir, png string
-		asJSON      bool
-	)
+// curvesOptions are curves' flags.
+type curvesOptions struct {
+	run runFlag
+	out reportFlags
+}
+
+func newCurvesCmd(e *env, runF func(*curvesOptions) error) *cobra.Command {
+	o := &curvesOptions{}
 	cmd := &cobra.Command{
 		Use:   "curves --run DIR --png FILE.{png,svg,pdf}",
 		Short: "Plot loss, accuracy and every head's score over training, with the phase change",
@@ -28,52 +33,41 @@ where a head's label changed and shading the phase change: the steps over
 which the induction score and the accuracy make most of their rise (20% to
 80% of the way up).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runDir == "" {
-				return usagef("--run DIR is required")
-			}
-			if err := checkFigures(png); err != nil {
-				return err
-			}
-			if err := checkOutputs(fileOut("png", png)); err != nil {
-				return err
-			}
-			h, err := inspect.LoadHistory(runDir)
-			if err != nil {
-				return usageError{err}
-			}
-			phase := h.Phase()
-			if png != "" {
-				title := runDir
-				if m, _, err := train.Load(runDir); err == nil {
-					title = runTitle(m.Train)
-				}
-				fig, err := curves(title, h).Figure()
-				if err != nil {
-					return err
-				}
-				if err := viz.WriteStdout(png, e.stdout, fig); err != nil {
-					return err
-				}
-			}
-			w := e.reportTo(png)
-			if asJSON {
-				return writeJSON(w, struct {
-					Phase   any `json:"phase_change"`
-					Records int `json:"records"`
-				}{phase, len(h)})
-			}
-			printPhase(w, phase)
-			for _, c := range h.LabelChanges() {
-				fmt.Fprintf(w, "step %5d  %s\n", c.Step, c.Text())
-			}
-			return nil
-		},
+		RunE: runE(e, o, runF, runCurves),
 	}
-	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory with a recorded history")
-	figureFlag(cmd, &png, "png", true, "draw loss, accuracy and head scores in three panels")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the phase change as JSON")
+	o.run.register(cmd, "checkpoint directory with a recorded history")
+	o.out.register(cmd, "draw loss, accuracy and head scores in three panels", "print the phase change as JSON")
 	return cmd
+}
+
+func (o *curvesOptions) check(*cobra.Command, []string) error {
+	if err := o.run.required(); err != nil {
+		return err
+	}
+	return checkFigure("png", o.out.png)
+}
+
+func runCurves(e *env, o *curvesOptions) error {
+	h, err := inspect.LoadHistory(o.run.dir)
+	if err != nil {
+		return usageError{err}
+	}
+	phase := h.Phase()
+	return o.out.write(e, func() (*viz.Figure, error) {
+		title := o.run.dir
+		if m, err := o.run.load(); err == nil {
+			title = runTitle(m.Train)
+		}
+		return curves(title, h).Figure()
+	}, struct {
+		Phase   any `json:"phase_change"`
+		Records int `json:"records"`
+	}{phase, len(h)}, func(w io.Writer) {
+		printPhase(w, phase)
+		for _, c := range h.LabelChanges() {
+			fmt.Fprintf(w, "step %5d  %s\n", c.Step, c.Text())
+		}
+	})
 }
 
 // curves is the figure of history h: its series and label changes from

@@ -13,15 +13,24 @@ import (
 	"headlab/train"
 )
 
-func init() { commands = append(commands, dumpCmd) }
+func init() {
+	commands = append(commands, func(e *env) *cobra.Command { return newDumpCmd(e, nil) })
+}
 
-func dumpCmd(e *env) *cobra.Command {
-	var (
-		runDir, out, format, ablate string
-		examples                    int
-		bf                          backendFlag
-		af                          ablationFlag
-	)
+// dumpOptions are dump's flags, and what check makes of them.
+type dumpOptions struct {
+	run                 runFlag
+	out, format, ablate string
+	examples            int
+	backend             backendFlag
+	ablation            ablationFlag
+
+	outFormat interop.Format
+	method    inspect.Ablation
+}
+
+func newDumpCmd(e *env, runF func(*dumpOptions) error) *cobra.Command {
+	o := &dumpOptions{}
 	cmd := &cobra.Command{
 		Use:   "dump --run DIR --out FILE.safetensors",
 		Short: "Write tokens, attention and logits of a saved model on held-out examples",
@@ -34,61 +43,62 @@ The format follows FILE's extension (or --format): .safetensors, .npz, or
 off as --ablation says; mean and resample ablation take their replacements
 from the examples dumped (docs/causal.md).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runDir == "" || out == "" {
-				return usagef("--run DIR and --out FILE are required")
-			}
-			ff, err := outputFormat(out, format, interop.Safetensors, interop.DumpFormats...)
-			if err != nil {
-				return err
-			}
-			if err := checkOutputs(fileOut("out", out)); err != nil {
-				return err
-			}
-			if examples < 1 || examples > train.HeldOutExamples {
-				return usagef("--examples %d: want 1 to %d", examples, train.HeldOutExamples)
-			}
-			method, err := af.method()
-			if err != nil {
-				return err
-			}
-			if examples < method.MinExamples() {
-				return usagef("--examples %d: %s ablation needs at least %d", examples, method, method.MinExamples())
-			}
-			m, off, be, closeBackend, err := openRun(e, runDir, ablate, &bf)
-			if err != nil {
-				return err
-			}
-			defer closeBackend()
-			ev, err := train.NewEvaluator(m, be)
-			if err != nil {
-				return err
-			}
-			defer ev.Close()
-			b := train.HeldOut(m)
-			b.N, b.Tokens, b.Targets = examples, b.Tokens[:examples*b.T], b.Targets[:examples*b.T]
-			ab, err := inspect.NewAblator(ev, []*tasks.Batch{b}, method)
-			if err != nil {
-				return err
-			}
-			sn, err := ab.Snapshot([]*tasks.Batch{b}, train.SnapshotOptions{Off: [][][]bool{off}, Attention: b.N, Logits: true})
-			if err != nil {
-				return err
-			}
-			d := interop.DumpOf(m, sn[0].Attention, b.Targets, sn[0].Logits)
-			return atomicfile.WriteStdout(out, e.stdout, func(w io.Writer) error {
-				return interop.WriteDump(w, ff, d, interop.Metadata(m, provenance()))
-			})
-		},
+		RunE: runE(e, o, runF, runDump),
 	}
-	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")
-	cmd.Flags().StringVar(&out, "out", "", `output file (.safetensors, .npz or .json; "-" is stdout)`)
-	cmd.Flags().StringVar(&format, "format", "", "safetensors, npz or json (default: from the extension)")
-	cmd.Flags().IntVar(&examples, "examples", inspect.ScoredExamples, "how many held-out examples, from the first")
-	ablateFlag(cmd, &ablate, &runDir)
-	af.register(cmd)
-	bf.register(cmd)
+	o.run.register(cmd, "checkpoint directory written by train --save")
+	cmd.Flags().StringVar(&o.out, "out", "", `output file (.safetensors, .npz or .json; "-" is stdout)`)
+	cmd.Flags().StringVar(&o.format, "format", "", "safetensors, npz or json (default: from the extension)")
+	cmd.Flags().IntVar(&o.examples, "examples", inspect.ScoredExamples, "how many held-out examples, from the first")
+	ablateFlag(cmd, &o.ablate, &o.run.dir)
+	o.ablation.register(cmd)
+	o.backend.register(cmd)
 	return cmd
+}
+
+func (o *dumpOptions) check(*cobra.Command, []string) error {
+	if o.run.dir == "" || o.out == "" {
+		return usagef("--run DIR and --out FILE are required")
+	}
+	var err error
+	if o.outFormat, err = outputFormat(o.out, o.format, interop.Safetensors, interop.DumpFormats...); err != nil {
+		return err
+	}
+	if err := checkOutputs(fileOut("out", o.out)); err != nil {
+		return err
+	}
+	if err := checkExamples(o.examples, 1); err != nil {
+		return err
+	}
+	if o.method, err = o.ablation.method(); err != nil {
+		return err
+	}
+	return enoughExamples(o.method, o.examples)
+}
+
+func runDump(e *env, o *dumpOptions) error {
+	m, off, err := o.run.loadOff(o.ablate)
+	if err != nil {
+		return err
+	}
+	ev, done, err := openEvaluator(e, m, &o.backend)
+	if err != nil {
+		return err
+	}
+	defer done()
+	b := train.HeldOut(m)
+	b.N, b.Tokens, b.Targets = o.examples, b.Tokens[:o.examples*b.T], b.Targets[:o.examples*b.T]
+	ab, err := inspect.NewAblator(ev, []*tasks.Batch{b}, o.method)
+	if err != nil {
+		return err
+	}
+	sn, err := ab.Snapshot([]*tasks.Batch{b}, train.SnapshotOptions{Off: [][][]bool{off}, Attention: b.N, Logits: true})
+	if err != nil {
+		return err
+	}
+	d := interop.DumpOf(m, sn[0].Attention, b.Targets, sn[0].Logits)
+	return atomicfile.WriteStdout(o.out, e.stdout, func(w io.Writer) error {
+		return interop.WriteDump(w, o.outFormat, d, interop.Metadata(m, provenance()))
+	})
 }
 
 // outputFormat is the format --format names, or else the one out's

@@ -7,13 +7,27 @@ import (
 
 	"headlab/internal/atomicfile"
 	"headlab/interop"
-	"headlab/train"
 )
 
-func init() { commands = append(commands, exportCmd) }
+func init() {
+	commands = append(commands, func(e *env) *cobra.Command { return newExportCmd(e, nil) })
+}
 
-func exportCmd(e *env) *cobra.Command {
-	var runDir, format, out string
+// exportOptions are export's flags, and what check makes of them.
+type exportOptions struct {
+	run         runFlag
+	format, out string
+
+	layout    interop.ExportFormat
+	outFormat interop.Format
+	// beside is whether the TransformerLens config goes in a file beside
+	// out: not beside stdout or a device (/dev/stdout.json), where it is
+	// in the metadata only.
+	beside bool
+}
+
+func newExportCmd(e *env, runF func(*exportOptions) error) *cobra.Command {
+	o := &exportOptions{}
 	cmd := &cobra.Command{
 		Use:   "export --run DIR --format transformerlens|hf --out FILE.safetensors",
 		Short: "Write a saved model's weights in TransformerLens's or PyTorch's layout",
@@ -27,47 +41,47 @@ func exportCmd(e *env) *cobra.Command {
 FILE ends in .safetensors or .npz ("-" writes safetensors to stdout). Every
 file carries headlab's config, the task's vocabulary and the revision.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runDir == "" || out == "" {
-				return usagef("--run DIR and --out FILE are required")
-			}
-			f, err := interop.ParseExportFormat(format)
-			if err != nil {
-				return usagef("--format: %v", err)
-			}
-			ff, err := outputFormat(out, "", interop.Safetensors, interop.Safetensors, interop.NPZ)
-			if err != nil {
-				return err
-			}
-			// The config goes beside a file, not beside stdout or a
-			// device (/dev/stdout.json): there it is in the metadata only.
-			beside := f == interop.TransformerLens && !atomicfile.InPlace(out)
-			outs := []output{fileOut("out", out)}
-			if beside {
-				outs = append(outs, fileOut("out", interop.TLConfigPath(out)))
-			}
-			if err := checkOutputs(outs...); err != nil {
-				return err
-			}
-			m, _, err := train.Load(runDir)
-			if err != nil {
-				return usageError{err}
-			}
-			b, err := interop.Export(m, f, provenance())
-			if err != nil {
-				return err
-			}
-			if err := atomicfile.WriteStdout(out, e.stdout, func(w io.Writer) error { return interop.Write(w, ff, b) }); err != nil {
-				return err
-			}
-			if !beside {
-				return nil
-			}
-			return atomicfile.Write(interop.TLConfigPath(out), func(w io.Writer) error { return interop.WriteTLConfig(w, m.Shape) })
-		},
+		RunE: runE(e, o, runF, runExport),
 	}
-	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")
-	cmd.Flags().StringVar(&format, "format", string(interop.TransformerLens), "layout: transformerlens or hf")
-	cmd.Flags().StringVar(&out, "out", "", `output file (.safetensors or .npz; "-" is stdout)`)
+	o.run.register(cmd, "checkpoint directory written by train --save")
+	cmd.Flags().StringVar(&o.format, "format", string(interop.TransformerLens), "layout: transformerlens or hf")
+	cmd.Flags().StringVar(&o.out, "out", "", `output file (.safetensors or .npz; "-" is stdout)`)
 	return cmd
+}
+
+func (o *exportOptions) check(*cobra.Command, []string) error {
+	if o.run.dir == "" || o.out == "" {
+		return usagef("--run DIR and --out FILE are required")
+	}
+	var err error
+	if o.layout, err = interop.ParseExportFormat(o.format); err != nil {
+		return usagef("--format: %v", err)
+	}
+	if o.outFormat, err = outputFormat(o.out, "", interop.Safetensors, interop.Safetensors, interop.NPZ); err != nil {
+		return err
+	}
+	o.beside = o.layout == interop.TransformerLens && !atomicfile.InPlace(o.out)
+	outs := []output{fileOut("out", o.out)}
+	if o.beside {
+		outs = append(outs, fileOut("out", interop.TLConfigPath(o.out)))
+	}
+	return checkOutputs(outs...)
+}
+
+func runExport(e *env, o *exportOptions) error {
+	m, err := o.run.load()
+	if err != nil {
+		return err
+	}
+	b, err := interop.Export(m, o.layout, provenance())
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteStdout(o.out, e.stdout, func(w io.Writer) error { return interop.Write(w, o.outFormat, b) }); err != nil {
+		return err
+	}
+	if !o.beside {
+		return nil
+	}
+	return atomicfile.Write(interop.TLConfigPath(o.out), func(w io.Writer) error { return interop.WriteTLConfig(w, m.Shape) })
 }

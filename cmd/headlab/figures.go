@@ -47,6 +47,15 @@ func checkFigures(paths ...string) error {
 	return nil
 }
 
+// checkFigure is checkFigures and checkOutputs for one figure flag's
+// path: an extension no writer knows, or a path that cannot be written.
+func checkFigure(flag, path string) error {
+	if err := checkFigures(path); err != nil {
+		return err
+	}
+	return checkOutputs(fileOut(flag, path))
+}
+
 // runTitle names a run in a figure's title: task, shape, seed and steps.
 func runTitle(c train.Config) string {
 	s := fmt.Sprintf("%s · %d layer%s × %d heads, d-model %d · seed %d · %d steps",

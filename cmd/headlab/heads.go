@@ -12,13 +12,16 @@ import (
 	"headlab/analysis"
 	"headlab/inspect"
 	"headlab/internal/atomicfile"
-	"headlab/kernels"
 	"headlab/tasks"
 	"headlab/train"
 	"headlab/viz"
 )
 
-func init() { commands = append(commands, headsCmd, scoreCmd) }
+func init() {
+	commands = append(commands,
+		func(e *env) *cobra.Command { return newHeadsCmd(e, nil) },
+		func(e *env) *cobra.Command { return newScoreCmd(e, nil) })
+}
 
 // pictureFlags are --png (alias --figure) and --arcs: figures of one
 // held-out example.
@@ -42,39 +45,33 @@ func (p *pictureFlags) outputs() []output {
 
 // write draws example 0 of att with each head titled by its score, the
 // figure titled title (the run); "-" is stdout.
-func (p *pictureFlags) write(stdout io.Writer, title string, att *analysis.Attention, heads []analysis.HeadScore) error {
+func (p *pictureFlags) write(e *env, title string, att *analysis.Attention, heads []analysis.HeadScore) error {
 	if p.png == "" && p.arcs == "" {
 		return nil
 	}
 	g := viz.HeadGrid(title, att, heads, 0)
-	for _, f := range []struct {
-		path string
-		draw func(viz.Grid) (*viz.Figure, error)
-	}{{p.png, viz.Heatmaps}, {p.arcs, viz.Arcs}} {
-		if f.path == "" {
-			continue
-		}
-		fig, err := f.draw(g)
-		if err != nil {
-			return err
-		}
-		if err := viz.WriteStdout(f.path, stdout, fig); err != nil {
-			return err
-		}
+	if err := e.writeFigure(p.png, func() (*viz.Figure, error) { return viz.Heatmaps(g) }); err != nil {
+		return err
 	}
-	return nil
+	return e.writeFigure(p.arcs, func() (*viz.Figure, error) { return viz.Arcs(g) })
 }
 
-func headsCmd(e *env) *cobra.Command {
-	var (
-		runDir, ablate, dump string
-		asJSON, composition  bool
-		pics                 pictureFlags
-		html                 htmlFlag
-		bf                   backendFlag
-		rf                   relationFlag
-		af                   ablationFlag
-	)
+// headsOptions are heads' flags, and what check makes of them.
+type headsOptions struct {
+	run               runFlag
+	ablate, dump      string
+	json, composition bool
+	pics              pictureFlags
+	html              htmlFlag
+	backend           backendFlag
+	relation          relationFlag
+	ablation          ablationFlag
+
+	method inspect.Ablation
+}
+
+func newHeadsCmd(e *env, runF func(*headsOptions) error) *cobra.Command {
+	o := &headsOptions{}
 	cmd := &cobra.Command{
 		Use:   "heads --run DIR",
 		Short: "Score, label and ablate the heads of a saved model",
@@ -86,78 +83,84 @@ head's circuit scores (the copying score and top-1 copy accuracy of its full
 OV circuit, its prefix-matching score on repeated random tokens) and the
 model's in-context learning score (docs/causal.md).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runDir == "" {
-				return usagef("--run DIR is required")
-			}
-			if err := html.check(); err != nil {
-				return err
-			}
-			if err := checkOutputs(append(pics.outputs(), fileOut("dump-attention", dump), fileOut("html", html.path))...); err != nil {
-				return err
-			}
-			if err := pics.check(); err != nil {
-				return err
-			}
-			method, err := af.method()
-			if err != nil {
-				return err
-			}
-			m, off, be, closeBackend, err := openRun(e, runDir, ablate, &bf)
-			if err != nil {
-				return err
-			}
-			defer closeBackend()
-			rel, err := rf.index(cmd, m.Task)
-			if err != nil {
-				return err
-			}
-			rep, att, err := inspect.Analyze(m, be, inspect.Options{Off: off, Ablation: method, Relation: rel, Circuit: true})
-			if err != nil {
-				return err
-			}
-			if dump != "" {
-				if err := atomicfile.WriteStdout(dump, e.stdout, func(w io.Writer) error { return analysis.WriteAttention(w, att) }); err != nil {
-					return err
-				}
-			}
-			if err := pics.write(e.stdout, runTitle(m.Train), att, rep.Scores()); err != nil {
-				return err
-			}
-			if err := html.write(e, m, be, att, rep.Scores()); err != nil {
-				return err
-			}
-			var comp *inspect.CompositionReport
-			if composition {
-				c := inspect.Composition(m)
-				comp = &c
-			}
-			w := e.reportTo(append(pics.paths(), dump, html.path)...)
-			if asJSON {
-				return writeJSON(w, struct {
-					*inspect.Report
-					Composition *inspect.CompositionReport `json:"composition,omitempty"`
-				}{rep, comp})
-			}
-			printHeads(w, rep)
-			if comp != nil {
-				fmt.Fprintln(w)
-				inspect.WriteCompositionTable(w, *comp)
-			}
-			return nil
-		},
+		RunE: runE(e, o, runF, runHeads),
 	}
-	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")
-	ablateFlag(cmd, &ablate, &runDir)
-	af.register(cmd)
-	cmd.Flags().BoolVar(&composition, "composition", false, "also print Q-, K- and V-composition of every cross-layer pair of heads (Elhage et al. 2021) beside a random baseline")
-	cmd.Flags().StringVar(&dump, "dump-attention", "", "write the scored batch's attention as JSON (the format score reads)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
-	pics.register(cmd)
-	html.register(cmd)
-	bf.register(cmd)
-	rf.register(cmd)
+	o.run.register(cmd, "checkpoint directory written by train --save")
+	ablateFlag(cmd, &o.ablate, &o.run.dir)
+	o.ablation.register(cmd)
+	cmd.Flags().BoolVar(&o.composition, "composition", false, "also print Q-, K- and V-composition of every cross-layer pair of heads (Elhage et al. 2021) beside a random baseline")
+	cmd.Flags().StringVar(&o.dump, "dump-attention", "", "write the scored batch's attention as JSON (the format score reads)")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object on stdout")
+	o.pics.register(cmd)
+	o.html.register(cmd)
+	o.backend.register(cmd)
+	o.relation.register(cmd)
 	return cmd
+}
+
+func (o *headsOptions) check(cmd *cobra.Command, _ []string) error {
+	o.relation.read(cmd)
+	if err := o.run.required(); err != nil {
+		return err
+	}
+	if err := o.html.check(); err != nil {
+		return err
+	}
+	if err := checkOutputs(append(o.pics.outputs(), fileOut("dump-attention", o.dump), fileOut("html", o.html.path))...); err != nil {
+		return err
+	}
+	if err := o.pics.check(); err != nil {
+		return err
+	}
+	var err error
+	o.method, err = o.ablation.method()
+	return err
+}
+
+func runHeads(e *env, o *headsOptions) error {
+	m, off, err := o.run.loadOff(o.ablate)
+	if err != nil {
+		return err
+	}
+	be, closeBackend, err := o.backend.open(e.stderr)
+	if err != nil {
+		return err
+	}
+	defer closeBackend()
+	rel, err := o.relation.index(m.Task)
+	if err != nil {
+		return err
+	}
+	rep, att, err := inspect.Analyze(m, be, inspect.Options{Off: off, Ablation: o.method, Relation: rel, Circuit: true})
+	if err != nil {
+		return err
+	}
+	if o.dump != "" {
+		if err := atomicfile.WriteStdout(o.dump, e.stdout, func(w io.Writer) error { return analysis.WriteAttention(w, att) }); err != nil {
+			return err
+		}
+	}
+	if err := o.pics.write(e, runTitle(m.Train), att, rep.Scores()); err != nil {
+		return err
+	}
+	if err := o.html.write(e, m, be, att, rep.Scores()); err != nil {
+		return err
+	}
+	var comp *inspect.CompositionReport
+	if o.composition {
+		c := inspect.Composition(m)
+		comp = &c
+	}
+	return e.report(o.json, struct {
+		*inspect.Report
+		Composition *inspect.CompositionReport `json:"composition,omitempty"`
+	}{rep, comp}, func(w io.Writer) {
+		printHeads(w, rep)
+		if comp != nil {
+			fmt.Fprintln(w)
+			inspect.WriteCompositionTable(w, *comp)
+		}
+	}, append(o.pics.paths(), o.dump, o.html.path)...)
 }
 
 // ablateFlag registers --ablate, its values completed with the heads of
@@ -214,15 +217,21 @@ func printHeads(w io.Writer, r *inspect.Report) {
 
 // relationFlag is --relation: the relation whose best head accuracy by
 // kind switches off.
-type relationFlag struct{ name string }
+type relationFlag struct {
+	name  string
+	asked bool // set by read
+}
 
 func (f *relationFlag) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.name, "relation", "", "relation whose best head is switched off for the accuracy by kind (default: the task's first; agreement: verb->subject)")
 }
 
+// read notes whether cmd was given the flag.
+func (f *relationFlag) read(cmd *cobra.Command) { f.asked = cmd.Flags().Changed("relation") }
+
 // index resolves the flag against task t: 0 when not given.
-func (f *relationFlag) index(cmd *cobra.Command, t tasks.Task) (int, error) {
-	if !cmd.Flags().Changed("relation") {
+func (f *relationFlag) index(t tasks.Task) (int, error) {
+	if !f.asked {
 		return 0, nil
 	}
 	i, err := tasks.RelationIndex(t, f.name)
@@ -232,12 +241,15 @@ func (f *relationFlag) index(cmd *cobra.Command, t tasks.Task) (int, error) {
 	return i, nil
 }
 
-func scoreCmd(e *env) *cobra.Command {
-	var (
-		file   string
-		asJSON bool
-		pics   pictureFlags
-	)
+// scoreOptions are score's flags.
+type scoreOptions struct {
+	file string
+	json bool
+	pics pictureFlags
+}
+
+func newScoreCmd(e *env, runF func(*scoreOptions) error) *cobra.Command {
+	o := &scoreOptions{}
 	cmd := &cobra.Command{
 		Use:   "score --attention FILE.json",
 		Short: "Score attention patterns from any source against the canonical patterns",
@@ -245,64 +257,45 @@ func scoreCmd(e *env) *cobra.Command {
 (as written by heads --dump-attention, or by a PyTorch model) and prints
 every head's pattern scores and label, following docs/head-patterns.md.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if file == "" {
-				return usagef("--attention FILE is required")
-			}
-			if err := pics.check(); err != nil {
-				return err
-			}
-			if err := checkOutputs(pics.outputs()...); err != nil {
-				return err
-			}
-			f, err := os.Open(file)
-			if err != nil {
-				return usageError{err}
-			}
-			defer f.Close()
-			att, err := analysis.ReadAttention(f)
-			if err != nil {
-				return usageError{fmt.Errorf("%s: %v", file, err)}
-			}
-			heads := analysis.ScoreAll(att)
-			if err := pics.write(e.stdout, "attention from "+file, att, heads); err != nil {
-				return err
-			}
-			w := e.reportTo(pics.paths()...)
-			if asJSON {
-				return writeJSON(w, struct {
-					Heads []analysis.HeadScore `json:"heads"`
-				}{heads})
-			}
-			inspect.WriteScoreTable(w, heads)
-			if len(att.Relations) > 0 {
-				fmt.Fprintln(w)
-				inspect.WriteRelationTable(w, heads)
-			}
-			return nil
-		},
+		RunE: runE(e, o, runF, runScore),
 	}
-	cmd.Flags().StringVar(&file, "attention", "", "attention file (JSON)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
-	pics.register(cmd)
+	cmd.Flags().StringVar(&o.file, "attention", "", "attention file (JSON)")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object on stdout")
+	o.pics.register(cmd)
 	return cmd
 }
 
-// openRun loads the checkpoint in runDir, reads --ablate against its
-// shape and opens the backend: what every command that reads a trained
-// model's heads does first.
-func openRun(e *env, runDir, ablate string, bf *backendFlag) (*train.Model, [][]bool, kernels.Device, func(), error) {
-	m, _, err := train.Load(runDir)
-	if err != nil {
-		return nil, nil, nil, nil, usageError{err}
+func (o *scoreOptions) check(*cobra.Command, []string) error {
+	if o.file == "" {
+		return usagef("--attention FILE is required")
 	}
-	off, err := analysis.ParseHeads(ablate, m.Shape.Layers, m.Shape.Heads)
-	if err != nil {
-		return nil, nil, nil, nil, usagef("--ablate: %v", err)
+	if err := o.pics.check(); err != nil {
+		return err
 	}
-	be, closeBackend, err := bf.open(e.stderr)
+	return checkOutputs(o.pics.outputs()...)
+}
+
+func runScore(e *env, o *scoreOptions) error {
+	f, err := os.Open(o.file)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return usageError{err}
 	}
-	return m, off, be, closeBackend, nil
+	defer f.Close()
+	att, err := analysis.ReadAttention(f)
+	if err != nil {
+		return usageError{fmt.Errorf("%s: %v", o.file, err)}
+	}
+	heads := analysis.ScoreAll(att)
+	if err := o.pics.write(e, "attention from "+o.file, att, heads); err != nil {
+		return err
+	}
+	return e.report(o.json, struct {
+		Heads []analysis.HeadScore `json:"heads"`
+	}{heads}, func(w io.Writer) {
+		inspect.WriteScoreTable(w, heads)
+		if len(att.Relations) > 0 {
+			fmt.Fprintln(w)
+			inspect.WriteRelationTable(w, heads)
+		}
+	}, o.pics.paths()...)
 }

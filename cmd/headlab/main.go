@@ -110,7 +110,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "headlab:", err)
 		return exitBadInput
 	}
-	root := rootCmd(&env{stdout: stdout, stderr: stderr})
+	return execute(rootCmd(&env{stdout: stdout, stderr: stderr}), args, stderr)
+}
+
+// execute runs root on args and returns the exit status, having said why
+// in one line on stderr when it is not 0.
+func execute(root *cobra.Command, args []string, stderr io.Writer) int {
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {

@@ -11,10 +11,18 @@ import (
 	"headlab/sweep"
 )
 
-func init() { commands = append(commands, mergeCmd) }
+func init() {
+	commands = append(commands, func(e *env) *cobra.Command { return newMergeCmd(e, nil) })
+}
 
-func mergeCmd(e *env) *cobra.Command {
-	var out string
+// mergeOptions are merge's flag and arguments.
+type mergeOptions struct {
+	out string
+	ins []string
+}
+
+func newMergeCmd(e *env, runF func(*mergeOptions) error) *cobra.Command {
+	o := &mergeOptions{}
 	cmd := &cobra.Command{
 		Use:   "merge --db OUT IN...",
 		Short: "Combine sweep databases (one per shard) into one",
@@ -25,38 +33,45 @@ OUT is left as it was. The inputs are only read. The new OUT is built in a
 temporary file beside it and renamed into place when every row is in. A
 conflict, or an input or OUT that is not a headlab sweep database, exits 2.`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, ins []string) error {
-			if out == "" {
-				return usagef("--db OUT is required")
-			}
-			if len(ins) == 0 {
-				return usagef("name at least one database to merge into %s", out)
-			}
-			if err := checkOutputs(dbOut("db", out)); err != nil {
-				return err
-			}
-			for _, in := range ins {
-				// A missing input is a typo, not a conflict: exit 2.
-				if _, err := os.Stat(in); err != nil {
-					return usagef("database %s does not exist", in)
-				}
-			}
-			res, err := sweep.Merge(out, ins)
-			if errors.Is(err, sweep.ErrRefused) {
-				return usageError{err}
-			}
-			if err != nil {
-				return err
-			}
-			if len(res.Backends) > 1 {
-				fmt.Fprintf(e.stderr, "merge: %s now holds runs of backends %s: they agree as distributions over seeds, not bit for bit\n",
-					out, strings.Join(res.Backends, ", "))
-			}
-			fmt.Fprintf(e.stdout, "merged %d databases into %s: %d runs added, %d duplicates skipped, %d runs in all\n",
-				len(ins), out, res.Added, res.Duplicates, res.Total)
-			return nil
-		},
+		RunE: runE(e, o, runF, runMerge),
 	}
-	cmd.Flags().StringVar(&out, "db", "", "database to merge into (created if missing)")
+	cmd.Flags().StringVar(&o.out, "db", "", "database to merge into (created if missing)")
 	return cmd
+}
+
+func (o *mergeOptions) check(_ *cobra.Command, ins []string) error {
+	o.ins = ins
+	if o.out == "" {
+		return usagef("--db OUT is required")
+	}
+	if len(ins) == 0 {
+		return usagef("name at least one database to merge into %s", o.out)
+	}
+	if err := checkOutputs(dbOut("db", o.out)); err != nil {
+		return err
+	}
+	for _, in := range ins {
+		// A missing input is a typo, not a conflict: exit 2.
+		if _, err := os.Stat(in); err != nil {
+			return usagef("database %s does not exist", in)
+		}
+	}
+	return nil
+}
+
+func runMerge(e *env, o *mergeOptions) error {
+	res, err := sweep.Merge(o.out, o.ins)
+	if errors.Is(err, sweep.ErrRefused) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	if len(res.Backends) > 1 {
+		fmt.Fprintf(e.stderr, "merge: %s now holds runs of backends %s: they agree as distributions over seeds, not bit for bit\n",
+			o.out, strings.Join(res.Backends, ", "))
+	}
+	fmt.Fprintf(e.stdout, "merged %d databases into %s: %d runs added, %d duplicates skipped, %d runs in all\n",
+		len(o.ins), o.out, res.Added, res.Duplicates, res.Total)
+	return nil
 }

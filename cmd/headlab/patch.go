@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -13,28 +14,38 @@ import (
 	"headlab/viz"
 )
 
-func init() { commands = append(commands, patchCmd) }
+func init() {
+	commands = append(commands, func(e *env) *cobra.Command { return newPatchCmd(e, nil) })
+}
 
 // layerPositionFlags are --layer and --position: one block and one
 // position to restrict a measurement to, checked against the model's
 // shape before any work.
-type layerPositionFlags struct{ layer, position int }
+type layerPositionFlags struct {
+	layer, position           int
+	layerAsked, positionAsked bool // set by read
+}
 
 func (f *layerPositionFlags) register(cmd *cobra.Command, what string) {
 	cmd.Flags().IntVar(&f.layer, "layer", -1, "only this block (0 is the first; default every block)"+what)
 	cmd.Flags().IntVar(&f.position, "position", -1, "only this position (0 is the first; default every position)"+what)
 }
 
+// read notes which of the flags cmd was given.
+func (f *layerPositionFlags) read(cmd *cobra.Command) {
+	f.layerAsked, f.positionAsked = cmd.Flags().Changed("layer"), cmd.Flags().Changed("position")
+}
+
 // lists are the flags as lists for inspect (nil: all), or bad input when
 // a given one is out of the model's range.
-func (f *layerPositionFlags) lists(cmd *cobra.Command, m *train.Model) (layers, positions []int, err error) {
-	if cmd.Flags().Changed("layer") {
+func (f *layerPositionFlags) lists(m *train.Model) (layers, positions []int, err error) {
+	if f.layerAsked {
 		if f.layer < 0 || f.layer >= m.Shape.Layers {
 			return nil, nil, usagef("--layer %d: the model's blocks are 0..%d", f.layer, m.Shape.Layers-1)
 		}
 		layers = []int{f.layer}
 	}
-	if cmd.Flags().Changed("position") {
+	if f.positionAsked {
 		if f.position < 0 || f.position >= m.Shape.SeqLen {
 			return nil, nil, usagef("--position %d: the model's positions are 0..%d", f.position, m.Shape.SeqLen-1)
 		}
@@ -43,14 +54,15 @@ func (f *layerPositionFlags) lists(cmd *cobra.Command, m *train.Model) (layers, 
 	return layers, positions, nil
 }
 
-func patchCmd(e *env) *cobra.Command {
-	var (
-		runDir, png, corruption string
-		asJSON                  bool
-		examples                int
-		lp                      layerPositionFlags
-		bf                      backendFlag
-	)
+// patchOptions are patch's flags.
+type patchOptions struct {
+	evalFlags
+	corruption string
+	only       layerPositionFlags
+}
+
+func newPatchCmd(e *env, runF func(*patchOptions) error) *cobra.Command {
+	o := &patchOptions{}
 	cmd := &cobra.Command{
 		Use:   "patch --run DIR",
 		Short: "Activation patching: where the answer is computed, head by head and position by position",
@@ -68,73 +80,45 @@ Corruptions (--corruption; the task's default first):
               example does not hold, so no query has an earlier copy
   other       every task: another held-out example (the next one)`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runDir == "" {
-				return usagef("--run DIR is required")
-			}
-			if err := checkFigures(png); err != nil {
-				return err
-			}
-			if err := checkOutputs(fileOut("png", png)); err != nil {
-				return err
-			}
-			if examples < 2 || examples > train.HeldOutExamples {
-				return usagef("--examples %d: want 2 to %d", examples, train.HeldOutExamples)
-			}
-			m, _, err := train.Load(runDir)
-			if err != nil {
-				return usageError{err}
-			}
-			if corruption == "" {
-				corruption = inspect.Corruptions(m.Task)[0]
-			}
-			if err := inspect.CheckCorruption(m.Task, corruption); err != nil {
-				return usagef("--corruption: %v", err)
-			}
-			layers, positions, err := lp.lists(cmd, m)
-			if err != nil {
-				return err
-			}
-			be, closeBackend, err := bf.open(e.stderr)
-			if err != nil {
-				return err
-			}
-			defer closeBackend()
-			ev, err := train.NewEvaluator(m, be)
-			if err != nil {
-				return err
-			}
-			defer ev.Close()
-			reps, err := inspect.Patch(ev, inspect.PatchOptions{Examples: examples, Corruption: corruption, Layers: layers, Positions: positions})
-			if err != nil {
-				return err
-			}
-			r := reps[0]
-			if png != "" {
-				fig, err := patchGrid("patching · "+runTitle(m.Train), r).Figure()
-				if err != nil {
-					return err
-				}
-				if err := viz.WriteStdout(png, e.stdout, fig); err != nil {
-					return err
-				}
-			}
-			w := e.reportTo(png)
-			if asJSON {
-				return writeJSON(w, r)
-			}
-			printPatch(w, r)
-			return nil
-		},
+		RunE: runE(e, o, runF, runPatch),
 	}
-	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")
-	cmd.Flags().StringVar(&corruption, "corruption", "", "how each clean example is corrupted: first-half (induction tasks) or other (every task); default the task's first")
-	cmd.Flags().IntVar(&examples, "examples", train.EvalChunk, "held-out examples (from the first) run clean and corrupted")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
-	figureFlag(cmd, &png, "png", true, "draw the heatmap: every head and each block's residual stream by position")
-	lp.register(cmd, " patched")
-	bf.register(cmd)
+	o.register(cmd, train.EvalChunk, "held-out examples (from the first) run clean and corrupted",
+		"draw the heatmap: every head and each block's residual stream by position")
+	cmd.Flags().StringVar(&o.corruption, "corruption", "", "how each clean example is corrupted: first-half (induction tasks) or other (every task); default the task's first")
+	o.only.register(cmd, " patched")
 	return cmd
+}
+
+func (o *patchOptions) check(cmd *cobra.Command, _ []string) error {
+	o.only.read(cmd)
+	return o.evalFlags.check(2)
+}
+
+// patching is what to patch in model m: --corruption (default the task's
+// first), --layer and --position, refused when m cannot take them.
+func (o *patchOptions) patching(m *train.Model) (inspect.PatchOptions, error) {
+	p := inspect.PatchOptions{Examples: o.examples, Corruption: cmp.Or(o.corruption, inspect.Corruptions(m.Task)[0])}
+	if err := inspect.CheckCorruption(m.Task, p.Corruption); err != nil {
+		return p, usagef("--corruption: %v", err)
+	}
+	var err error
+	p.Layers, p.Positions, err = o.only.lists(m)
+	return p, err
+}
+
+func runPatch(e *env, o *patchOptions) error {
+	var opts inspect.PatchOptions
+	return evaluate(e, &o.evalFlags, measurement[*inspect.PatchReport]{
+		fits: func(m *train.Model) (err error) {
+			opts, err = o.patching(m)
+			return err
+		},
+		measure: func(ev *train.Evaluator) ([]*inspect.PatchReport, error) { return inspect.Patch(ev, opts) },
+		figure: func(run string, r *inspect.PatchReport) (*viz.Figure, error) {
+			return patchGrid("patching · "+run, r).Figure()
+		},
+		text: printPatch,
+	})
 }
 
 // patchGrid is r's heatmap: the heads, then the residual streams, by

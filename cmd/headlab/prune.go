@@ -12,16 +12,25 @@ import (
 	"headlab/viz"
 )
 
-func init() { commands = append(commands, pruneCmd) }
+func init() {
+	commands = append(commands, func(e *env) *cobra.Command { return newPruneCmd(e, nil) })
+}
 
-func pruneCmd(e *env) *cobra.Command {
-	var (
-		runDir, png, order string
-		asJSON             bool
-		examples, orders   int
-		bf                 backendFlag
-		af                 ablationFlag
-	)
+// pruneOptions are prune's flags, and what check makes of them.
+type pruneOptions struct {
+	run              runFlag
+	out              reportFlags
+	order            string
+	examples, orders int
+	backend          backendFlag
+	ablation         ablationFlag
+
+	orderList []string
+	method    inspect.Ablation
+}
+
+func newPruneCmd(e *env, runF func(*pruneOptions) error) *cobra.Command {
+	o := &pruneOptions{}
 	cmd := &cobra.Command{
 		Use:   "prune --run DIR",
 		Short: "Remove heads one at a time in several orders and watch accuracy fall",
@@ -44,78 +53,72 @@ the head's output, which zeroes it). The report gives, per order, the largest fr
 of heads removable at a cost of at most 1 point, and says why one-shot
 does worse than random when it does (duplicate heads).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runDir == "" {
-				return usagef("--run DIR is required")
-			}
-			if examples < 1 || examples > train.HeldOutExamples || orders < 1 {
-				return usagef("--examples must be in 1..%d and --random-orders positive", train.HeldOutExamples)
-			}
-			if err := checkFigures(png); err != nil {
-				return err
-			}
-			list, err := inspect.ParseOrders(order)
-			if err != nil {
-				return usagef("--order: %v", err)
-			}
-			method, err := af.method()
-			if err != nil {
-				return err
-			}
-			if examples < method.MinExamples() {
-				return usagef("--examples %d: %s ablation needs at least %d", examples, method, method.MinExamples())
-			}
-			if err := checkOutputs(fileOut("png", png)); err != nil {
-				return err
-			}
-			m, _, err := train.Load(runDir)
-			if err != nil {
-				return usageError{err}
-			}
-			be, closeBackend, err := bf.open(e.stderr)
-			if err != nil {
-				return err
-			}
-			defer closeBackend()
-			r, err := inspect.PruneBy(m, be, method, examples, orders, list)
-			if err != nil {
-				return err
-			}
-			if png != "" {
-				var curves []viz.Curve
-				for _, c := range r.Orders {
-					v := viz.Curve{Name: orderTitle(c.Order, r.RandomOrders)}
-					for _, s := range c.Steps {
-						v.Steps, v.Values = append(v.Steps, s.Fraction), append(v.Values, s.Accuracy)
-					}
-					curves = append(curves, v)
-				}
-				fig, err := viz.Lines{Title: "pruning · " + runTitle(m.Train), XLabel: "fraction of heads removed",
-					YLabel: "held-out accuracy", Curves: curves}.Figure()
-				if err != nil {
-					return err
-				}
-				if err := viz.WriteStdout(png, e.stdout, fig); err != nil {
-					return err
-				}
-			}
-			w := e.reportTo(png)
-			if asJSON {
-				return writeJSON(w, r)
-			}
-			printPrune(w, r)
-			return nil
-		},
+		RunE: runE(e, o, runF, runPrune),
 	}
-	cmd.Flags().StringVar(&runDir, "run", "", "checkpoint directory written by train --save")
-	figureFlag(cmd, &png, "png", true, "plot accuracy against the fraction of heads removed, every order on one figure")
-	cmd.Flags().StringVar(&order, "order", "all", "pruning orders, comma-separated: "+strings.Join(inspect.Orders, ", ")+", or all")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
-	cmd.Flags().IntVar(&examples, "examples", 256, "held-out examples the orders choose on (importance, greedy's accuracies)")
-	cmd.Flags().IntVar(&orders, "random-orders", 20, "random orders averaged for the random curve")
-	af.register(cmd)
-	bf.register(cmd)
+	o.run.register(cmd, "checkpoint directory written by train --save")
+	o.out.register(cmd, "plot accuracy against the fraction of heads removed, every order on one figure", "print one JSON object on stdout")
+	cmd.Flags().StringVar(&o.order, "order", "all", "pruning orders, comma-separated: "+strings.Join(inspect.Orders, ", ")+", or all")
+	cmd.Flags().IntVar(&o.examples, "examples", 256, "held-out examples the orders choose on (importance, greedy's accuracies)")
+	cmd.Flags().IntVar(&o.orders, "random-orders", 20, "random orders averaged for the random curve")
+	o.ablation.register(cmd)
+	o.backend.register(cmd)
 	return cmd
+}
+
+func (o *pruneOptions) check(*cobra.Command, []string) error {
+	if err := o.run.required(); err != nil {
+		return err
+	}
+	if o.examples < 1 || o.examples > train.HeldOutExamples || o.orders < 1 {
+		return usagef("--examples must be in 1..%d and --random-orders positive", train.HeldOutExamples)
+	}
+	if err := checkFigures(o.out.png); err != nil {
+		return err
+	}
+	var err error
+	if o.orderList, err = inspect.ParseOrders(o.order); err != nil {
+		return usagef("--order: %v", err)
+	}
+	if o.method, err = o.ablation.method(); err != nil {
+		return err
+	}
+	if err := enoughExamples(o.method, o.examples); err != nil {
+		return err
+	}
+	return checkOutputs(fileOut("png", o.out.png))
+}
+
+func runPrune(e *env, o *pruneOptions) error {
+	m, err := o.run.load()
+	if err != nil {
+		return err
+	}
+	be, closeBackend, err := o.backend.open(e.stderr)
+	if err != nil {
+		return err
+	}
+	defer closeBackend()
+	r, err := inspect.PruneBy(m, be, o.method, o.examples, o.orders, o.orderList)
+	if err != nil {
+		return err
+	}
+	return o.out.write(e, func() (*viz.Figure, error) {
+		return pruneLines("pruning · "+runTitle(m.Train), r).Figure()
+	}, r, func(w io.Writer) { printPrune(w, r) })
+}
+
+// pruneLines is r's orders as curves of accuracy against the fraction of
+// heads removed.
+func pruneLines(title string, r *inspect.PruneReport) viz.Lines {
+	var curves []viz.Curve
+	for _, c := range r.Orders {
+		v := viz.Curve{Name: orderTitle(c.Order, r.RandomOrders)}
+		for _, s := range c.Steps {
+			v.Steps, v.Values = append(v.Steps, s.Fraction), append(v.Values, s.Accuracy)
+		}
+		curves = append(curves, v)
+	}
+	return viz.Lines{Title: title, XLabel: "fraction of heads removed", YLabel: "held-out accuracy", Curves: curves}
 }
 
 // orderTitle names an order in a legend.

@@ -95,18 +95,6 @@ func toStdout(path string) bool {
 	return err == nil && os.SameFile(fi, out)
 }
 
-// reportTo is where a command prints its report: stdout, or stderr when
-// one of the command's output paths is stdout, so that that file comes
-// out whole (`heads --dump-attention - | python ...`).
-func (e *env) reportTo(paths ...string) io.Writer {
-	for _, p := range paths {
-		if toStdout(p) {
-			return e.stderr
-		}
-	}
-	return e.stdout
-}
-
 func (o output) check() error {
 	fi, err := os.Stat(o.path)
 	exists := err == nil
@@ -255,15 +243,4 @@ func mib(b int64) string {
 		return memlimit.GiB(b)
 	}
 	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-}
-
-// memoryModels is how many models a sweep run holds at once at the least:
-// every worker's group on a host device (the CPU); on another, the group
-// asked for (a default group is sized by train.GroupLimit to fit).
-func memoryModels(run sweepRun, host bool, pairs int) int {
-	group := max(run.group, 1)
-	if !host {
-		return group
-	}
-	return max(1, min(run.workers*group, pairs))
 }

@@ -10,7 +10,9 @@ import (
 	"headlab/sweep"
 )
 
-func init() { commands = append(commands, reportCmd) }
+func init() {
+	commands = append(commands, func(e *env) *cobra.Command { return newReportCmd(e, nil) })
+}
 
 // sweepReport is what report --json prints.
 type sweepReport struct {
@@ -23,12 +25,17 @@ type sweepReport struct {
 	Agreement []sweep.Agreement `json:"agreement,omitempty"`
 }
 
-func reportCmd(e *env) *cobra.Command {
-	var (
-		db, pngDir, against, csvDir string
-		figFormat                   string
-		asJSON                      bool
-	)
+// reportOptions are report's flags, and what check makes of them.
+type reportOptions struct {
+	db, pngDir, against, csvDir string
+	figFormat                   string
+	json                        bool
+
+	ext string // the histograms' extension, from --figure-format
+}
+
+func newReportCmd(e *env, runF func(*reportOptions) error) *cobra.Command {
+	o := &reportOptions{}
 	cmd := &cobra.Command{
 		Use:   "report --db FILE",
 		Short: "Summarise a sweep database: spread over seeds, modes, circuit fraction, ablations",
@@ -47,70 +54,72 @@ each seed's accuracy within 1 point for 90% of the seeds, every layer's
 confidently labelled heads the same, and each side's circuit fraction inside
 the other's Wilson interval; it exits 1 when a configuration differs.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if db == "" {
-				return usagef("--db FILE is required")
-			}
-			ext := "." + strings.TrimPrefix(figFormat, ".")
-			if err := checkFigures("hist" + ext); err != nil {
-				return usagef("--figure-format %q: want png, svg or pdf", figFormat)
-			}
-			if err := checkOutputs(dirOut("png", pngDir), dirOut("csv", csvDir)); err != nil {
-				return err
-			}
-			recs, err := readDB(e.stderr, db, csvDir)
-			if err != nil {
-				return err
-			}
-			if csvDir != "" {
-				fmt.Fprintf(e.stderr, "report: %s in %s\n", strings.Join(sweep.CSVFiles, " and "), csvDir)
-			}
-			var agreement []sweep.Agreement
-			if against != "" {
-				other, err := readDB(e.stderr, against, "")
-				if err != nil {
-					return err
-				}
-				agreement = sweep.Agree(recs, other)
-			}
-			reports := sweep.Summarize(recs)
-			if pngDir != "" {
-				if err := writeHistograms(pngDir, ext, reports); err != nil {
-					return err
-				}
-				fmt.Fprintf(e.stderr, "report: histograms in %s\n", pngDir)
-			}
-			if asJSON {
-				if err := writeJSON(e.stdout, sweepReport{Database: db, Runs: len(recs), Configs: reports, Against: against, Agreement: agreement}); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprintf(e.stdout, "%s: %d runs, %d configurations\n\n", db, len(recs), len(reports))
-				sweep.WriteText(e.stdout, reports)
-				if against != "" {
-					fmt.Fprintln(e.stdout)
-					sweep.WriteAgreement(e.stdout, db, against, agreement)
-				}
-			}
-			for _, g := range agreement {
-				if !g.Agree {
-					return fmt.Errorf("%s and %s differ on %s", db, against, g.Key)
-				}
-			}
-			if against != "" && len(agreement) == 0 {
-				return fmt.Errorf("%s and %s share no finished pair", db, against)
-			}
-			return nil
-		},
+		RunE: runE(e, o, runF, runReport),
 	}
-	cmd.Flags().StringVar(&db, "db", "", "sweep database to read")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
-	cmd.Flags().StringVar(&against, "against", "", "another sweep database of the same pairs (e.g. another backend's) to compare with")
-	cmd.Flags().StringVar(&csvDir, "csv", "", "write runs.csv and heads.csv (one row per head per run) into this directory")
-	cmd.Flags().StringVar(&pngDir, "png", "", "write one accuracy histogram per configuration into this directory")
-	cmd.Flags().StringVar(&pngDir, "figure", "", "the same as --png")
-	cmd.Flags().StringVar(&figFormat, "figure-format", "png", "format of the histograms: png, svg or pdf")
+	cmd.Flags().StringVar(&o.db, "db", "", "sweep database to read")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object on stdout")
+	cmd.Flags().StringVar(&o.against, "against", "", "another sweep database of the same pairs (e.g. another backend's) to compare with")
+	cmd.Flags().StringVar(&o.csvDir, "csv", "", "write runs.csv and heads.csv (one row per head per run) into this directory")
+	cmd.Flags().StringVar(&o.pngDir, "png", "", "write one accuracy histogram per configuration into this directory")
+	cmd.Flags().StringVar(&o.pngDir, "figure", "", "the same as --png")
+	cmd.Flags().StringVar(&o.figFormat, "figure-format", "png", "format of the histograms: png, svg or pdf")
 	return cmd
+}
+
+func (o *reportOptions) check(*cobra.Command, []string) error {
+	if o.db == "" {
+		return usagef("--db FILE is required")
+	}
+	o.ext = "." + strings.TrimPrefix(o.figFormat, ".")
+	if err := checkFigures("hist" + o.ext); err != nil {
+		return usagef("--figure-format %q: want png, svg or pdf", o.figFormat)
+	}
+	return checkOutputs(dirOut("png", o.pngDir), dirOut("csv", o.csvDir))
+}
+
+func runReport(e *env, o *reportOptions) error {
+	recs, err := readDB(e.stderr, o.db, o.csvDir)
+	if err != nil {
+		return err
+	}
+	if o.csvDir != "" {
+		fmt.Fprintf(e.stderr, "report: %s in %s\n", strings.Join(sweep.CSVFiles, " and "), o.csvDir)
+	}
+	var agreement []sweep.Agreement
+	if o.against != "" {
+		other, err := readDB(e.stderr, o.against, "")
+		if err != nil {
+			return err
+		}
+		agreement = sweep.Agree(recs, other)
+	}
+	reports := sweep.Summarize(recs)
+	if o.pngDir != "" {
+		if err := writeHistograms(o.pngDir, o.ext, reports); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "report: histograms in %s\n", o.pngDir)
+	}
+	err = e.report(o.json, sweepReport{Database: o.db, Runs: len(recs), Configs: reports, Against: o.against, Agreement: agreement}, func(w io.Writer) {
+		fmt.Fprintf(w, "%s: %d runs, %d configurations\n\n", o.db, len(recs), len(reports))
+		sweep.WriteText(w, reports)
+		if o.against != "" {
+			fmt.Fprintln(w)
+			sweep.WriteAgreement(w, o.db, o.against, agreement)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for _, g := range agreement {
+		if !g.Agree {
+			return fmt.Errorf("%s and %s differ on %s", o.db, o.against, g.Key)
+		}
+	}
+	if o.against != "" && len(agreement) == 0 {
+		return fmt.Errorf("%s and %s share no finished pair", o.db, o.against)
+	}
+	return nil
 }
 
 // readDB reads every run of the sweep database at path, read-only, and

@@ -21,27 +21,34 @@ import (
 	"headlab/findings"
 	"headlab/internal/atomicfile"
 	"headlab/internal/progress"
+	"headlab/internal/workers"
 	"headlab/kernels"
 	"headlab/sweep"
 	"headlab/tasks"
 	"headlab/viz"
 )
 
-func init() { commands = append(commands, reproduceCmd) }
+func init() {
+	commands = append(commands, func(e *env) *cobra.Command { return newReproduceCmd(e, nil) })
+}
 
-func reproduceCmd(e *env) *cobra.Command {
-	var (
-		out          string
-		seeds, small int
-		scale        float64
-		workers      int
-		resume       bool
-		quiet        bool
-		quick        bool
-		regime       bool
-		loss         string
-		bf           backendFlag
-	)
+// reproduceOptions are reproduce's flags, and what check makes of them.
+type reproduceOptions struct {
+	out                  string
+	seeds, small         int
+	scale                float64
+	workers              int
+	resume, quiet, quick bool
+	regime               bool
+	loss                 string
+	backend              backendFlag
+
+	plan findings.Plan
+	ask  sweep.Ask
+}
+
+func newReproduceCmd(e *env, runF func(*reproduceOptions) error) *cobra.Command {
+	o := &reproduceOptions{}
 	cmd := &cobra.Command{
 		Use:   "reproduce",
 		Short: "Rerun the published findings and write a report with our numbers beside them",
@@ -64,75 +71,73 @@ is about 150 runs, under 20 minutes on 2 cores; --quick (--steps-scale 0.02
 (d-model, learning rate, batch, steps; 9 cells of --seeds seeds), which
 takes far longer: use the GPU backend where there is one.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			switch {
-			case seeds < 1:
-				return usagef("--seeds must be at least 1, got %d", seeds)
-			case small < 1:
-				return usagef("--small-seeds must be at least 1, got %d", small)
-			case !(scale > 0 && scale <= 10):
-				return usagef("--steps-scale must be in (0, 10], got %g", scale)
-			case workers < 1:
-				return usagef("--workers must be at least 1, got %d", workers)
-			}
-			if err := tasks.CheckLoss(loss); err != nil {
-				return usageError{err}
-			}
-			if quick {
-				for _, f := range []string{"seeds", "small-seeds", "steps-scale"} {
-					if cmd.Flags().Changed(f) {
-						return usagef("--quick sets --%s; give one or the other", f)
-					}
-				}
-				seeds, small, scale = 4, 2, 0.02
-			}
-			if err := checkOutputs(dirOut("out", out)); err != nil {
-				return err
-			}
-			f := sweepFlags{bf: bf, workers: workers, workersGiven: cmd.Flags().Changed("workers"), noBar: quiet,
-				analysis: sweep.Analysis{Measure: sweep.AllMeasures()}}
-			return reproduce(e, reproduceOpts{out: out, plan: findings.NewPlan(seeds, small, scale, regime, loss), flags: f, resume: resume, quiet: quiet})
-		},
+		RunE: runE(e, o, runF, reproduce),
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&out, "out", "docs", "directory for findings.md; pictures and the database go in DIR/findings/")
-	fs.IntVar(&seeds, "seeds", 32, "seeds of the default induction model for the circuit fraction")
-	fs.IntVar(&small, "small-seeds", 8, "seeds of every other comparison (reverse, majority, one layer, no mask)")
-	fs.Float64Var(&scale, "steps-scale", 1, "multiply every step count by this (1 = the published setting; less for a quick check)")
-	fs.IntVar(&workers, "workers", runtime.NumCPU(), "runs in flight at once")
-	fs.BoolVar(&resume, "resume", false, "keep the runs of an interrupted reproduce in DIR/findings/findings.db instead of starting over")
-	fs.BoolVar(&quiet, "quiet", false, "no progress on stderr")
-	fs.BoolVar(&quick, "quick", false, "a small check of the machinery: --seeds 4 --small-seeds 2 --steps-scale 0.02")
-	fs.BoolVar(&regime, "regime", false, "also sweep the regime grid (the loss, d-model, lr, batch, steps around the default; a finite training set; weight decay) and name the cell closest to the published model")
-	fs.StringVar(&loss, "loss", tasks.NextToken, "training loss of every run (the regime grid runs both): next-token or answers")
+	fs.StringVar(&o.out, "out", "docs", "directory for findings.md; pictures and the database go in DIR/findings/")
+	fs.IntVar(&o.seeds, "seeds", 32, "seeds of the default induction model for the circuit fraction")
+	fs.IntVar(&o.small, "small-seeds", 8, "seeds of every other comparison (reverse, majority, one layer, no mask)")
+	fs.Float64Var(&o.scale, "steps-scale", 1, "multiply every step count by this (1 = the published setting; less for a quick check)")
+	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "runs in flight at once")
+	fs.BoolVar(&o.resume, "resume", false, "keep the runs of an interrupted reproduce in DIR/findings/findings.db instead of starting over")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+	fs.BoolVar(&o.quick, "quick", false, "a small check of the machinery: --seeds 4 --small-seeds 2 --steps-scale 0.02")
+	fs.BoolVar(&o.regime, "regime", false, "also sweep the regime grid (the loss, d-model, lr, batch, steps around the default; a finite training set; weight decay) and name the cell closest to the published model")
+	fs.StringVar(&o.loss, "loss", tasks.NextToken, "training loss of every run (the regime grid runs both): next-token or answers")
 	_ = cmd.RegisterFlagCompletionFunc("loss", cobra.FixedCompletions(tasks.Losses(), cobra.ShellCompDirectiveNoFileComp))
-	bf.register(cmd)
+	o.backend.register(cmd)
 	return cmd
 }
 
-type reproduceOpts struct {
-	out    string
-	plan   findings.Plan
-	flags  sweepFlags // workers, backend, progress
-	resume bool
-	quiet  bool
-}
-
-func reproduce(e *env, o reproduceOpts) error {
-	if err := o.flags.bf.check(); err != nil {
+func (o *reproduceOptions) check(cmd *cobra.Command, _ []string) error {
+	switch {
+	case o.seeds < 1:
+		return usagef("--seeds must be at least 1, got %d", o.seeds)
+	case o.small < 1:
+		return usagef("--small-seeds must be at least 1, got %d", o.small)
+	case !(o.scale > 0 && o.scale <= 10):
+		return usagef("--steps-scale must be in (0, 10], got %g", o.scale)
+	case o.workers < 1:
+		return usagef("--workers must be at least 1, got %d", o.workers)
+	}
+	if err := tasks.CheckLoss(o.loss); err != nil {
+		return usageError{err}
+	}
+	if o.quick {
+		for _, f := range []string{"seeds", "small-seeds", "steps-scale"} {
+			if cmd.Flags().Changed(f) {
+				return usagef("--quick sets --%s; give one or the other", f)
+			}
+		}
+		o.seeds, o.small, o.scale = 4, 2, 0.02
+	}
+	if err := checkOutputs(dirOut("out", o.out)); err != nil {
 		return err
 	}
-	dev, closeDev, err := o.flags.bf.open(e.stderr)
+	o.ask = sweep.Ask{}
+	if cmd.Flags().Changed("workers") {
+		o.ask.Workers = o.workers
+	}
+	o.plan = findings.NewPlan(o.seeds, o.small, o.scale, o.regime, o.loss)
+	return o.backend.check()
+}
+
+// analysis is what every run of reproduce measures: everything.
+var reproduceAnalysis = sweep.Analysis{Measure: sweep.AllMeasures()}
+
+func reproduce(e *env, o *reproduceOptions) error {
+	dev, closeDev, err := o.backend.open(e.stderr)
 	if err != nil {
 		return err
 	}
 	defer closeDev()
 	p := o.plan
 	pairs := p.Pairs()
-	run, err := o.flags.plan(e.stderr, dev, pairs)
+	lay, err := layOut(e.stderr, dev, pairs, o.ask, reproduceAnalysis.Probed())
 	if err != nil {
 		return err
 	}
+	run := sweepRun{layout: lay, bar: !o.quiet, analysis: reproduceAnalysis, first: dev, bf: o.backend}
 	pics := filepath.Join(o.out, "findings")
 	claimsPath := filepath.Join(pics, findings.ClaimsFile)
 	if err := os.MkdirAll(pics, 0o755); err != nil {
@@ -268,7 +273,7 @@ func reproduce(e *env, o reproduceOpts) error {
 	if len(redo) > 0 && !o.quiet {
 		fmt.Fprintf(e.stderr, "reproduce: %d runs carried over lack their extra measurements; training them again\n", len(redo))
 	}
-	err = onWorkers(e.stderr, len(redo), dev, run.workers, o.quiet, "runs", "again for their extra measurements", func(i int, d kernels.Device) error {
+	err = onWorkers(e.stderr, len(redo), dev, lay.Sharing(), o.quiet, "runs", "again for their extra measurements", func(i int, d kernels.Device) error {
 		again, err := sweep.RunOne(redo[i], platform(d), sweep.Analysis{}, nil)
 		if err == nil {
 			measure(again)
@@ -282,7 +287,7 @@ func reproduce(e *env, o reproduceOpts) error {
 		return extraErr
 	}
 	if dyn = stored.DynamicsFor(p); dyn == nil {
-		if dyn, err = runDynamics(e.stderr, p, dev, run.workers, o.quiet); err != nil {
+		if dyn, err = runDynamics(e.stderr, p, dev, lay.Sharing(), o.quiet); err != nil {
 			return err
 		}
 		if err := save(); err != nil {
@@ -309,7 +314,7 @@ func reproduce(e *env, o reproduceOpts) error {
 	}
 	var md strings.Builder
 	findings.Markdown(&md, findings.Input{Plan: p, Reports: reports, ByID: byID, Summary: sum, Wall: wall,
-		Workers: run.workers, Out: o.out, Notes: notes, Version: versionLine(), Extras: extras, Dynamics: dyn})
+		Workers: lay.Workers, Out: o.out, Notes: notes, Version: versionLine(), Extras: extras, Dynamics: dyn})
 	path := filepath.Join(o.out, "findings.md")
 	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := io.WriteString(w, md.String()); return err }); err != nil {
 		return err
@@ -330,25 +335,23 @@ func drawHeads(path string, o *sweep.Outcome) error {
 	return viz.Write(path, fig)
 }
 
-// runDynamics trains claim 7's seeds with a history, workers at once on
-// a host device (the CPU), one after another on another device.
-func runDynamics(stderr io.Writer, p findings.Plan, dev kernels.Device, workers int, quiet bool) ([]findings.DynamicsSeed, error) {
+// runDynamics trains claim 7's seeds with a history, par at once on dev.
+func runDynamics(stderr io.Writer, p findings.Plan, dev kernels.Device, par int, quiet bool) ([]findings.DynamicsSeed, error) {
 	out := make([]findings.DynamicsSeed, len(p.SmallSet))
 	if !quiet {
 		fmt.Fprintf(stderr, "reproduce: %d seeds of %d steps with a history for the phase change\n", len(p.SmallSet), p.Dynamics.Steps)
 	}
-	err := onWorkers(stderr, len(p.SmallSet), dev, workers, quiet, "seeds", "histories for the phase change", func(i int, d kernels.Device) (err error) {
+	err := onWorkers(stderr, len(p.SmallSet), dev, par, quiet, "seeds", "histories for the phase change", func(i int, d kernels.Device) (err error) {
 		out[i], err = p.RunDynamics(p.SmallSet[i], d)
 		return err
 	})
 	return out, err
 }
 
-// onWorkers runs do(0) ... do(n-1), on workers CPU devices at once when
-// dev is the CPU (each worker its own), else one after another on dev,
-// with the sweep's progress bar over them (unless quiet), counted in
+// onWorkers runs do(0) ... do(n-1) on dev, par at once (a layout's
+// Sharing), with a progress bar over them (unless quiet), counted in
 // unit and described by note. It returns every error do returned.
-func onWorkers(stderr io.Writer, n int, dev kernels.Device, workers int, quiet bool, unit, note string, do func(i int, d kernels.Device) error) error {
+func onWorkers(stderr io.Writer, n int, dev kernels.Device, par int, quiet bool, unit, note string, do func(i int, d kernels.Device) error) error {
 	if n == 0 {
 		return nil
 	}
@@ -359,27 +362,12 @@ func onWorkers(stderr io.Writer, n int, dev kernels.Device, workers int, quiet b
 		bar = progress.New(stderr, "reproduce", unit, n)
 		bar.Update(0, note)
 	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	par := 1
-	if _, host := dev.(kernels.Host); host {
-		par = max(1, min(workers, n))
-	}
-	for range par {
-		wg.Go(func() {
-			for i := range next {
-				errs[i] = do(i, dev)
-				if bar != nil {
-					bar.Update(int(done.Add(1)), note)
-				}
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	workers.Each(n, par, func(i int) {
+		errs[i] = do(i, dev)
+		if bar != nil {
+			bar.Update(int(done.Add(1)), note)
+		}
+	})
 	if bar != nil {
 		bar.Finish()
 	}

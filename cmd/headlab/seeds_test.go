@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -45,8 +47,14 @@ func TestTrainManySeeds(t *testing.T) {
 			t.Errorf("seed %s: %v/%v/%v in a group, %v/%v/%v alone", seed, r.Accuracy, r.Loss, r.TrainLoss, alone.Accuracy, alone.Loss, alone.TrainLoss)
 		}
 	}
-	code, out, _ = headlab(t, append(base, "--seeds", "1,5")...)
+	code, out, errs = headlab(t, append(base, "--seeds", "1,5")...)
 	if code != 0 || strings.Count(out, "\n") != 2 || !strings.HasPrefix(out, "seed 1  accuracy ") || !strings.Contains(out, "\nseed 5  accuracy ") {
 		t.Errorf("text output (exit %d):\n%s", code, out)
+	}
+	// By default the CPU spreads the seeds over its cores, every seed at
+	// once: groups of one on two cores or more (--group's help says so).
+	group := 2 / min(runtime.NumCPU(), 2)
+	if !strings.Contains(errs, fmt.Sprintf(", groups of up to %d\n", group)) {
+		t.Errorf("2 seeds on %d cores, want groups of %d: %q", runtime.NumCPU(), group, errs)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,28 +19,32 @@ import (
 	"headlab/sweep"
 )
 
-func init() { commands = append(commands, sweepCmd) }
-
-// sweepFlags are the flags that say which pairs a sweep runs and how.
-type sweepFlags struct {
-	tf           trainFlags
-	bf           backendFlag
-	seeds, grid  string
-	db, shard    string
-	workers      int
-	group        int
-	retry, noBar bool
-	workersGiven bool
-	groupGiven   bool
-	// af and measure are --ablation and --measure; analysis what they
-	// say, read by pairs (train --seeds has neither: the zero value).
-	af       ablationFlag
-	measure  string
-	analysis sweep.Analysis
+func init() {
+	commands = append(commands, func(e *env) *cobra.Command { return newSweepCmd(e, nil) })
 }
 
-func sweepCmd(e *env) *cobra.Command {
-	var f sweepFlags
+// sweepOptions are sweep's flags, and what check makes of them.
+type sweepOptions struct {
+	model          trainFlags
+	backend        backendFlag
+	seeds, grid    string
+	db, shard      string
+	workers, group int
+	retry, quiet   bool
+	ablation       ablationFlag
+	measure        string
+
+	pairs []sweep.Pair
+	// shardOf is the shard pairs are of (sweep.All without one), and
+	// shardNote the line that says so ("" without one).
+	shardOf   sweep.Shard
+	shardNote string
+	ask       sweep.Ask
+	analysis  sweep.Analysis
+}
+
+func newSweepCmd(e *env, runF func(*sweepOptions) error) *cobra.Command {
+	o := &sweepOptions{}
 	cmd := &cobra.Command{
 		Use:   "sweep --seeds 1-64 --db FILE",
 		Short: "Train every (configuration, seed) pair of a grid and store each run in SQLite",
@@ -67,219 +72,198 @@ The train flags set the base configuration; --grid varies it, e.g.
 (JOB_COMPLETION_INDEX, JOB_COMPLETIONS) or a Slurm array
 (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT) picks the shard.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			pairs, shard, err := f.pairs(cmd, e.stderr)
-			if err != nil {
-				return err
-			}
-			if f.db == "" {
-				return usagef("--db FILE is required")
-			}
-			if err := checkOutputs(dbOut("db", f.db)); err != nil {
-				return err
-			}
-			dev, closeDev, err := f.bf.open(e.stderr)
-			if err != nil {
-				return err
-			}
-			defer closeDev()
-			run, err := f.plan(e.stderr, dev, pairs)
-			if err != nil {
-				return err
-			}
-			st, err := sweep.Create(f.db)
-			if err != nil {
-				return usageError{err}
-			}
-			if err := noteBackends(e.stderr, st, dev.Name()); err != nil {
-				st.Close()
-				return err
-			}
-			if err := noteAblation(e.stderr, st, run.analysis); err != nil {
-				st.Close()
-				return err
-			}
-			sum, err := runSweep(e.stderr, st, pairs, run)
-			if cerr := st.Close(); err == nil && cerr != nil {
-				err = cerr
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stderr, "sweep: %d pairs%s: %d already in %s, %d run now (%d failed)\n",
-				sum.Total, shardNote(shard), sum.Skipped, f.db, sum.Done, sum.Failed)
-			if sum.Interrupted {
-				return interruptedError{fmt.Errorf("interrupted: %d of %d pairs are in %s (%d abandoned in flight); rerun the same command to finish",
-					sum.Skipped+sum.Done, sum.Total, f.db, sum.Abandoned)}
-			}
-			return nil
-		},
+		RunE: runE(e, o, runF, runSweepCmd),
 	}
-	f.tf.register(cmd)
+	o.model.register(cmd)
 	fs := cmd.Flags()
 	// --seeds replaces --seed; hidden rather than removed so that
 	// trainFlags stays one shared definition.
 	_ = fs.MarkHidden("seed")
-	fs.StringVar(&f.seeds, "seeds", "1", "seeds to train, e.g. 1-64 or 1,2,5-8")
-	fs.StringVar(&f.grid, "grid", "", "configurations to cross, e.g. 'positions=on,off;layers=1,2'")
-	fs.StringVar(&f.db, "db", "", "SQLite database to write (created if missing; resumed if not)")
-	fs.StringVar(&f.shard, "shard", "", "run only shard i of n, e.g. 0/4 (default: from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID, else all)")
-	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "groups in flight at once, each computing on one core (default: all CPUs on cpu, 1 on gl)")
-	fs.IntVar(&f.group, "group", 0, "pairs of one configuration trained together (default: 1 on cpu; on gl as many as fit, at most 1024)")
-	f.bf.register(cmd)
-	fs.BoolVar(&f.retry, "retry-failed", false, "rerun pairs recorded as failed instead of skipping them")
-	f.af.register(cmd)
-	fs.StringVar(&f.measure, "measure", "all", "what every run measures beyond its ablation table: all, none, or a list of "+measureNames())
+	fs.StringVar(&o.seeds, "seeds", "1", "seeds to train, e.g. 1-64 or 1,2,5-8")
+	fs.StringVar(&o.grid, "grid", "", "configurations to cross, e.g. 'positions=on,off;layers=1,2'")
+	fs.StringVar(&o.db, "db", "", "SQLite database to write (created if missing; resumed if not)")
+	fs.StringVar(&o.shard, "shard", "", "run only shard i of n, e.g. 0/4 (default: from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID, else all)")
+	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "groups in flight at once, each computing on one core (default: all CPUs on cpu, 1 on gl)")
+	fs.IntVar(&o.group, "group", 0, "pairs of one configuration trained together (default: 1 on cpu; on gl as many as fit, at most 1024)")
+	o.backend.register(cmd)
+	fs.BoolVar(&o.retry, "retry-failed", false, "rerun pairs recorded as failed instead of skipping them")
+	o.ablation.register(cmd)
+	fs.StringVar(&o.measure, "measure", "all", "what every run measures beyond its ablation table: all, none, or a list of "+measureNames())
 	_ = cmd.RegisterFlagCompletionFunc("measure", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return append([]string{"all", "none"}, strings.Split(measureNames(), ", ")...), cobra.ShellCompDirectiveNoFileComp
 	})
-	fs.BoolVar(&f.noBar, "quiet", false, "no progress on stderr")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
 	return cmd
 }
 
-// pairs resolves the flags into this shard's pairs.
-func (f *sweepFlags) pairs(cmd *cobra.Command, stderr io.Writer) ([]sweep.Pair, sweep.Shard, error) {
+// check resolves the flags into this shard's pairs and how to run them.
+func (o *sweepOptions) check(cmd *cobra.Command, _ []string) error {
 	if cmd.Flags().Changed("seed") {
-		return nil, sweep.Shard{}, usagef("sweep takes --seeds, a list such as 1-64, not --seed")
+		return usagef("sweep takes --seeds, a list such as 1-64, not --seed")
 	}
-	if f.workers < 1 {
-		return nil, sweep.Shard{}, usagef("--workers must be at least 1, got %d", f.workers)
+	if o.workers < 1 {
+		return usagef("--workers must be at least 1, got %d", o.workers)
 	}
-	f.workersGiven, f.groupGiven = cmd.Flags().Changed("workers"), cmd.Flags().Changed("group")
-	if f.groupGiven && f.group < 1 {
-		return nil, sweep.Shard{}, usagef("--group must be at least 1, got %d", f.group)
+	o.ask = sweep.Ask{}
+	if cmd.Flags().Changed("workers") {
+		o.ask.Workers = o.workers
 	}
-	if err := f.bf.check(); err != nil {
-		return nil, sweep.Shard{}, err
+	if cmd.Flags().Changed("group") {
+		if o.group < 1 {
+			return usagef("--group must be at least 1, got %d", o.group)
+		}
+		o.ask.Group = o.group
 	}
-	method, err := f.af.method()
+	if err := o.backend.check(); err != nil {
+		return err
+	}
+	method, err := o.ablation.method()
 	if err != nil {
-		return nil, sweep.Shard{}, err
+		return err
 	}
-	measures, err := sweep.ParseMeasures(f.measure)
+	measures, err := sweep.ParseMeasures(o.measure)
 	if err != nil {
-		return nil, sweep.Shard{}, usageError{err}
+		return usageError{err}
 	}
-	f.analysis = sweep.Analysis{Ablation: method, Measure: measures}
-	seeds, err := sweep.ParseSeeds(f.seeds)
+	o.analysis = sweep.Analysis{Ablation: method, Measure: measures}
+	seeds, err := sweep.ParseSeeds(o.seeds)
 	if err != nil {
-		return nil, sweep.Shard{}, usageError{err}
+		return usageError{err}
 	}
-	grid, err := sweep.ParseGrid(f.grid)
+	grid, err := sweep.ParseGrid(o.grid)
 	if err != nil {
-		return nil, sweep.Shard{}, usageError{err}
+		return usageError{err}
 	}
 	// The base alone may be invalid when the grid changes what is wrong
 	// with it (--heads 3 with d-model=48,96); Expand checks every result.
-	base, err := f.tf.config(cmd)
+	base, err := o.model.config(cmd)
 	if err != nil && len(grid) == 0 {
-		return nil, sweep.Shard{}, err
+		return err
 	}
 	configs, err := sweep.Expand(base, grid, cmd.Flags().Changed("steps"))
 	if err != nil {
-		return nil, sweep.Shard{}, usageError{err}
+		return usageError{err}
 	}
-	var shard sweep.Shard
-	found := f.shard != ""
+	found := o.shard != ""
 	if found {
-		shard, err = sweep.ParseShard(f.shard)
+		o.shardOf, err = sweep.ParseShard(o.shard)
 	} else {
-		shard, found, err = sweep.ShardFromEnv(os.Getenv)
+		o.shardOf, found, err = sweep.ShardFromEnv(os.Getenv)
 	}
 	if err != nil {
-		return nil, sweep.Shard{}, usageError{err}
+		return usageError{err}
 	}
 	all := sweep.Pairs(configs, seeds)
-	pairs := shard.Select(all)
+	o.pairs = o.shardOf.Select(all)
+	o.shardNote = ""
 	if found {
-		fmt.Fprintf(stderr, "sweep: shard %s: %d of %d pairs\n", shard, len(pairs), len(all))
+		o.shardNote = fmt.Sprintf("sweep: shard %s: %d of %d pairs", o.shardOf, len(o.pairs), len(all))
 	}
-	return pairs, shard, nil
+	if o.db == "" {
+		return usagef("--db FILE is required")
+	}
+	return checkOutputs(dbOut("db", o.db))
+}
+
+// runSweepCmd is the sweep command's run: the pairs into the database.
+func runSweepCmd(e *env, o *sweepOptions) error {
+	if o.shardNote != "" {
+		fmt.Fprintln(e.stderr, o.shardNote)
+	}
+	dev, closeDev, err := o.backend.open(e.stderr)
+	if err != nil {
+		return err
+	}
+	defer closeDev()
+	lay, err := layOut(e.stderr, dev, o.pairs, o.ask, o.analysis.Probed())
+	if err != nil {
+		return err
+	}
+	st, err := sweep.Create(o.db)
+	if err != nil {
+		return usageError{err}
+	}
+	if err := noteOthers(e.stderr, st.Backends, dev.Name(), func(held []string) string {
+		return fmt.Sprintf("sweep: %s holds runs made on %s; these run on %s (backends agree as distributions over seeds, not bit for bit)",
+			st.Path(), strings.Join(held, ", "), dev.Name())
+	}); err != nil {
+		st.Close()
+		return err
+	}
+	method := string(cmp.Or(o.analysis.Ablation, inspect.AblateZero))
+	if err := noteOthers(e.stderr, st.AblationMethods, method, func(held []string) string {
+		return fmt.Sprintf("sweep: %s holds runs whose ablation table and circuit verdict are by %s ablation; these run by %s (each record says which, and report names both)",
+			st.Path(), strings.Join(held, " and "), method)
+	}); err != nil {
+		st.Close()
+		return err
+	}
+	sum, err := runSweep(e.stderr, st, o.pairs, sweepRun{layout: lay, retry: o.retry, bar: !o.quiet, analysis: o.analysis, first: dev, bf: o.backend})
+	if cerr := st.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "sweep: %d pairs%s: %d already in %s, %d run now (%d failed)\n",
+		sum.Total, shardNote(o.shardOf), sum.Skipped, o.db, sum.Done, sum.Failed)
+	if sum.Interrupted {
+		return interruptedError{fmt.Errorf("interrupted: %d of %d pairs are in %s (%d abandoned in flight); rerun the same command to finish",
+			sum.Skipped+sum.Done, sum.Total, o.db, sum.Abandoned)}
+	}
+	return nil
 }
 
 // sweepRun is how runSweep runs: sweep.Options' fields that a command
 // sets, and whether to draw progress.
 type sweepRun struct {
-	workers, group int
-	retry, bar     bool
-	analysis       sweep.Analysis
-	keep           func(*sweep.Outcome)
-	// first is the device opened to check the flags; the first worker
-	// uses it, later workers open their own of the same backend.
+	layout     sweep.Layout
+	retry, bar bool
+	analysis   sweep.Analysis
+	keep       func(*sweep.Outcome)
+	// first is the device the layout was made on; the first worker uses
+	// it, later workers open their own of the same backend.
 	first kernels.Device
 	bf    backendFlag
 }
 
-// plan chooses workers and group size for pairs on dev, refusing an
-// explicit --group the device cannot hold, and saying in one line when
-// the default group size splits a configuration's seeds.
-func (f *sweepFlags) plan(stderr io.Writer, dev kernels.Device, pairs []sweep.Pair) (sweepRun, error) {
-	run := sweepRun{workers: f.workers, group: f.group, retry: f.retry, bar: !f.noBar, analysis: f.analysis, first: dev, bf: f.bf}
-	// Workers share a host device (the CPU) and compute in parallel;
-	// another device runs one worker's groups.
-	_, host := dev.(kernels.Host)
-	if !f.workersGiven && !host {
-		run.workers = 1
+// layOut lays out pairs on dev as ask says (sweep.NewLayout, then Fit),
+// each model with the probed graph when probed, refusing before any work
+// a run that does not fit the process's memory or the device's, or a
+// --group the device cannot hold, and saying in one line when the
+// default group size splits a configuration's seeds.
+func layOut(stderr io.Writer, dev kernels.Device, pairs []sweep.Pair, ask sweep.Ask, probed bool) (sweep.Layout, error) {
+	lay := sweep.NewLayout(dev, len(pairs), ask)
+	configs := configsOf(pairs)
+	// Before Fit, which builds one model of each shape.
+	if err := checkHostMemory(dev, configs, lay.Models(len(pairs)), probed); err != nil {
+		return lay, err
 	}
-	// Every model of a group holds the probed graph too when the
-	// analysis runs it (about 18 MB more for the default model).
-	probed := f.analysis.Probed()
-	// Before GroupLimit, which builds one model of each shape.
-	if err := checkHostMemory(dev, configsOf(pairs), memoryModels(run, host, len(pairs)), probed); err != nil {
-		return run, err
+	note, err := lay.Fit(dev, pairs, probed)
+	var tl *sweep.TooLarge
+	if errors.As(err, &tl) {
+		return lay, usagef("--group %d: at most %d fit (%s)", tl.Asked, tl.Limit, tl.Why)
 	}
-	// On the CPU a group runs seed by seed and a seed-step costs what a
-	// lone model's does, or a few percent more (docs/performance.md,
-	// "Groups on the CPU"): one pair a worker is the faster default.
-	if !f.groupGiven && host {
-		run.group = 1
-		return run, nil
-	}
-	limit, why, split, err := sweep.GroupLimit(dev, pairs, probed)
 	if err != nil {
-		return run, usageError{err}
+		return lay, usageError{err}
 	}
-	if f.groupGiven {
-		if f.group > limit {
-			return run, usagef("--group %d: at most %d fit (%s)", f.group, limit, why)
-		}
-		return run, checkDeviceMemory(stderr, dev, configsOf(pairs), f.group, probed)
+	if note != "" {
+		fmt.Fprintf(stderr, "sweep: %s\n", note)
 	}
-	run.group = limit
-	if split {
-		fmt.Fprintf(stderr, "sweep: training in groups of %d models: %s\n", limit, why)
-	}
-	return run, checkDeviceMemory(stderr, dev, configsOf(pairs), run.group, probed)
+	return lay, checkDeviceMemory(stderr, dev, configs, lay.Group, probed)
 }
 
-// noteBackends says in one line when st holds runs of another backend.
-func noteBackends(stderr io.Writer, st *sweep.Store, backend string) error {
-	bs, err := st.Backends()
+// noteOthers writes the line line(held) when the values a store holds
+// (list: its backends, its ablation methods) name one besides this, the
+// one of the runs to come.
+func noteOthers(stderr io.Writer, list func() ([]string, error), this string, line func(held []string) string) error {
+	held, err := list()
 	if err != nil {
 		return err
 	}
-	for _, b := range bs {
-		if b != backend {
-			fmt.Fprintf(stderr, "sweep: %s holds runs made on %s; these run on %s (backends agree as distributions over seeds, not bit for bit)\n",
-				st.Path(), strings.Join(bs, ", "), backend)
-			break
-		}
-	}
-	return nil
-}
-
-// noteAblation says in one line when st holds runs whose ablation table
-// (and circuit verdict) is by another method than a's.
-func noteAblation(stderr io.Writer, st *sweep.Store, a sweep.Analysis) error {
-	ms, err := st.AblationMethods()
-	if err != nil {
-		return err
-	}
-	method := string(cmp.Or(a.Ablation, inspect.AblateZero))
-	for _, m := range ms {
-		if m != method {
-			fmt.Fprintf(stderr, "sweep: %s holds runs whose ablation table and circuit verdict are by %s ablation; these run by %s (each record says which, and report names both)\n",
-				st.Path(), strings.Join(ms, " and "), method)
+	for _, v := range held {
+		if v != this {
+			fmt.Fprintln(stderr, line(held))
 			break
 		}
 	}
@@ -319,8 +303,8 @@ func runSweep(stderr io.Writer, st *sweep.Store, pairs []sweep.Pair, run sweepRu
 	var mu sync.Mutex
 	first := run.first
 	opt := sweep.Options{
-		Workers: run.workers,
-		Group:   run.group,
+		Workers: run.layout.Workers,
+		Group:   run.layout.Group,
 		NewPlatform: func() (sweep.Platform, error) {
 			mu.Lock()
 			dev := first

@@ -1,44 +1,45 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"headlab/analysis"
 	"headlab/inspect"
 	"headlab/internal/progress"
 	"headlab/internal/simd"
-	"headlab/kernels"
+	"headlab/internal/workers"
 	"headlab/sweep"
 	"headlab/tasks"
 	"headlab/train"
 )
 
-// trainFlags are the flags that define a training run; sweep reuses them.
+// trainFlags are the flags that define a training run; sweep and view
+// reuse them.
 type trainFlags struct {
 	cfg         train.Config
 	noPositions bool
 	noCausal    bool
+	// names are the flags' names, in the order registered.
+	names []string
 }
 
 func (f *trainFlags) register(cmd *cobra.Command) {
 	d := train.Defaults("induction")
-	fs := cmd.Flags()
+	fs := pflag.NewFlagSet("train", pflag.ContinueOnError)
+	fs.SortFlags = false
 	fs.StringVar(&f.cfg.Task, "task", "induction", "task: "+strings.Join(tasks.Names(), ", "))
-	_ = cmd.RegisterFlagCompletionFunc("task", cobra.FixedCompletions(tasks.Names(), cobra.ShellCompDirectiveNoFileComp))
 	fs.Uint64Var(&f.cfg.Seed, "seed", d.Seed, "random seed for weights and data")
 	fs.IntVar(&f.cfg.Steps, "steps", 0, "training steps (default: the task's plateau, induction 2500)")
 	fs.IntVar(&f.cfg.Batch, "batch", d.Batch, "sequences per step")
 	fs.Float64Var(&f.cfg.LR, "lr", d.LR, "Adam learning rate")
 	fs.StringVar(&f.cfg.Loss, "loss", d.Loss, "training loss: next-token (every position: the answer where there is one, else the next token) or answers (the answer positions alone)")
-	_ = cmd.RegisterFlagCompletionFunc("loss", cobra.FixedCompletions(tasks.Losses(), cobra.ShellCompDirectiveNoFileComp))
 	fs.IntVar(&f.cfg.TrainExamples, "train-examples", 0, "train on a finite set of this many sequences, drawn once and sampled with replacement (0: a fresh stream)")
 	fs.Float64Var(&f.cfg.WeightDecay, "weight-decay", 0, "decoupled (AdamW) weight decay")
 	fs.IntVar(&f.cfg.Layers, "layers", d.Layers, "transformer blocks")
@@ -48,6 +49,10 @@ func (f *trainFlags) register(cmd *cobra.Command) {
 	fs.BoolVar(&f.noPositions, "no-positions", false, "switch positional embeddings off")
 	fs.BoolVar(&f.noCausal, "no-causal", false, "switch the causal mask off")
 	fs.BoolVar(&f.cfg.TiedEmbeddings, "tied-embeddings", false, "unembed with the token embedding transposed (no separate unembedding matrix)")
+	fs.VisitAll(func(fl *pflag.Flag) { f.names = append(f.names, fl.Name) })
+	cmd.Flags().AddFlagSet(fs)
+	_ = cmd.RegisterFlagCompletionFunc("task", cobra.FixedCompletions(tasks.Names(), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("loss", cobra.FixedCompletions(tasks.Losses(), cobra.ShellCompDirectiveNoFileComp))
 }
 
 // config resolves the flags into a validated configuration.
@@ -63,141 +68,163 @@ func (f *trainFlags) config(cmd *cobra.Command) (train.Config, error) {
 	return c, nil
 }
 
-func init() { commands = append(commands, trainCmd) }
+func init() {
+	commands = append(commands, func(e *env) *cobra.Command { return newTrainCmd(e, nil) })
+}
 
-func trainCmd(e *env) *cobra.Command {
-	var (
-		tf     trainFlags
-		bf     backendFlag
-		save   string
-		asJSON bool
-		quiet  bool
-		every  int
-		pics   pictureFlags
+// trainOptions are train's flags, and what check makes of them.
+type trainOptions struct {
+	model       trainFlags
+	backend     backendFlag
+	save        string
+	json, quiet bool
+	every       int
+	pics        pictureFlags
+	recordEvery int
+	seeds       string
+	group       int
+	relation    relationFlag
 
-		recordEvery int
-		seeds       string
-		group       int
-		rf          relationFlag
-	)
+	config train.Config
+	rel    int
+	// many is --seeds (or --group): every seed of seedList at once.
+	many     bool
+	seedList []uint64
+}
+
+func newTrainCmd(e *env, runF func(*trainOptions) error) *cobra.Command {
+	o := &trainOptions{}
 	cmd := &cobra.Command{
 		Use:   "train",
 		Short: "Train a model on a task and report its accuracy and heads",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := tf.config(cmd)
-			if err != nil {
-				return err
-			}
-			if every <= 0 {
-				return usagef("--progress-every must be positive, got %d", every)
-			}
-			if err := pics.check(); err != nil {
-				return err
-			}
-			if err := checkOutputs(append(pics.outputs(), checkpointOut("save", save))...); err != nil {
-				return err
-			}
-			task, _ := tasks.New(c.Task)
-			rel, err := rf.index(cmd, task)
-			if err != nil {
-				return err
-			}
-			if cmd.Flags().Changed("seeds") || cmd.Flags().Changed("group") {
-				for _, one := range []string{"seed", "save", "record-every", "png", "figure", "arcs"} {
-					if cmd.Flags().Changed(one) {
-						return usagef("--seeds trains many models at once; --%s is for one model (--seed)", one)
-					}
-				}
-				f := sweepFlags{bf: bf, seeds: seeds, group: group, groupGiven: cmd.Flags().Changed("group"),
-					workers: 1, workersGiven: true}
-				return trainMany(e, c, f, every, quiet, asJSON)
-			}
-			be, closeBackend, err := bf.open(e.stderr)
-			if err != nil {
-				return err
-			}
-			defer closeBackend()
-			if err := checkMemory(e.stderr, be, []train.Config{c}, 1, false); err != nil {
-				return err
-			}
-			if recordEvery < 0 {
-				return usagef("--record-every must be >= 0, got %d", recordEvery)
-			}
-			var hooks []train.Hook
-			var onProgress func(train.Progress)
-			var bar *progress.Bar
-			if !quiet {
-				onProgress, hooks, bar = trainProgress(e.stderr, c.Steps, c.Loss)
-			}
-			var rec inspect.Recorder
-			if recordEvery > 0 {
-				hooks = append(hooks, rec.Hook(recordEvery))
-			}
-			m, res, err := train.Run(c, be, every, onProgress, hooks...)
-			if bar != nil {
-				bar.Finish()
-			}
-			if err != nil {
-				return err
-			}
-			var extra []train.File
-			if rec.History != nil {
-				f, err := rec.History.File()
-				if err != nil {
-					return err
-				}
-				extra = append(extra, f)
-			}
-			if save != "" {
-				if err := train.Save(save, m, &res, extra...); err != nil {
-					return err
-				}
-				fmt.Fprintf(e.stderr, "saved checkpoint to %s\n", save)
-			}
-			heads, att, err := inspect.Analyze(m, be, inspect.Options{Relation: rel})
-			if err != nil {
-				return err
-			}
-			if err := pics.write(e.stdout, runTitle(c), att, heads.Scores()); err != nil {
-				return err
-			}
-			report := trainReport{Config: configReport{Config: c, Backend: be.Name(), SIMD: simd.Path()}, Result: res, Heads: heads.Heads, ByKind: heads.ByKind, History: rec.History}
-			if rec.History != nil {
-				p := rec.History.Phase()
-				report.Phase = &p
-			}
-			if res.UnseenAccuracy != nil {
-				if report.UnseenHeads, err = inspect.UnseenScores(m, be); err != nil {
-					return err
-				}
-			}
-			w := e.reportTo(pics.paths()...)
-			if asJSON {
-				return writeJSON(w, report)
-			}
-			printTrainReport(w, m, report)
-			fmt.Fprintln(w)
-			printHeads(w, heads)
-			if report.Phase != nil {
-				fmt.Fprintln(w)
-				printPhase(w, *report.Phase)
-			}
-			return nil
-		},
+		RunE:  runE(e, o, runF, runTrain),
 	}
-	tf.register(cmd)
-	bf.register(cmd)
-	cmd.Flags().StringVar(&save, "save", "", "write a checkpoint (config.json + model.safetensors) to this directory")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
-	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress on stderr")
-	cmd.Flags().IntVar(&every, "progress-every", 250, "steps between progress lines")
-	cmd.Flags().StringVar(&seeds, "seeds", "", "train these seeds at once instead of --seed, e.g. 1-64: one summary line (or JSON object) per seed")
-	cmd.Flags().IntVar(&group, "group", 0, "with --seeds: models trained in lockstep (default: 1 on cpu; on gl as many as fit, at most 1024)")
-	cmd.Flags().IntVar(&recordEvery, "record-every", 0, "every K steps record loss, accuracy and every head's scores (JSON history, history.json in the checkpoint)")
-	pics.register(cmd)
-	rf.register(cmd)
+	o.model.register(cmd)
+	o.backend.register(cmd)
+	cmd.Flags().StringVar(&o.save, "save", "", "write a checkpoint (config.json + model.safetensors) to this directory")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object on stdout")
+	cmd.Flags().BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+	cmd.Flags().IntVar(&o.every, "progress-every", 250, "steps between progress lines")
+	cmd.Flags().StringVar(&o.seeds, "seeds", "", "train these seeds at once instead of --seed, e.g. 1-64: one summary line (or JSON object) per seed")
+	cmd.Flags().IntVar(&o.group, "group", 0, "with --seeds: models trained in lockstep (default: on cpu the seeds spread evenly over the cores; on gl as many as fit, at most 1024)")
+	cmd.Flags().IntVar(&o.recordEvery, "record-every", 0, "every K steps record loss, accuracy and every head's scores (JSON history, history.json in the checkpoint)")
+	o.pics.register(cmd)
+	o.relation.register(cmd)
 	return cmd
+}
+
+func (o *trainOptions) check(cmd *cobra.Command, _ []string) error {
+	o.relation.read(cmd)
+	var err error
+	if o.config, err = o.model.config(cmd); err != nil {
+		return err
+	}
+	if o.every <= 0 {
+		return usagef("--progress-every must be positive, got %d", o.every)
+	}
+	if err := o.pics.check(); err != nil {
+		return err
+	}
+	if err := checkOutputs(append(o.pics.outputs(), checkpointOut("save", o.save))...); err != nil {
+		return err
+	}
+	task, _ := tasks.New(o.config.Task)
+	if o.rel, err = o.relation.index(task); err != nil {
+		return err
+	}
+	o.many = cmd.Flags().Changed("seeds") || cmd.Flags().Changed("group")
+	if !o.many {
+		if o.recordEvery < 0 {
+			return usagef("--record-every must be >= 0, got %d", o.recordEvery)
+		}
+		return nil
+	}
+	for _, one := range []string{"seed", "save", "record-every", "png", "figure", "arcs"} {
+		if cmd.Flags().Changed(one) {
+			return usagef("--seeds trains many models at once; --%s is for one model (--seed)", one)
+		}
+	}
+	if cmd.Flags().Changed("group") && o.group < 1 {
+		return usagef("--group must be at least 1, got %d", o.group)
+	}
+	if o.seedList, err = sweep.ParseSeeds(o.seeds); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+// runTrain trains one model, or with --seeds many (trainMany).
+func runTrain(e *env, o *trainOptions) error {
+	if o.many {
+		return trainMany(e, o)
+	}
+	c := o.config
+	be, closeBackend, err := o.backend.open(e.stderr)
+	if err != nil {
+		return err
+	}
+	defer closeBackend()
+	if err := checkMemory(e.stderr, be, []train.Config{c}, 1, false); err != nil {
+		return err
+	}
+	var hooks []train.Hook
+	var onProgress func(train.Progress)
+	var bar *progress.Bar
+	if !o.quiet {
+		onProgress, hooks, bar = trainProgress(e.stderr, c.Steps, c.Loss)
+	}
+	var rec inspect.Recorder
+	if o.recordEvery > 0 {
+		hooks = append(hooks, rec.Hook(o.recordEvery))
+	}
+	m, res, err := train.Run(c, be, o.every, onProgress, hooks...)
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	var extra []train.File
+	if rec.History != nil {
+		f, err := rec.History.File()
+		if err != nil {
+			return err
+		}
+		extra = append(extra, f)
+	}
+	if o.save != "" {
+		if err := train.Save(o.save, m, &res, extra...); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "saved checkpoint to %s\n", o.save)
+	}
+	heads, att, err := inspect.Analyze(m, be, inspect.Options{Relation: o.rel})
+	if err != nil {
+		return err
+	}
+	if err := o.pics.write(e, runTitle(c), att, heads.Scores()); err != nil {
+		return err
+	}
+	report := trainReport{Config: configReport{Config: c, Backend: be.Name(), SIMD: simd.Path()}, Result: res, Heads: heads.Heads, ByKind: heads.ByKind, History: rec.History}
+	if rec.History != nil {
+		p := rec.History.Phase()
+		report.Phase = &p
+	}
+	if res.UnseenAccuracy != nil {
+		if report.UnseenHeads, err = inspect.UnseenScores(m, be); err != nil {
+			return err
+		}
+	}
+	return e.report(o.json, report, func(w io.Writer) {
+		printTrainReport(w, m, report)
+		fmt.Fprintln(w)
+		printHeads(w, heads)
+		if report.Phase != nil {
+			fmt.Fprintln(w)
+			printPhase(w, *report.Phase)
+		}
+	}, o.pics.paths()...)
 }
 
 type configReport struct {
@@ -218,12 +245,6 @@ type trainReport struct {
 	UnseenHeads []analysis.HeadScore `json:"unseen_heads,omitempty"`
 	History     inspect.History      `json:"history,omitempty"`
 	Phase       *analysis.Phase      `json:"phase_change,omitempty"`
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func printTrainReport(w io.Writer, m *train.Model, r trainReport) {
@@ -300,92 +321,63 @@ func printPhase(w io.Writer, p analysis.Phase) {
 		p.InductionFrom, p.InductionTo, p.InductionRise, p.AccuracyFrom, p.AccuracyTo, p.AccuracyRise, together)
 }
 
-// trainMany trains every seed of f.seeds with configuration c, in groups
-// on one device, and prints one summary per seed.
-func trainMany(e *env, c train.Config, f sweepFlags, every int, quiet, asJSON bool) error {
-	if f.groupGiven && f.group < 1 {
-		return usagef("--group must be at least 1, got %d", f.group)
-	}
-	list, err := sweep.ParseSeeds(f.seeds)
-	if err != nil {
-		return usageError{err}
-	}
-	dev, closeDev, err := f.bf.open(e.stderr)
+// trainMany trains every seed of o.seedList with o.config, in groups on
+// one device (laid out as sweep.Layout says, every seed at once), and
+// prints one summary per seed.
+func trainMany(e *env, o *trainOptions) error {
+	c := o.config
+	dev, closeDev, err := o.backend.open(e.stderr)
 	if err != nil {
 		return err
 	}
 	defer closeDev()
-	pairs := sweep.Pairs([]train.Config{c}, list)
-	run, err := f.plan(e.stderr, dev, pairs)
+	pairs := sweep.Pairs([]train.Config{c}, o.seedList)
+	lay, err := layOut(e.stderr, dev, pairs, sweep.Ask{Group: o.group, Spread: true}, false)
 	if err != nil {
 		return err
 	}
-	// On the host (the CPU) a group computes on one goroutine: one group
-	// per core, all at once. On GL one device runs the groups one after
-	// another.
-	par := 1
-	if _, host := dev.(kernels.Host); host {
-		par = min(runtime.NumCPU(), len(pairs))
-		if !f.groupGiven {
-			run.group = min((len(pairs)+par-1)/par, train.MaxGroup)
-		}
-		// Every seed trains at once.
-		if err := checkMemory(e.stderr, dev, []train.Config{c}, len(pairs), false); err != nil {
-			return err
-		}
-	}
-	groups := sweep.Groups(pairs, run.group)
+	groups := sweep.Groups(pairs, lay.Group)
 	outs := make([][]*sweep.Outcome, len(groups))
 	errs := make([]error, len(groups))
 	start := time.Now()
 	bar := progress.New(e.stderr, "train", "seed-steps", len(pairs)*c.Steps)
 	var mu sync.Mutex                // guards done
 	done := make([]int, len(groups)) // seed-steps each group has trained
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(par, len(groups)) {
-		wg.Go(func() {
-			pl := platform(dev)
-			for i := range next {
-				g := groups[i]
-				h := sweep.GroupHooks{}
-				if !quiet {
-					h.Every = every
-					h.Progress = func(step, _ int, losses []float64) {
-						mean := 0.0
-						for _, l := range losses {
-							mean += l / float64(len(losses))
-						}
-						mu.Lock()
-						done[i] = step * len(losses)
-						sum := 0
-						for _, d := range done {
-							sum += d
-						}
-						mu.Unlock()
-						bar.Update(sum, fmt.Sprintf("seeds %d-%d at step %d, mean loss %.4f", g[0].Index+1, g[len(g)-1].Index+1, step, mean))
-					}
+	pl := platform(dev)
+	// The groups share dev: on the host all at once, elsewhere in turn.
+	workers.Each(len(groups), lay.Sharing(), func(i int) {
+		g := groups[i]
+		h := sweep.GroupHooks{}
+		if !o.quiet {
+			h.Every = o.every
+			h.Progress = func(step, _ int, losses []float64) {
+				mean := 0.0
+				for _, l := range losses {
+					mean += l / float64(len(losses))
 				}
-				outs[i], errs[i] = sweep.RunGroup(g, pl, sweep.Analysis{}, h)
+				mu.Lock()
+				done[i] = step * len(losses)
+				sum := 0
+				for _, d := range done {
+					sum += d
+				}
+				mu.Unlock()
+				bar.Update(sum, fmt.Sprintf("seeds %d-%d at step %d, mean loss %.4f", g[0].Index+1, g[len(g)-1].Index+1, step, mean))
 			}
-		})
-	}
-	for i := range groups {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+		}
+		outs[i], errs[i] = sweep.RunGroup(g, pl, sweep.Analysis{}, h)
+	})
 	bar.Finish()
 	var recs []sweep.Record
 	for i := range groups {
 		if errs[i] != nil {
 			return errs[i]
 		}
-		for _, o := range outs[i] {
-			recs = append(recs, o.Record)
+		for _, out := range outs[i] {
+			recs = append(recs, out.Record)
 		}
 	}
-	if asJSON {
+	if o.json {
 		return writeJSON(e.stdout, recs)
 	}
 	for _, r := range recs {
@@ -400,6 +392,6 @@ func trainMany(e *env, c train.Config, f sweepFlags, every int, quiet, asJSON bo
 		fmt.Fprintf(e.stdout, "seed %d  accuracy %.4f (chance %.4f)  loss %.4f  heads: %s\n",
 			r.Config.Seed, r.Accuracy, r.Chance, r.Loss, strings.Join(heads, "; "))
 	}
-	fmt.Fprintf(e.stderr, "trained %d seeds in %.1f s on %s, groups of up to %d\n", len(recs), time.Since(start).Seconds(), dev.Name(), run.group)
+	fmt.Fprintf(e.stderr, "trained %d seeds in %.1f s on %s, groups of up to %d\n", len(recs), time.Since(start).Seconds(), dev.Name(), lay.Group)
 	return nil
 }

@@ -12,24 +12,28 @@ import (
 
 	"headlab/glctx"
 	"headlab/internal/atomicfile"
-	"headlab/train"
 	"headlab/viz/window"
 )
 
-func init() { commands = append(commands, viewCmd) }
+func init() {
+	commands = append(commands, func(e *env) *cobra.Command { return newViewCmd(e, nil) })
+}
 
-// modelFlags are the trainFlags that define a model; --run takes the
-// model from the checkpoint instead, so they cannot go with it.
-var modelFlags = []string{"task", "seed", "steps", "batch", "lr", "layers", "heads", "d-model", "d-ff", "no-positions", "no-causal"}
+// viewOptions are view's flags, and what check makes of them.
+type viewOptions struct {
+	model      trainFlags
+	backend    backendFlag
+	run        runFlag
+	screenshot string
+	after      int
 
-func viewCmd(e *env) *cobra.Command {
-	var (
-		tf         trainFlags
-		bf         backendFlag
-		runDir     string
-		screenshot string
-		after      int
-	)
+	// window is the viewer's options: the model to train, or with --run
+	// the checkpoint's (read by runView).
+	window window.Options
+}
+
+func newViewCmd(e *env, runF func(*viewOptions) error) *cobra.Command {
+	o := &viewOptions{}
 	cmd := &cobra.Command{
 		Use:   "view",
 		Short: "Train in a window and watch every head's attention form; click ⊘ to switch a head off",
@@ -46,132 +50,144 @@ space trains on. --run DIR shows a saved checkpoint without training.
 checkpoint is evaluated), writes it and exits. Needs a display (DISPLAY);
 use xvfb-run on a machine without one.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if after < 0 {
-				return usagef("--after-steps must be >= 0, got %d", after)
-			}
-			if err := checkOutputs(fileOut("screenshot", screenshot)); err != nil {
-				return err
-			}
-			opts := window.Options{}
-			if runDir != "" {
-				for _, name := range modelFlags {
-					if cmd.Flags().Changed(name) {
-						return usagef("--%s cannot be used with --run: the checkpoint defines the model", name)
-					}
-				}
-				if cmd.Flags().Changed("after-steps") {
-					return usagef("--after-steps cannot be used with --run: a checkpoint is shown without training")
-				}
-				m, _, err := train.Load(runDir)
-				if err != nil {
-					return usageError{err}
-				}
-				opts.Model, opts.Source = m, runDir
-			} else {
-				c, err := tf.config(cmd)
-				if err != nil {
-					return err
-				}
-				opts.Config, opts.Steps = c, c.Steps
-				if cmd.Flags().Changed("after-steps") {
-					opts.Steps = after
-				}
-			}
-
-			// GLFW without an X server only complains through a callback:
-			// say it plainly before trying.
-			if os.Getenv("DISPLAY") == "" {
-				return usagef("view: no display: DISPLAY is not set (run it on a desktop, or under xvfb-run)")
-			}
-			if err := bf.check(); err != nil {
-				return err
-			}
-			// The viewer draws with OpenGL 4.1 core (macOS's ceiling);
-			// the GL device computes in the same context, with 4.3
-			// compute shaders.
-			window41 := glctx.Options{Context: "glfw", Window: true, Title: "headlab", Major: 4, Minor: 1}
-			want := window41
-			if bf.name != "cpu" {
-				want.Minor = 3
-			}
-			display, err := glctx.New(want)
-			if err != nil && bf.name == "auto" {
-				// No 4.3 window (macOS, an old driver): draw on 4.1 and
-				// compute on the CPU, saying so in one line.
-				if d41, err41 := glctx.New(window41); err41 == nil {
-					fmt.Fprintf(e.stderr, "headlab: using the cpu backend: %v\n", err)
-					display, err, bf = d41, nil, backendFlag{name: "cpu"}
-				}
-			}
-			if err != nil {
-				return usageError{fmt.Errorf("view: %w", err)}
-			}
-			defer display.Close()
-			// GL kernels share the window's thread, so the heatmaps are
-			// filled on the GPU.
-			be, closeBackend, err := bf.openOn(e.stderr, display)
-			if err != nil {
-				return err
-			}
-			defer closeBackend()
-			opts.Kernels, opts.Display = be, display
-			v, err := window.Open(opts)
-			if err != nil {
-				return err
-			}
-			defer v.Close()
-			// Ctrl-C in the terminal closes the window as Esc does.
-			sig := make(chan os.Signal, 1)
-			defer close(sig)
-			defer stopsGracefully(sig)()
-			var interrupted atomic.Bool
-			go func() {
-				if _, ok := <-sig; ok {
-					interrupted.Store(true)
-					v.Quit()
-				}
-			}()
-
-			if screenshot != "" {
-				if err := v.WaitIdle(0); errors.Is(err, window.ErrClosed) && interrupted.Load() {
-					return interruptedError{errors.New("view: interrupted before the screenshot")}
-				} else if errors.Is(err, window.ErrClosed) {
-					return errors.New("view: the window was closed before the screenshot")
-				} else if err != nil {
-					return err
-				}
-				img, err := v.Screenshot()
-				if err == nil {
-					err = atomicfile.WriteStdout(screenshot, e.stdout, func(w io.Writer) error { return png.Encode(w, img) })
-				}
-				if err != nil {
-					return fmt.Errorf("view: writing the screenshot: %w", err)
-				}
-				s, st := v.Status(), v.Stats()
-				rate := ""
-				if st.Steps > 0 {
-					rate = fmt.Sprintf(", %.0f steps/s with %d refreshes of %.0f ms", float64(st.Steps)/st.Seconds,
-						st.Refreshes, 1000*st.RefreshSeconds/float64(st.Refreshes))
-				}
-				fmt.Fprintf(e.stderr, "wrote %s: step %d, held-out accuracy %.3f%s\n", screenshot, s.Step, s.Accuracy, rate)
-				return nil
-			}
-			err = v.Run()
-			st := v.Stats()
-			fmt.Fprintf(e.stderr, "view: %d frames in %.1f s (%.0f fps, %.1f ms each), %d steps (%.0f steps/s), %d refreshes (%.0f ms each), backend %s\n",
-				st.Frames, st.Seconds, float64(st.Frames)/st.Seconds, 1000*st.FrameSeconds/float64(max(st.Frames, 1)), st.Steps, float64(st.Steps)/st.Seconds,
-				st.Refreshes, 1000*st.RefreshSeconds/float64(max(st.Refreshes, 1)), be.Name())
-			if err == nil && interrupted.Load() {
-				return interruptedError{errors.New("view: interrupted")}
-			}
-			return err
-		},
+		RunE: runE(e, o, runF, runView),
 	}
-	tf.register(cmd)
-	bf.register(cmd)
-	cmd.Flags().StringVar(&runDir, "run", "", "show the checkpoint in this directory without training")
-	cmd.Flags().StringVar(&screenshot, "screenshot", "", "draw one frame to this PNG file and exit")
-	cmd.Flags().IntVar(&after, "after-steps", 0, "pause training after this many steps (default: --steps)")
+	o.model.register(cmd)
+	o.backend.register(cmd)
+	o.run.register(cmd, "show the checkpoint in this directory without training")
+	cmd.Flags().StringVar(&o.screenshot, "screenshot", "", "draw one frame to this PNG file and exit")
+	cmd.Flags().IntVar(&o.after, "after-steps", 0, "pause training after this many steps (default: --steps)")
 	return cmd
+}
+
+func (o *viewOptions) check(cmd *cobra.Command, _ []string) error {
+	if o.after < 0 {
+		return usagef("--after-steps must be >= 0, got %d", o.after)
+	}
+	if err := checkOutputs(fileOut("screenshot", o.screenshot)); err != nil {
+		return err
+	}
+	o.window = window.Options{}
+	if o.run.dir != "" {
+		// The checkpoint defines the model: every flag of trainFlags
+		// would be ignored.
+		for _, name := range o.model.names {
+			if cmd.Flags().Changed(name) {
+				return usagef("--%s cannot be used with --run: the checkpoint defines the model", name)
+			}
+		}
+		if cmd.Flags().Changed("after-steps") {
+			return usagef("--after-steps cannot be used with --run: a checkpoint is shown without training")
+		}
+		return nil
+	}
+	c, err := o.model.config(cmd)
+	if err != nil {
+		return err
+	}
+	o.window.Config, o.window.Steps = c, c.Steps
+	if cmd.Flags().Changed("after-steps") {
+		o.window.Steps = o.after
+	}
+	return nil
+}
+
+func runView(e *env, o *viewOptions) error {
+	// bf is a copy: auto may fall back to the CPU below.
+	bf, screenshot, opts := o.backend, o.screenshot, o.window
+	if o.run.dir != "" {
+		m, err := o.run.load()
+		if err != nil {
+			return err
+		}
+		opts.Model, opts.Source = m, o.run.dir
+	}
+
+	// GLFW without an X server only complains through a callback:
+	// say it plainly before trying.
+	if os.Getenv("DISPLAY") == "" {
+		return usagef("view: no display: DISPLAY is not set (run it on a desktop, or under xvfb-run)")
+	}
+	if err := bf.check(); err != nil {
+		return err
+	}
+	// The viewer draws with OpenGL 4.1 core (macOS's ceiling);
+	// the GL device computes in the same context, with 4.3
+	// compute shaders.
+	window41 := glctx.Options{Context: "glfw", Window: true, Title: "headlab", Major: 4, Minor: 1}
+	want := window41
+	if bf.name != "cpu" {
+		want.Minor = 3
+	}
+	display, err := glctx.New(want)
+	if err != nil && bf.name == "auto" {
+		// No 4.3 window (macOS, an old driver): draw on 4.1 and
+		// compute on the CPU, saying so in one line.
+		if d41, err41 := glctx.New(window41); err41 == nil {
+			fmt.Fprintf(e.stderr, "headlab: using the cpu backend: %v\n", err)
+			display, err, bf = d41, nil, backendFlag{name: "cpu"}
+		}
+	}
+	if err != nil {
+		return usageError{fmt.Errorf("view: %w", err)}
+	}
+	defer display.Close()
+	// GL kernels share the window's thread, so the heatmaps are
+	// filled on the GPU.
+	be, closeBackend, err := bf.openOn(e.stderr, display)
+	if err != nil {
+		return err
+	}
+	defer closeBackend()
+	opts.Kernels, opts.Display = be, display
+	v, err := window.Open(opts)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	// Ctrl-C in the terminal closes the window as Esc does.
+	sig := make(chan os.Signal, 1)
+	defer close(sig)
+	defer stopsGracefully(sig)()
+	var interrupted atomic.Bool
+	go func() {
+		if _, ok := <-sig; ok {
+			interrupted.Store(true)
+			v.Quit()
+		}
+	}()
+
+	if screenshot != "" {
+		if err := v.WaitIdle(0); errors.Is(err, window.ErrClosed) && interrupted.Load() {
+			return interruptedError{errors.New("view: interrupted before the screenshot")}
+		} else if errors.Is(err, window.ErrClosed) {
+			return errors.New("view: the window was closed before the screenshot")
+		} else if err != nil {
+			return err
+		}
+		img, err := v.Screenshot()
+		if err == nil {
+			err = atomicfile.WriteStdout(screenshot, e.stdout, func(w io.Writer) error { return png.Encode(w, img) })
+		}
+		if err != nil {
+			return fmt.Errorf("view: writing the screenshot: %w", err)
+		}
+		s, st := v.Status(), v.Stats()
+		rate := ""
+		if st.Steps > 0 {
+			rate = fmt.Sprintf(", %.0f steps/s with %d refreshes of %.0f ms", float64(st.Steps)/st.Seconds,
+				st.Refreshes, 1000*st.RefreshSeconds/float64(st.Refreshes))
+		}
+		fmt.Fprintf(e.stderr, "wrote %s: step %d, held-out accuracy %.3f%s\n", screenshot, s.Step, s.Accuracy, rate)
+		return nil
+	}
+	err = v.Run()
+	st := v.Stats()
+	fmt.Fprintf(e.stderr, "view: %d frames in %.1f s (%.0f fps, %.1f ms each), %d steps (%.0f steps/s), %d refreshes (%.0f ms each), backend %s\n",
+		st.Frames, st.Seconds, float64(st.Frames)/st.Seconds, 1000*st.FrameSeconds/float64(max(st.Frames, 1)), st.Steps, float64(st.Steps)/st.Seconds,
+		st.Refreshes, 1000*st.RefreshSeconds/float64(max(st.Refreshes, 1)), be.Name())
+	if err == nil && interrupted.Load() {
+		return interruptedError{errors.New("view: interrupted")}
+	}
+	return err
 }
