@@ -6,10 +6,12 @@
 //
 // A workgroup takes one head of one sequence of one seed (work is B*H).
 // With STAGED, and when the head's blocks fit SMEM floats, they go
-// through shared memory: each loaded and stored whole by neighbouring
+// through shared memory, each loaded and stored whole by neighbouring
 // invocations, rows padded by one float so that invocations reading
-// different rows hit different banks. Otherwise each invocation reads
-// what it needs itself. The same steps in the same order either way.
+// different rows hit different banks; so they do always in the fused
+// kernels (attend.comp, attendgrad.comp: FUSED), which run only on heads
+// that fit. Otherwise each invocation reads what it needs itself. The
+// same steps in the same order either way.
 
 uniform int B;
 uniform int T;
@@ -45,7 +47,7 @@ bool head(out int s, out int b, out int h) {
 	return s < S;
 }
 
-#ifdef STAGED
+#if defined(STAGED) || defined(FUSED)
 #define SMEM 6144
 shared float sm[SMEM];
 
@@ -64,7 +66,7 @@ void sync() {
 #define PS(at, i, j) sm[(at) + (i) * (T + 1) + (j)]
 #endif
 
-#ifdef STAGED
+#if defined(STAGED) || defined(FUSED)
 // STAGE_QKV copies head (b, h) of a [B, T, H, Dh] array buf (seed base gb)
 // to the block at at; STAGE_PP a [B, H, T, T] array's.
 #define STAGE_QKV(at, buf, gb) \
