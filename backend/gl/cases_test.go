@@ -624,7 +624,7 @@ func fusedCases() []kcase {
 				return fusedOf[kernels.LayerNormGrader](dv).LayerNormGrad(S, ln.rows, ln.d, t[0], t[1], t[2], t[3], r, t[4], t[5], t[6])
 			}})
 	}
-	for _, e := range []struct{ rows, d, v, v2 int }{{10, 6, 5, 4}, {80, 33, 7, 16}} {
+	for _, e := range []struct{ rows, d, v, v2 int }{{10, 6, 5, 4}, {80, 33, 7, 16}, {20, 100, 3, 20}} {
 		e := e
 		cs = append(cs, kcase{kernel: "EmbedAdd", name: fmt.Sprintf("EmbedAdd_%dx%d", e.rows, e.d),
 			args: []arg{in(e.rows, whole(e.v)), pr(e.v*e.d, randn(1)), pr(e.rows, whole(e.v2)), pr(e.v2*e.d, randn(1)), res(e.rows * e.d)},

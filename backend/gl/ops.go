@@ -623,9 +623,13 @@ func (d *Device) LayerNormGrad(S, rows, n int, gamma, dy, xh, inv, res, dx, dgam
 	return d.run(name, l)
 }
 
-// EmbedAdd implements kernels.EmbedAdder: one invocation per element of
-// out (embedadd.comp). Ids that are not whole numbers in range give NaN,
-// and the next Download or Sync returns Embed's error.
+// embedBlock is the elements of out one EmbedAdd workgroup takes
+// (embedadd.comp's EB).
+const embedBlock = 8 * groupSize
+
+// EmbedAdd implements kernels.EmbedAdder: a workgroup per embedBlock
+// elements of out (embedadd.comp). Ids that are not whole numbers in
+// range give NaN, and the next Download or Sync returns Embed's error.
 func (d *Device) EmbedAdd(S, rows, n int, ids, table, ids2, table2, out kernels.Tensor) error {
 	const name = "EmbedAdd"
 	if err := sizes(name, rows, n); err != nil {
@@ -635,15 +639,16 @@ func (d *Device) EmbedAdd(S, rows, n int, ids, table, ids2, table2, out kernels.
 	if err := d.check(name, S, ts, []int{rows, n, rows, n, rows * n}); err != nil {
 		return err
 	}
-	if err := fits32(name, S, rows*n); err != nil {
+	blocks := (rows*n + embedBlock - 1) / embedBlock
+	if err := fits32(name, S, blocks*embedBlock); err != nil {
 		return err
 	}
 	if rows*n == 0 {
 		return nil
 	}
-	l := newLaunch(progEmbedAdd, S, rows*n, ts...)
-	l.seti(n, table.Len/n, table2.Len/n, bitEmbed)
-	l.flags = true
+	l := newLaunch(progEmbedAdd, S, blocks, ts...)
+	l.groups, l.flags = true, true
+	l.seti(rows*n, n, table.Len/n, table2.Len/n, groupSize/n, groupSize%n, bitEmbed)
 	return d.run(name, l)
 }
 
@@ -653,13 +658,13 @@ const attnSMEM = 6144
 
 // Attends implements kernels.Attender: a head whose blocks fit
 // attendgrad.comp's shared memory (P and dS, and Q, K, V and dO, rows
-// padded, and a rowsum per query; attend.comp needs less).
+// padded, a rowsum per query and three flags; attend.comp needs less).
 func (d *Device) Attends(s kernels.Shape) bool {
 	if s.Validate() != nil {
 		return false
 	}
 	T, Dh := int64(s.T), int64(s.Dh)
-	return 4*T*(Dh+1)+2*T*(T+1)+T <= attnSMEM
+	return 4*T*(Dh+1)+2*T*(T+1)+T+3 <= attnSMEM
 }
 
 // Attend implements kernels.Attender: a workgroup per head

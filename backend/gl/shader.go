@@ -78,7 +78,7 @@ var progSpecs = [numProgs]progSpec{
 	progAdd:             {file: "add.comp"},
 	progColScale:        {file: "colscale.comp", ints: []string{"D"}},
 	progEmbed:           {file: "embed.comp", ints: []string{"D", "V", "bit"}},
-	progEmbedAdd:        {file: "embedadd.comp", ints: []string{"D", "V", "V2", "bit"}},
+	progEmbedAdd:        {file: "embedadd.comp", ints: []string{"N", "D", "V", "V2", "stepR", "stepJ", "bit"}},
 	progEmbedIndex:      {file: "embedindex.comp", ints: []string{"R", "V", "bit"}},
 	progEmbedGrad:       {file: "embedgrad.comp", ints: []string{"R", "D", "V"}},
 	progProbs:           {file: "probs.comp", ints: attnInts, floats: attnFloats},

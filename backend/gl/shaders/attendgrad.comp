@@ -4,8 +4,9 @@
 // row's rowsum(P * dP), dS = scale * P * (dP - rowsum) once per cell in
 // place of dP, dQ = dS K and dK = dS^T Q, by probsgradq.comp's and
 // probsgradk.comp's staged steps. P's, dO's, V's, Q's and K's blocks come
-// in through shared memory in either variant; the Go side runs it only
-// on heads that fit (ops.go).
+// in through shared memory in either variant, the masked terms on dO, Q
+// and K only where that block is not all finite (STAGE_QKV_NF); the Go
+// side runs it only on heads that fit (ops.go).
 
 #define FUSED
 #include "attn.glsl"
@@ -25,17 +26,21 @@ void main() {
 	int l = lid();
 	int Pa = 0, Wa = T * (T + 1), Oa = 2 * Wa, Va = Oa + T * (Dh + 1);
 	int Qa = Va + T * (Dh + 1), Ka = Qa + T * (Dh + 1), Ra = Ka + T * (Dh + 1);
-	STAGE_PP(Pa, p, base(0, s))
-	STAGE_QKV(Oa, dO, base(1, s))
-	STAGE_QKV(Va, v, base(4, s))
-	STAGE_QKV(Qa, q, base(2, s))
-	STAGE_QKV(Ka, k, base(3, s))
+	int NFo = Ra + T, NFq = NFo + 1, NFk = NFo + 2; // dO's, Q's and K's blocks not all finite
+	if (l < 3) sm[NFo + l] = 0.0;
 	sync();
+	STAGE_PP(Pa, p, base(0, s))
+	STAGE_QKV_NF(Oa, dO, base(1, s), NFo)
+	STAGE_QKV(Va, v, base(4, s))
+	STAGE_QKV_NF(Qa, q, base(2, s), NFq)
+	STAGE_QKV_NF(Ka, k, base(3, s), NFk)
+	sync();
+	bool maskO = sm[NFo] != 0.0, maskQ = sm[NFq] != 0.0, maskK = sm[NFk] != 0.0;
 	// dV over the queries that see each key, the others as maskedTerm.
 	for (int c = l; c < T * Dh; c += WG) {
 		int j = c / Dh, d = c - j * Dh;
 		precise float acc = 0.0;
-		for (int i = 0; i < (causal ? j : 0); i++) {
+		for (int i = 0; i < (causal ? j : 0) && maskO; i++) {
 			acc = maskedTerm(acc, QS(Oa, i, d));
 		}
 		for (int i = causal ? j : 0; i < T; i++) {
@@ -78,7 +83,7 @@ void main() {
 		for (int j = 0; j < keys(i); j++) {
 			acc = fma(PS(Wa, i, j), QS(Ka, j, d), acc);
 		}
-		for (int j = keys(i); j < T; j++) {
+		for (int j = keys(i); j < T && maskK; j++) {
 			acc = maskedTerm(acc, QS(Ka, j, d));
 		}
 		dQ[base(5, s) + row(b, i, h) + d] = acc;
@@ -86,7 +91,7 @@ void main() {
 	for (int c = l; c < T * Dh; c += WG) {
 		int j = c / Dh, d = c - j * Dh;
 		precise float acc = 0.0;
-		for (int i = 0; i < (causal ? j : 0); i++) {
+		for (int i = 0; i < (causal ? j : 0) && maskQ; i++) {
 			acc = maskedTerm(acc, QS(Qa, i, d));
 		}
 		for (int i = causal ? j : 0; i < T; i++) {

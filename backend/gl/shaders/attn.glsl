@@ -80,3 +80,18 @@ void sync() {
 		PS(at, i_, e_ - i_ * T) = buf[(gb) + prow(b, h, 0) + e_]; \
 	}
 #endif
+
+#ifdef FUSED
+// STAGE_QKV_NF is STAGE_QKV that also sets the shared float at nf to 1
+// when the block holds a value that is not finite (every writer writes
+// the same 1). A sum's masked terms (maskedTerm) change it only then, so
+// the fused kernels skip them for a finite block: the same bits. nf must
+// be 0 before, a barrier earlier.
+#define STAGE_QKV_NF(at, buf, gb, nf) \
+	for (int e_ = lid(); e_ < T * Dh; e_ += WG) { \
+		int t_ = e_ / Dh; \
+		float x_ = buf[(gb) + row(b, t_, h) + e_ - t_ * Dh]; \
+		QS(at, t_, e_ - t_ * Dh) = x_; \
+		if (!finite(x_)) sm[nf] = 1.0; \
+	}
+#endif
