@@ -79,6 +79,16 @@ type Attender interface {
 	AttendGrad(S int, s Shape, p, dO, q, k, v, dQ, dK, dV Tensor) error
 }
 
+// Fused is d's fused kernels of interface F (one of those above), or,
+// on a device without them, Separately: the kernels they replace, one by
+// one, the same bits.
+func Fused[F any](d Device) F {
+	if f, ok := d.(F); ok {
+		return f
+	}
+	return any(Separately{Device: d}).(F)
+}
+
 // Separately runs the fused kernels with Device's own kernels, the same
 // bits, on a device that may lack them; intermediate results the fused
 // kernel does not store go to tensors it allocates on the device for the

@@ -519,23 +519,14 @@ func allCases() []kcase {
 	return append(cs, nonFiniteCases()...)
 }
 
-// fusedOf is dv's fused kernels of interface F, or, on a device without
-// them, kernels.Separately: the kernels they replace, one by one.
-func fusedOf[F any](dv kernels.Device) F {
-	if f, ok := dv.(F); ok {
-		return f
-	}
-	return any(kernels.Separately{Device: dv}).(F)
-}
-
 // weightGrad is WeightGrad or MatMul and ColSum: t holds x, dy, dW and db.
 func weightGrad(dv kernels.Device, S, m, n, k int, t []kernels.Tensor) error {
-	return fusedOf[kernels.WeightGrader](dv).WeightGrad(S, m, n, k, t[0], t[1], t[2], t[3])
+	return kernels.Fused[kernels.WeightGrader](dv).WeightGrad(S, m, n, k, t[0], t[1], t[2], t[3])
 }
 
 // colDotSum is ColDotSum or ColDot and ColSum: t holds a, b, dot and sum.
 func colDotSum(dv kernels.Device, S, rows, d int, t []kernels.Tensor) error {
-	return fusedOf[kernels.ColDotSummer](dv).ColDotSum(S, rows, d, t[0], t[1], t[2], t[3])
+	return kernels.Fused[kernels.ColDotSummer](dv).ColDotSum(S, rows, d, t[0], t[1], t[2], t[3])
 }
 
 // attender is dv's fused attention where it takes s, else its kernels
@@ -586,7 +577,7 @@ func fusedCases() []kcase {
 					if m.keep {
 						c = t[5]
 					}
-					return fusedOf[kernels.ProductEpiloguer](dv).MatMulThen(S, m.tA, m.tB, m.m, m.n, m.k, t[0], t[1], t[2], c, e, t[3], t[4])
+					return kernels.Fused[kernels.ProductEpiloguer](dv).MatMulThen(S, m.tA, m.tB, m.m, m.n, m.k, t[0], t[1], t[2], c, e, t[3], t[4])
 				}})
 		}
 	}
@@ -621,7 +612,7 @@ func fusedCases() []kcase {
 				if ln.res {
 					r = t[7]
 				}
-				return fusedOf[kernels.LayerNormGrader](dv).LayerNormGrad(S, ln.rows, ln.d, t[0], t[1], t[2], t[3], r, t[4], t[5], t[6])
+				return kernels.Fused[kernels.LayerNormGrader](dv).LayerNormGrad(S, ln.rows, ln.d, t[0], t[1], t[2], t[3], r, t[4], t[5], t[6])
 			}})
 	}
 	for _, e := range []struct{ rows, d, v, v2 int }{{10, 6, 5, 4}, {80, 33, 7, 16}, {20, 100, 3, 20}} {
@@ -629,7 +620,7 @@ func fusedCases() []kcase {
 		cs = append(cs, kcase{kernel: "EmbedAdd", name: fmt.Sprintf("EmbedAdd_%dx%d", e.rows, e.d),
 			args: []arg{in(e.rows, whole(e.v)), pr(e.v*e.d, randn(1)), pr(e.rows, whole(e.v2)), pr(e.v2*e.d, randn(1)), res(e.rows * e.d)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
-				return fusedOf[kernels.EmbedAdder](dv).EmbedAdd(S, e.rows, e.d, t[0], t[1], t[2], t[3], t[4])
+				return kernels.Fused[kernels.EmbedAdder](dv).EmbedAdd(S, e.rows, e.d, t[0], t[1], t[2], t[3], t[4])
 			}})
 	}
 	for _, s0 := range attnShapes {
@@ -678,27 +669,27 @@ func fusedCases() []kcase {
 	cs = append(cs,
 		kcase{kernel: "MatMulThen", args: []arg{in(40*24, nf), pr(24*33, randn(1)), in(40*33, nonFinite(randn(1))), res(40 * 33), res(40 * 33)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
-				return fusedOf[kernels.ProductEpiloguer](dv).MatMulThen(S, false, true, 40, 33, 24, t[0], t[1], kernels.Tensor{}, t[4], kernels.EpilogueAdd, t[2], t[3])
+				return kernels.Fused[kernels.ProductEpiloguer](dv).MatMulThen(S, false, true, 40, 33, 24, t[0], t[1], kernels.Tensor{}, t[4], kernels.EpilogueAdd, t[2], t[3])
 			}},
 		kcase{kernel: "MatMulThen", args: []arg{in(40*24, randn(1)), pr(24*33, randn(1)), in(40*33, nonFinite(values(0, 1, -2))), res(40 * 33)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
-				return fusedOf[kernels.ProductEpiloguer](dv).MatMulThen(S, false, true, 40, 33, 24, t[0], t[1], kernels.Tensor{}, kernels.Tensor{}, kernels.EpilogueMul, t[2], t[3])
+				return kernels.Fused[kernels.ProductEpiloguer](dv).MatMulThen(S, false, true, 40, 33, 24, t[0], t[1], kernels.Tensor{}, kernels.Tensor{}, kernels.EpilogueMul, t[2], t[3])
 			}},
 		kcase{kernel: "MatMulThen", args: []arg{in(40*24, nf), pr(24*33, randn(1)), pr(33, nonFinite(values(1, 0))), res(40 * 33), res(40 * 33)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
-				return fusedOf[kernels.ProductEpiloguer](dv).MatMulThen(S, false, true, 40, 33, 24, t[0], t[1], kernels.Tensor{}, t[4], kernels.EpilogueColScale, t[2], t[3])
+				return kernels.Fused[kernels.ProductEpiloguer](dv).MatMulThen(S, false, true, 40, 33, 24, t[0], t[1], kernels.Tensor{}, t[4], kernels.EpilogueColScale, t[2], t[3])
 			}},
 		kcase{kernel: "LayerNormGrad", args: []arg{pr(16, uniform(0.5, 1.5)), in(30*16, nf), in(30*16, randn(1)), in(30, uniform(0.1, 3)), res(30 * 16), res(16), res(16), in(30*16, nf)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
-				return fusedOf[kernels.LayerNormGrader](dv).LayerNormGrad(S, 30, 16, t[0], t[1], t[2], t[3], t[7], t[4], t[5], t[6])
+				return kernels.Fused[kernels.LayerNormGrader](dv).LayerNormGrad(S, 30, 16, t[0], t[1], t[2], t[3], t[7], t[4], t[5], t[6])
 			}},
 		kcase{kernel: "LayerNormGrad", args: []arg{pr(16, uniform(0.5, 1.5)), in(30*16, randn(1)), in(30*16, nf), in(30, uniform(0.1, 3)), res(30 * 16), res(16), res(16)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
-				return fusedOf[kernels.LayerNormGrader](dv).LayerNormGrad(S, 30, 16, t[0], t[1], t[2], t[3], kernels.Tensor{}, t[4], t[5], t[6])
+				return kernels.Fused[kernels.LayerNormGrader](dv).LayerNormGrad(S, 30, 16, t[0], t[1], t[2], t[3], kernels.Tensor{}, t[4], t[5], t[6])
 			}},
 		kcase{kernel: "EmbedAdd", args: []arg{in(30, whole(5)), pr(5*8, nf), pr(30, whole(4)), pr(4*8, nonFinite(randn(1))), res(30 * 8)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
-				return fusedOf[kernels.EmbedAdder](dv).EmbedAdd(S, 30, 8, t[0], t[1], t[2], t[3], t[4])
+				return kernels.Fused[kernels.EmbedAdder](dv).EmbedAdd(S, 30, 8, t[0], t[1], t[2], t[3], t[4])
 			}},
 		kcase{kernel: "Attend", args: []arg{in(q, nf), in(q, randn(1)), in(q, randn(1)), pr(s.H*s.Dh, nonFinite(values(1, 0))), res(p), res(q), res(q)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
