@@ -33,7 +33,7 @@ import (
 // the first at which every input from outside the group has been
 // computed and no outside reader of a member has run yet.
 
-// group is nodes of the order that one kernel call computes.
+// fusedGroup is nodes of the order that one kernel call computes.
 type fusedGroup struct {
 	nodes  G.Nodes
 	stored map[*G.Node]bool // the members whose results the kernel stores
