@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"headlab/kernels"
 )
 
 // The cost model of the GL device's kernels: for every kernel call of a
@@ -70,17 +72,19 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 // Model returns the dispatches the GL device makes for c.
 func Model(c Call) ([]Dispatch, error) {
 	switch c.Kernel {
-	case "MatMul", "Linear", "WeightGrad":
+	case "MatMul", "Linear", "WeightGrad", "MatMulThen":
 		return matmulModel(c), nil
 	case "ColSum", "ColDot", "ColDotSum":
 		return colModel(c), nil
 	case "LayerNorm", "LayerNormGradX":
 		return layerNormModel(c), nil
-	case "GELU", "Mul", "Add", "ColScale", "Embed", "Adam", "MarkDiverged":
+	case "LayerNormGrad":
+		return layerNormGradModel(c), nil
+	case "GELU", "Mul", "Add", "ColScale", "Embed", "EmbedAdd", "Adam", "MarkDiverged":
 		return elementwiseModel(c), nil
 	case "EmbedGrad":
 		return embedGradModel(c), nil
-	case "Probs", "Mix", "MixGradP", "MixGradV", "ProbsGradQ", "ProbsGradK":
+	case "Probs", "Mix", "MixGradP", "MixGradV", "ProbsGradQ", "ProbsGradK", "Attend", "AttendGrad":
 		return attnModel(c)
 	case "SoftmaxXent", "SoftmaxXentGrad", "CountCorrect":
 		return lossModel(c), nil
@@ -128,15 +132,23 @@ func matmulModel(c Call) []Dispatch {
 	}
 	M, N, K := float64(c.M), float64(c.N), float64(c.K)
 	sums := b2f(c.Kernel == "WeightGrad") // dy's column sums on the way
+	// The epilogue's operand: the residual (Linear), or MatMulThen's x
+	// (a column's gate, or an element's).
+	x := M * N * b2f(c.Res || c.Epilogue == kernels.EpilogueAdd || c.Epilogue == kernels.EpilogueMul)
+	if c.Epilogue == kernels.EpilogueColScale {
+		x = N
+	}
+	then := b2f(c.Res || c.Epilogue != 0)
 	chunks := float64(ceilDiv(c.K, 32))
 	d := perSeed(c, "matmul", ceilDiv(c.M, 32)*ceilDiv(c.N, 32))
 	d.Invocations, d.GroupSize = d.Invocations/2, 32
 	// Per step of K: 3 vec4 shared loads, 32 fmas, the loop; per chunk:
 	// 2 x 32 staged elements and two barriers; per stored element: the
-	// store, GELU (about 80 with its double division), the residual add.
-	d.Instr = K*(36+sums) + chunks*(64*stageInstr+10) + 32*(8+80*b2f(c.Deriv)+4*b2f(c.Res)) + 40
-	d.FLOPs = 2*M*N*K + sums*K*N
-	d.Bytes = f4 * (M*K + K*N + M*N*(1+b2f(c.Deriv)+b2f(c.Res)) + N*(b2f(c.Bias)+sums))
+	// store, GELU (about 80 with its double division), the epilogue's
+	// load and operation, the product kept.
+	d.Instr = K*(36+sums) + chunks*(64*stageInstr+10) + 32*(8+80*b2f(c.Deriv)+4*then+3*b2f(c.Keep)) + 40
+	d.FLOPs = 2*M*N*K + sums*K*N + M*N*then
+	d.Bytes = f4 * (M*K + K*N + M*N*(1+b2f(c.Deriv)+b2f(c.Keep)) + x + N*(b2f(c.Bias)+sums))
 	d.Chain = chunks * chunkChain
 	return []Dispatch{d}
 }
@@ -192,6 +204,47 @@ func layerNormModel(c Call) []Dispatch {
 	return []Dispatch{d}
 }
 
+// layerNormGradModel: layernormgrad.comp, a workgroup of 32 per seed
+// streaming blocks of rw rows of dy and xh through shared memory, a row
+// an invocation for its gradient, a column an invocation for its two
+// sums, dx (with the residual's gradient added) stored by neighbouring
+// invocations; rows longer than 1,024 take LayerNormGradX, Add and
+// ColDotSum.
+func layerNormGradModel(c Call) []Dispatch {
+	if c.D == 0 || c.D > 1024 {
+		var ds []Dispatch
+		for _, k := range []string{"LayerNormGradX", "Add", "ColDotSum"} {
+			if k == "Add" && !c.Res {
+				continue
+			}
+			part := c
+			part.Kernel, part.Len = k, c.Rows*c.D
+			m, _ := Model(part)
+			for i := range m {
+				m[i].Kernel = c.Kernel
+			}
+			ds = append(ds, m...)
+		}
+		return ds
+	}
+	rw := max(min(32, 1024/c.D), 1)
+	chunks := float64(ceilDiv(c.Rows, rw))
+	R, D, RW, res := float64(c.Rows), float64(c.D), float64(rw), b2f(c.Res)
+	per := RW * D / 32 // a block's elements per invocation
+	d := perSeed(c, "layernormgrad", 1)
+	d.Invocations, d.GroupSize = 32, 32
+	// Per block: dy and xh staged; a row's sums and its gradient (as
+	// LayerNormGradX's); each column's two sums over the block's rows
+	// (two shared loads, a product, two adds); dx out, the residual's
+	// gradient loaded and added.
+	d.Instr = chunks*(2*per*stageInstr+14*D+60+math.Ceil(D/32)*RW*6+per*(10+2*res)) + math.Ceil(D/32)*6 + 40
+	d.FLOPs = 10*R*D + 3*R*D + R*D*res
+	d.Bytes = f4 * (R*D*(3+res) + R + 3*D)
+	d.Chain = chunks * 2 * chunkChain
+	d.Serial = R + chunks*D
+	return []Dispatch{d}
+}
+
 // elementwiseModel: one invocation per element (or per seed), loads and
 // stores coalesced.
 func elementwiseModel(c Call) []Dispatch {
@@ -212,6 +265,10 @@ func elementwiseModel(c Call) []Dispatch {
 		n = c.Rows * c.D
 		d = flat(c, "embed", n)
 		d.Instr, d.Bytes = itemInstr+divInstr+12, f4*(float64(n)+float64(c.Rows))
+	case "EmbedAdd": // a workgroup per 512 elements, 8 an invocation: two lookups and their sum, the row and column stepped on
+		n = c.Rows * c.D
+		d = perSeed(c, "embedadd", ceilDiv(n, 8*wg))
+		d.Instr, d.FLOPs, d.Bytes = 2*divInstr+10+8*22, float64(n), f4*(float64(n)+2*float64(c.Rows))
 	case "Adam":
 		d = flat(c, "adam", n)
 		d.Instr, d.FLOPs, d.Bytes = 100, 20*float64(n), 28*float64(n)
@@ -281,6 +338,22 @@ func attnModel(c Call) ([]Dispatch, error) {
 	case "ProbsGradQ", "ProbsGradK": // rowsum(P dP) per row, dS once per block, then the product
 		d.Instr = (2*cells+qd)*stageInstr + 4*T*warps(s.T) + cells*vis*6 + qd*(3*nk+2*(T-nk)+10)
 		d.FLOPs, d.Bytes = PR*vis*5+2*QKV*nk, f4*(2*PR+2*QKV)
+	case "Attend": // Probs' steps (the exponentials a cell an invocation), P stored and kept, Mix's, O and its gated copy stored
+		// Masked terms are skipped for a finite block (each staged
+		// element of V checked): finite activations assumed.
+		outs := b2f(c.Keep) + b2f(c.Gated)
+		rows := (4+2)*nk*warps(s.T) + cells*vis*30
+		// The scores' and exponentials' loops visit the masked cells too
+		// (the division and the test).
+		d.Instr = 3*qd*stageInstr + 2*qd + cells*vis*(3*Dh+8+45) + cells*stageInstr + rows + qd*(3*nk+10) + qd*(outs*stageInstr+2*b2f(c.Gated)) +
+			2*cells*(1-vis)*(divInstr+4)
+		d.FLOPs = PR*vis*(2*Dh+20) + 2*QKV*nk + QKV*b2f(c.Gated)
+		d.Bytes = f4 * (3*QKV + PR + outs*QKV + float64(s.H*s.Dh)*b2f(c.Gated))
+	case "AttendGrad": // dV, dP kept, rowsums, dS once per cell, dQ and dK, masked terms as Attend's
+		d.Instr = (cells+4*qd)*stageInstr + 3*2*qd + 3*qd*(3*nk+10) + cells*vis*(3*Dh+8) + 4*T*warps(s.T) + cells*vis*6 + 3*qd*stageInstr +
+			2*cells*(1-vis)*(divInstr+4) // dP's and dS's loops over the masked cells
+		d.FLOPs = 6*QKV*nk + 2*PR*vis*Dh + PR*vis*5
+		d.Bytes = f4 * (PR + 7*QKV)
 	}
 	d.Chain = chunkChain
 	return []Dispatch{d}, nil

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"headlab/backend/cpu"
+	glb "headlab/backend/gl"
 	"headlab/kernels"
 	"headlab/tasks"
 )
@@ -21,9 +22,9 @@ func everyRowCalls(t *testing.T, batch int) []Call {
 }
 
 // TestStepCallsAreTheStep: the recorder sees the Net's kernels as the GL
-// device runs them, every bias gradient fused with the weight or gain
-// gradient that reads its rows, then MarkDiverged and Adam on every
-// parameter, each for one seed.
+// device runs them, every group the graph shows as one fused kernel
+// (graph/fused.go), then MarkDiverged and Adam on every parameter, each
+// for one seed.
 func TestStepCallsAreTheStep(t *testing.T) {
 	c := BenchConfig(64, tasks.Answers)
 	calls, err := StepCalls(c)
@@ -38,10 +39,26 @@ func TestStepCallsAreTheStep(t *testing.T) {
 	for _, c := range calls {
 		n[c.Kernel]++
 	}
-	// 2 layers of q, k, v, out, fc1 and fc2, the unembedding; 2 layers of
-	// two LayerNorms and the final one.
-	if n["WeightGrad"] != 13 || n["ColDotSum"] != 5 || n["ColSum"] != 0 || len(calls) != k-18+2 {
-		t.Fatalf("%d calls (%v), want the Net's %d kernels, 18 of them fused, + 2", len(calls), n, k)
+	// 2 layers of q, k, v, out, fc1 and fc2 and the unembedding: dW with
+	// db; 2 layers of two LayerNorms and the final one: dx, dgamma and
+	// dbeta (and in the layers the residual's gradient added); the two
+	// embeddings added; attention forward and backward a layer; each
+	// layer's sums of q's, k's and v's input gradients (2), GELU's
+	// derivative and the gate after their products.
+	want := map[string]int{"WeightGrad": 13, "LayerNormGrad": 5, "EmbedAdd": 1, "Attend": 2, "AttendGrad": 2,
+		"MatMulThen": 8, "ColSum": 0, "ColDotSum": 0, "Add": 0, "Probs": 0, "MixGradP": 0}
+	for kernel, w := range want {
+		if n[kernel] != w {
+			t.Errorf("%d calls of %s, want %d (%v)", n[kernel], kernel, w, n)
+		}
+	}
+	// The kernels the fused ones save: one each of the weight gradients
+	// and the products with an epilogue, two each of the LayerNorms'
+	// gradients (and one more for a residual's), the embeddings' and
+	// attention's forward, three of attention's backward.
+	fused := 13 + 8 + 2*5 + 4 + 2 + 2*2 + 3*2
+	if len(calls) != k-fused+2 {
+		t.Fatalf("%d calls (%v), want the Net's %d kernels less %d fused away, + 2", len(calls), n, k, fused)
 	}
 	last := calls[len(calls)-1]
 	if calls[len(calls)-2].Kernel != "MarkDiverged" || last.Kernel != "Adam" || last.Len != 18704 {
@@ -54,8 +71,9 @@ func TestStepCallsAreTheStep(t *testing.T) {
 	}
 }
 
-// TestModelCountsTheProducts: every product's FLOPs are 2mnk, and the
-// step's products add up to bench.StepFlops' count of them.
+// TestModelCountsTheProducts: every product's FLOPs are 2mnk (and its
+// epilogue's, an operation an element), and the step's products add up
+// to bench.StepFlops' count of them.
 func TestModelCountsTheProducts(t *testing.T) {
 	calls, err := StepCalls(BenchConfig(64, tasks.Answers))
 	if err != nil {
@@ -67,12 +85,15 @@ func TestModelCountsTheProducts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Kernel != "MatMul" && c.Kernel != "Linear" && c.Kernel != "WeightGrad" {
+		if c.Kernel != "MatMul" && c.Kernel != "Linear" && c.Kernel != "WeightGrad" && c.Kernel != "MatMulThen" {
 			continue
 		}
 		f := 2 * float64(c.M*c.N*c.K)
 		if c.Kernel == "WeightGrad" {
 			f += float64(c.N * c.K) // the column sums
+		}
+		if c.Res || c.Epilogue != 0 {
+			f += float64(c.M * c.N) // the epilogue's add or product
 		}
 		if len(ds) != 1 || ds[0].FLOPs != f {
 			t.Errorf("%+v: %+v", c, ds)
@@ -202,8 +223,8 @@ func TestProfileGL(t *testing.T) {
 }
 
 // TestModelPredictsTheGoal: at S = 1,024, batch 64, the default model's
-// step on an H200 at the optimistic rates makes at least 100,000
-// seed-steps/s, with the loss on the answer rows and on every row (the
+// step on an H200 makes at least 100,000 seed-steps/s at the pessimistic
+// rates (so at the optimistic ones too), with the loss on the answer rows and on every row (the
 // next-token loss's step, no answer-row lookup: its only EmbedGrads are
 // the tokens' and the positions', each an index and a sum).
 func TestModelPredictsTheGoal(t *testing.T) {
@@ -222,8 +243,8 @@ func TestModelPredictsTheGoal(t *testing.T) {
 		}
 		r := m.SeedStepsPerS()
 		t.Logf("%s: %d dispatches, %.1f-%.1f ms, %.0f-%.0f seed-steps/s", s.name, len(m.Dispatches), 1e3*m.Seconds[0], 1e3*m.Seconds[1], r[1], r[0])
-		if r[0] < 100000 {
-			t.Errorf("%s: %.0f seed-steps/s at the optimistic rates", s.name, r[0])
+		if r[1] < 100000 || r[0] < r[1] {
+			t.Errorf("%s: %.0f-%.0f seed-steps/s", s.name, r[1], r[0])
 		}
 	}
 	n := 0
@@ -237,5 +258,29 @@ func TestModelPredictsTheGoal(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("every row: %d EmbedGrads", n)
+	}
+}
+
+// TestGLAttendsIsTheDevices: the recorder's stand-in for the GL device's
+// fused attention takes the shapes the GL device takes, so that the
+// modelled step fuses the heads the GL step fuses.
+func TestGLAttendsIsTheDevices(t *testing.T) {
+	yes := 0
+	for T := 1; T <= 80; T++ {
+		for _, dh := range []int{1, 4, 8, 16, 32, 64} {
+			for _, causal := range []bool{false, true} {
+				s := kernels.Shape{B: 2, T: T, H: 3, Dh: dh, Causal: causal}
+				want := (&glb.Device{}).Attends(s)
+				if got := GLAttends(s); got != want {
+					t.Errorf("%+v: GLAttends %v, the GL device %v", s, got, want)
+				}
+				if want {
+					yes++
+				}
+			}
+		}
+	}
+	if yes == 0 || GLAttends(kernels.Shape{}) {
+		t.Errorf("%d shapes taken; the empty one: %v", yes, GLAttends(kernels.Shape{}))
 	}
 }

@@ -30,6 +30,11 @@ type Call struct {
 	Len int
 	// Shape is the attention kernels'.
 	Shape kernels.Shape
+	// Epilogue is MatMulThen's; Keep says it stores the product too (or
+	// Attend the output before its gate), Gated that Attend stores the
+	// gated output. Res says LayerNormGrad adds the residual's gradient.
+	Epilogue    kernels.Epilogue
+	Keep, Gated bool
 }
 
 // Recorder is a kernels.Device that passes every call on to Device and,
@@ -75,31 +80,81 @@ func (r *Recorder) Linear(S, m, n, k int, x, w, bias, res, out, deriv kernels.Te
 	return r.Device.Linear(S, m, n, k, x, w, bias, res, out, deriv)
 }
 
-// WeightGrad implements kernels.WeightGrader: the device's, or MatMul and
-// ColSum on one without it (the same bits), recorded as one call, so that
-// a Net on a Recorder runs the GL device's fused step on any device.
+// The Recorder offers every fused kernel (the device's, or
+// kernels.Separately on a device without it, the same bits), so that a
+// Net on it runs the GL device's fused step on any device.
+
+// WeightGrad implements kernels.WeightGrader, recorded as one call.
 func (r *Recorder) WeightGrad(S, m, n, k int, x, dy, dW, db kernels.Tensor) error {
 	r.add(Call{Kernel: "WeightGrad", S: S, M: m, N: n, K: k, TA: true})
-	if w, ok := r.Device.(kernels.WeightGrader); ok {
-		return w.WeightGrad(S, m, n, k, x, dy, dW, db)
-	}
-	if err := r.Device.MatMul(S, true, false, m, n, k, x, dy, dW, kernels.Tensor{}); err != nil {
-		return err
-	}
-	return r.Device.ColSum(S, k, n, dy, db)
+	return kernels.Fused[kernels.WeightGrader](r.Device).WeightGrad(S, m, n, k, x, dy, dW, db)
 }
 
 // ColDotSum implements kernels.ColDotSummer as WeightGrad does.
 func (r *Recorder) ColDotSum(S, rows, d int, a, b, dot, sum kernels.Tensor) error {
 	r.add(Call{Kernel: "ColDotSum", S: S, Rows: rows, D: d})
-	if c, ok := r.Device.(kernels.ColDotSummer); ok {
-		return c.ColDotSum(S, rows, d, a, b, dot, sum)
-	}
-	if err := r.Device.ColDot(S, rows, d, a, b, dot); err != nil {
-		return err
-	}
-	return r.Device.ColSum(S, rows, d, a, sum)
+	return kernels.Fused[kernels.ColDotSummer](r.Device).ColDotSum(S, rows, d, a, b, dot, sum)
 }
+
+// MatMulThen implements kernels.ProductEpiloguer as WeightGrad does.
+func (r *Recorder) MatMulThen(S int, tA, tB bool, m, n, k int, a, b, bias, c kernels.Tensor, e kernels.Epilogue, x, out kernels.Tensor) error {
+	r.add(Call{Kernel: "MatMulThen", S: S, M: m, N: n, K: k, TA: tA, TB: tB, Bias: bias.Buf != nil, Epilogue: e, Keep: c.Buf != nil})
+	return kernels.Fused[kernels.ProductEpiloguer](r.Device).MatMulThen(S, tA, tB, m, n, k, a, b, bias, c, e, x, out)
+}
+
+// LayerNormGrad implements kernels.LayerNormGrader as WeightGrad does.
+func (r *Recorder) LayerNormGrad(S, rows, d int, gamma, dy, xh, inv, res, dx, dgamma, dbeta kernels.Tensor) error {
+	r.add(Call{Kernel: "LayerNormGrad", S: S, Rows: rows, D: d, Res: res.Buf != nil})
+	return kernels.Fused[kernels.LayerNormGrader](r.Device).LayerNormGrad(S, rows, d, gamma, dy, xh, inv, res, dx, dgamma, dbeta)
+}
+
+// EmbedAdd implements kernels.EmbedAdder as WeightGrad does.
+func (r *Recorder) EmbedAdd(S, rows, d int, ids, table, ids2, table2, out kernels.Tensor) error {
+	r.add(Call{Kernel: "EmbedAdd", S: S, Rows: rows, D: d})
+	return kernels.Fused[kernels.EmbedAdder](r.Device).EmbedAdd(S, rows, d, ids, table, ids2, table2, out)
+}
+
+// Attends implements kernels.Attender: the device's answer, or on a
+// device without fused attention the GL device's (GLAttends).
+func (r *Recorder) Attends(s kernels.Shape) bool {
+	if a, ok := r.Device.(kernels.Attender); ok {
+		return a.Attends(s)
+	}
+	return GLAttends(s)
+}
+
+// GLAttends is the GL device's kernels.Attender.Attends, as
+// backend/gl/ops.go has it: a head whose blocks (P and dS, Q, K, V and
+// dO, rows padded by a float, a rowsum per query and three flags) fit
+// the 6,144 floats of its attention kernels' shared memory.
+func GLAttends(s kernels.Shape) bool {
+	if s.Validate() != nil {
+		return false
+	}
+	T, Dh := int64(s.T), int64(s.Dh)
+	return 4*T*(Dh+1)+2*T*(T+1)+T+3 <= 6144
+}
+
+// Attend implements kernels.Attender as WeightGrad does.
+func (r *Recorder) Attend(S int, s kernels.Shape, q, k, v, g, p, o, og kernels.Tensor) error {
+	r.add(Call{Kernel: "Attend", S: S, Shape: s, Keep: o.Buf != nil, Gated: og.Buf != nil})
+	return kernels.Fused[kernels.Attender](r.Device).Attend(S, s, q, k, v, g, p, o, og)
+}
+
+// AttendGrad implements kernels.Attender as WeightGrad does.
+func (r *Recorder) AttendGrad(S int, s kernels.Shape, p, dO, q, k, v, dQ, dK, dV kernels.Tensor) error {
+	r.add(Call{Kernel: "AttendGrad", S: S, Shape: s})
+	return kernels.Fused[kernels.Attender](r.Device).AttendGrad(S, s, p, dO, q, k, v, dQ, dK, dV)
+}
+
+var _ interface {
+	kernels.WeightGrader
+	kernels.ColDotSummer
+	kernels.ProductEpiloguer
+	kernels.LayerNormGrader
+	kernels.EmbedAdder
+	kernels.Attender
+} = (*Recorder)(nil)
 
 func (r *Recorder) ColSum(S, rows, d int, x, out kernels.Tensor) error {
 	r.add(Call{Kernel: "ColSum", S: S, Rows: rows, D: d})
@@ -212,8 +267,8 @@ func (r *Recorder) MarkDiverged(S int, loss, failed kernels.Tensor, step int) er
 
 // StepCalls records the kernel calls of one training step of a model of c
 // as the GL device runs it (a group of one on the CPU device through a
-// Recorder, which offers the fused kernels: the calls, their order and
-// their sizes are the same for every group size).
+// Recorder, which offers the fused kernels as the GL device does: the
+// calls, their order and their sizes are the same for every group size).
 func StepCalls(c train.Config) ([]Call, error) {
 	r := &Recorder{Device: cpu.New()}
 	c.Steps = 2

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	G "gorgonia.org/gorgonia"
 
@@ -29,55 +30,37 @@ type executor struct {
 	auxes map[*op][]kernels.Tensor
 }
 
+// execStep is one kernel call of a run.
 type execStep struct {
-	o *op // the op to run; nil for lin
-	c call
-	// lin is a product fused with its reader: c.in holds x, w, bias, res
-	// and deriv (the last three may have no buffer).
-	lin *fusible
-	// sum, when it has a buffer, is where o also writes a column sum of
-	// its input (fused.go).
-	sum kernels.Tensor
+	name string
+	run  func() error
+	// reads and writes are the tensors it reads (aux tensors included)
+	// and writes, for traffic.
+	reads, writes []kernels.Tensor
 }
 
 // RunAll runs every step once.
 func (e *executor) RunAll() error {
 	for i := range e.steps {
-		s := &e.steps[i]
-		if l := s.lin; l != nil {
-			in := s.c.in
-			if err := e.d.Linear(e.S, l.m, l.n, l.k, in[0], in[1], in[2], in[3], s.c.out, in[4]); err != nil {
-				return fmt.Errorf("fused linear: %w", err)
-			}
-			continue
-		}
-		run := s.o.run
-		if s.sum.Buf != nil {
-			run = func(c *call) error { return s.o.runSums(c, s.sum) }
-		}
-		if err := run(&s.c); err != nil {
-			return fmt.Errorf("%s: %w", s.o.name, err)
+		if err := e.steps[i].run(); err != nil {
+			return fmt.Errorf("%s: %w", e.steps[i].name, err)
 		}
 	}
 	return nil
 }
 
 // traffic is the bytes one run moves per model, counted as every kernel
-// reading each of its inputs and aux tensors and writing its output once
-// (caches and fusion can only lower it).
+// reading each of its inputs and aux tensors and writing its outputs
+// once (caches can only lower it).
 func (e *executor) traffic() int64 {
 	var n int64
 	for _, s := range e.steps {
-		for _, t := range s.c.in {
+		for _, t := range s.reads {
 			n += int64(t.Len)
 		}
-		for _, t := range s.c.aux {
+		for _, t := range s.writes {
 			n += int64(t.Len)
 		}
-		if s.lin != nil && s.c.in[4].Buf != nil {
-			n += int64(s.c.in[4].Len)
-		}
-		n += int64(s.c.out.Len)
 	}
 	return 4 * n
 }
@@ -164,9 +147,42 @@ func ops(g *G.ExprGraph, order G.Nodes) (map[*G.Node]*op, error) {
 	return m, nil
 }
 
+// plan is what compile gives a group's step at its anchor: the tensors
+// made so far, for S models on d.
+type plan struct {
+	d     kernels.Device
+	S     int
+	ts    map[*G.Node]kernels.Tensor
+	auxes map[*op][]kernels.Tensor
+	alloc func(n int) (kernels.Tensor, error)
+}
+
+// t is n's tensor: an input's, a computed node's, or none for a member of
+// a group that is not stored.
+func (p *plan) t(n *G.Node) kernels.Tensor { return p.ts[n] }
+
+// aux is the aux tensors of o, made on first use; they are never reused,
+// so they hold the last run's values.
+func (p *plan) aux(o *op) ([]kernels.Tensor, error) {
+	if a, ok := p.auxes[o]; ok {
+		return a, nil
+	}
+	var a []kernels.Tensor
+	for _, size := range o.aux {
+		t, err := p.alloc(size)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, t)
+	}
+	p.auxes[o] = a
+	return a, nil
+}
+
 // compile orders the nodes outputs depend on and gives each a tensor on d
 // for S models: bound ones (inputs, and outputs that must land in a given
-// place) are the Net's; the rest are planned.
+// place) are the Net's; the rest are planned. Groups of nodes run as one
+// fused kernel (fused.go).
 func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map[*G.Node]kernels.Tensor) (_ *executor, err error) {
 	const (
 		visiting = 1
@@ -211,29 +227,26 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 	// Memory plan: a node's tensor returns to a free list (by length)
 	// after its last reader has run, and later nodes reuse it. Bound
 	// tensors, constants, aux tensors and the wanted outputs are never
-	// reused.
+	// reused. A member of a group reads its inputs at the group's anchor.
 	keep := map[*G.Node]bool{}
 	for _, n := range outputs {
 		keep[n] = true
 	}
-	fusedFrom := fusion(g, order, opOf, keep, bound)
-	summedBy := sumPairs(g, order, opOf, d, keep, bound)
-	sums := map[*G.Node]*G.Node{} // the op that runs a column sum -> the sum
-	for c, p := range summedBy {
-		sums[p] = c
+	groups := findGroups(g, order, opOf, d, keep, bound)
+	groupOf := map[*G.Node]*fusedGroup{}
+	for _, gr := range groups {
+		for _, n := range gr.nodes {
+			groupOf[n] = gr
+		}
 	}
-	fused := map[*G.Node]bool{}
 	lastUse := map[*G.Node]int{}
 	for i, n := range order {
-		for _, c := range children(g, n) {
-			lastUse[c] = i
+		at := i
+		if gr := groupOf[n]; gr != nil {
+			at = max(i, gr.anchor)
 		}
-		// A fused product reads its inputs at its reader's place.
-		if p, ok := fusedFrom[n]; ok {
-			fused[p] = true
-			for _, c := range children(g, p) {
-				lastUse[c] = i
-			}
+		for _, c := range children(g, n) {
+			lastUse[c] = max(lastUse[c], at)
 		}
 	}
 	free := map[int][]kernels.Tensor{}
@@ -253,11 +266,11 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 		}
 		return e.alloc(size)
 	}
-	auxes := map[*op][]kernels.Tensor{}
-	ts := make(map[*G.Node]kernels.Tensor, len(order))
+	p := &plan{d: d, S: S, ts: make(map[*G.Node]kernels.Tensor, len(order)), auxes: map[*op][]kernels.Tensor{}, alloc: e.alloc}
+	ts := p.ts
 	// release returns the planned tensors whose last reader is step i.
+	released := map[*G.Node]bool{}
 	release := func(in G.Nodes, i int) {
-		released := map[*G.Node]bool{}
 		for _, c := range in {
 			if planned[c] && lastUse[c] == i && !released[c] {
 				released[c] = true
@@ -267,44 +280,26 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 		}
 	}
 	for i, n := range order {
-		if fused[n] {
-			continue // its reader runs it
-		}
 		in := children(g, n)
-		if _, ok := summedBy[n]; ok {
-			release(in, i) // an earlier op wrote it
-			continue
-		}
-		ins := make([]kernels.Tensor, len(in))
-		for j, c := range in {
-			ins[j] = ts[c]
-		}
-		if p, ok := fusedFrom[n]; ok {
-			if ts[n], err = out(n); err != nil {
-				return nil, err
-			}
-			// x, w, bias, res, deriv
-			lin := make([]kernels.Tensor, 5)
-			for j, c := range children(g, p) {
-				lin[j] = ts[c]
-			}
-			if o := opOf[n]; o.fuse.gelu { // its derivative is its aux
-				t, err := e.alloc(o.aux[0])
+		if gr := groupOf[n]; gr != nil {
+			if i == gr.anchor {
+				for _, m := range gr.nodes {
+					if gr.stored[m] {
+						if ts[m], err = out(m); err != nil {
+							return nil, err
+						}
+					}
+				}
+				step, err := gr.step(p)
 				if err != nil {
 					return nil, err
 				}
-				auxes[o] = []kernels.Tensor{t}
-				lin[4] = t
-			} else { // a residual add: the other input
-				lin[3] = ins[0]
-				if in[0] == p {
-					lin[3] = ins[1]
+				e.steps = append(e.steps, step)
+				for _, m := range gr.nodes {
+					release(children(g, m), i)
 				}
 			}
-			f := opOf[p].fuse
-			e.steps = append(e.steps, execStep{lin: &f, c: call{in: lin, out: ts[n]}})
 			release(in, i)
-			release(children(g, p), i)
 			continue
 		}
 		o, isOp := opOf[n]
@@ -313,24 +308,16 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 			if ts[n], err = out(n); err != nil {
 				return nil, err
 			}
-			own := o.auxOwner()
-			if _, ok := auxes[own]; !ok {
-				for _, size := range own.aux {
-					t, err := e.alloc(size)
-					if err != nil {
-						return nil, err
-					}
-					auxes[own] = append(auxes[own], t)
-				}
+			aux, err := p.aux(o.auxOwner())
+			if err != nil {
+				return nil, err
 			}
-			step := execStep{o: o, c: call{d: d, S: S, in: ins, out: ts[n], aux: auxes[own]}}
-			if c, ok := sums[n]; ok {
-				if ts[c], err = out(c); err != nil {
-					return nil, err
-				}
-				step.sum = ts[c]
+			c := &call{d: d, S: S, in: make([]kernels.Tensor, len(in)), out: ts[n], aux: aux}
+			for j, x := range in {
+				c.in[j] = ts[x]
 			}
-			e.steps = append(e.steps, step)
+			e.steps = append(e.steps, execStep{name: o.name, run: func() error { return o.run(c) },
+				reads: append(slices.Clone(c.in), aux...), writes: []kernels.Tensor{c.out}})
 		case n.Op() == nil: // an input: the Net binds it
 			t, ok := bound[n]
 			if !ok {
@@ -348,47 +335,6 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 		}
 		release(in, i)
 	}
-	e.auxes = auxes
+	e.auxes = p.auxes
 	return e, nil
-}
-
-// fusion finds, in order, each product (Linear) whose only reader is a
-// GELU or a residual add and that no one else needs (not an output, not
-// bound), and returns, for each such reader, its product: the executor
-// runs the two as one Linear kernel with an epilogue, so the product's
-// result never goes to memory.
-func fusion(g *G.ExprGraph, order G.Nodes, opOf map[*G.Node]*op, keep map[*G.Node]bool, bound map[*G.Node]kernels.Tensor) map[*G.Node]*G.Node {
-	readers := map[*G.Node]int{}
-	for _, n := range order {
-		for _, c := range children(g, n) {
-			readers[c]++
-		}
-	}
-	product := func(c *G.Node) bool {
-		o, ok := opOf[c]
-		_, b := bound[c]
-		return ok && o.fuse.linear && readers[c] == 1 && !keep[c] && !b
-	}
-	from := map[*G.Node]*G.Node{}
-	for _, n := range order {
-		o, ok := opOf[n]
-		if !ok {
-			continue
-		}
-		in := children(g, n)
-		switch {
-		case o.fuse.gelu:
-			if product(in[0]) {
-				from[n] = in[0]
-			}
-		case o.fuse.add:
-			for _, c := range in {
-				if product(c) {
-					from[n] = c
-					break
-				}
-			}
-		}
-	}
-	return from
 }

@@ -294,16 +294,17 @@ func TestFusion(t *testing.T) {
 		net := build(t, c, InitWeights(c, 1), 2, train)
 		gelu, res := 0, 0
 		for _, s := range net.vm.steps {
-			if s.lin == nil {
+			if s.name != "fused linear" {
 				continue
 			}
-			if s.c.in[4].Buf != nil {
+			// x, w, bias, res, deriv
+			if s.reads[4].Buf != nil {
 				gelu++
 			}
-			if s.c.in[3].Buf != nil {
+			if s.reads[3].Buf != nil {
 				res++
 			}
-			if s.c.in[2].Buf == nil {
+			if s.reads[2].Buf == nil {
 				t.Errorf("a fused product without its bias")
 			}
 		}

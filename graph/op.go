@@ -33,8 +33,8 @@ type op struct {
 	// names its forward in auxOf and reads those.
 	aux   []int
 	auxOf *op
-	// fuse names what the executor may fold into one kernel with its
-	// neighbours: a product's shape (Linear), or a GELU.
+	// fuse is what the executor needs to run the op in a fused kernel
+	// with its neighbours (fused.go).
 	fuse fusible
 
 	// For Gorgonia's own machines (Do): the output in host memory, and
@@ -45,19 +45,40 @@ type op struct {
 	auxT   []kernels.Tensor
 }
 
-// fusible marks the ops whose kernels combine: a product x w (+ b) of
-// shape m x k by k x n, and the GELU or the add (a residual) that may
-// follow one; a column sum, and the ops that can compute one of their
-// input's column sums in their own pass (fused.go): a weight gradient
-// x^T dy (m x n from k rows) and a column dot product (k rows of n).
+// fusible says what an op is, for the executor's fused kernels
+// (fused.go): its kind and the sizes its kernel takes. Ops of no kind
+// there run alone.
 type fusible struct {
-	linear  bool
+	kind opKind
+	// m, n, k: a product's op(a) m x k by op(b) k x n (tA, tB: its
+	// transposes); a row op's k rows of n.
 	m, n, k int
-	gelu    bool
-	add     bool
-	colSum  bool
-	sumsIn  sumsIn
+	tA, tB  bool
+	shape   kernels.Shape // the attention ops'
 }
+
+// opKind is what an op computes, as the fused kernels see it.
+type opKind int
+
+const (
+	kindNone           opKind = iota
+	kindLinear                // x w + b (linear)
+	kindMatMul                // op(a) op(b), a gradient's product (matmulOp)
+	kindGELU                  // GELU, its derivative kept (gelu)
+	kindGELUGrad              // dy times the derivative its GELU kept
+	kindAdd                   // a + b (add, and Gorgonia's sums of gradients)
+	kindColSum                // the column sums of its input
+	kindColDot                // the column dot products of its input and another (or its forward's aux)
+	kindColScale              // its input times a gate per column
+	kindEmbed                 // rows of a table looked up
+	kindLayerNormGradX        // LayerNorm's input gradient
+	kindProbs                 // attention's probabilities
+	kindMix                   // attention's output
+	kindMixGradP              // the gradient of the probabilities from the output's
+	kindMixGradV              // the values' gradient
+	kindProbsGradQ            // the queries' gradient
+	kindProbsGradK            // the keys' gradient
+)
 
 // call is one launch of an op: its inputs, output and aux tensors, for S
 // models on device d.

@@ -46,9 +46,7 @@ func matmulOp(a, b *G.Node, tA, tB bool) *G.Node {
 			return c.d.MatMul(c.S, tA, tB, m, n, k, c.in[0], c.in[1], c.out, noBias)
 		},
 	}
-	if tA && !tB { // a weight gradient x^T dy: dy's column sums come along
-		o.fuse = fusible{m: m, n: n, k: k, sumsIn: weightGrad}
-	}
+	o.fuse = fusible{kind: kindMatMul, m: m, n: n, k: k, tA: tA, tB: tB}
 	return apply(o, a, b)
 }
 
@@ -59,7 +57,7 @@ func colSum(y *G.Node) *G.Node {
 		name:   "colsum",
 		inDims: []int{2},
 		out:    tensor.Shape{d},
-		fuse:   fusible{colSum: true},
+		fuse:   fusible{kind: kindColSum, k: rows, n: d},
 		run:    func(c *call) error { return c.d.ColSum(c.S, rows, d, c.in[0], c.out) },
 	}, y)
 }
@@ -68,7 +66,7 @@ func colSum(y *G.Node) *G.Node {
 // order; a and b are the op's inputs, or b is aux tensor 0 of from.
 func colDot(name string, a, b *G.Node, from *op, rows, d int) *G.Node {
 	o := &op{name: name, inDims: []int{2, 2}, out: tensor.Shape{d}, auxOf: from,
-		fuse: fusible{k: rows, n: d, sumsIn: colDotSum}}
+		fuse: fusible{kind: kindColDot, k: rows, n: d}}
 	o.run = func(c *call) error {
 		x := c.in[1]
 		if from != nil {
@@ -101,7 +99,7 @@ func addOp(s tensor.Shape) *op {
 		name:   "add",
 		inDims: []int{s.Dims(), s.Dims()},
 		out:    s.Clone(),
-		fuse:   fusible{add: true},
+		fuse:   fusible{kind: kindAdd, n: size},
 		run:    func(c *call) error { return c.d.Add(c.S, size, c.in[0], c.in[1], c.out) },
 	}
 }
@@ -120,7 +118,7 @@ func linear(x, w, b *G.Node) *G.Node {
 		name:   fmt.Sprintf("linear(bias=%v)", b != nil),
 		inDims: dims,
 		out:    tensor.Shape{n, m},
-		fuse:   fusible{linear: true, m: n, n: m, k: k},
+		fuse:   fusible{kind: kindLinear, m: n, n: m, k: k},
 		run: func(c *call) error {
 			bias := noBias
 			if len(c.in) == 3 {
@@ -170,6 +168,7 @@ func embed(ids, table *G.Node) *G.Node {
 		name:   "embed",
 		inDims: []int{1, 2},
 		out:    tensor.Shape{n, d},
+		fuse:   fusible{kind: kindEmbed, k: n, n: d},
 		run:    func(c *call) error { return c.d.Embed(c.S, n, d, c.in[0], c.in[1], c.out) },
 		diff:   []bool{false, true},
 		grad: func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
@@ -208,6 +207,7 @@ func layerNorm(x, gamma, beta *G.Node) *G.Node {
 			inDims: []int{2, 1, 2},
 			out:    tensor.Shape{n, d},
 			auxOf:  fwd,
+			fuse:   fusible{kind: kindLayerNormGradX, k: n, n: d},
 			run: func(c *call) error {
 				return c.d.LayerNormGradX(c.S, n, d, c.in[1], c.in[2], c.aux[0], c.aux[1], c.out)
 			},
@@ -229,7 +229,7 @@ func gelu(x *G.Node) *G.Node {
 		inDims: []int{2},
 		out:    x.Shape().Clone(),
 		aux:    []int{size},
-		fuse:   fusible{gelu: true},
+		fuse:   fusible{kind: kindGELU, n: size},
 		run:    func(c *call) error { return c.d.GELU(c.S, size, c.in[0], c.out, c.aux[0]) },
 		diff:   []bool{true},
 	}
@@ -240,6 +240,7 @@ func gelu(x *G.Node) *G.Node {
 			inDims: []int{2, 2},
 			out:    in[0].Shape().Clone(),
 			auxOf:  fwd,
+			fuse:   fusible{kind: kindGELUGrad, n: size},
 			run:    func(c *call) error { return c.d.Mul(c.S, size, c.in[1], c.aux[0], c.out) },
 		}, y, dy)}, nil
 	}
@@ -254,6 +255,7 @@ func colScale(x, g *G.Node) *G.Node {
 		name:   "colscale",
 		inDims: []int{2, 1},
 		out:    tensor.Shape{n, d},
+		fuse:   fusible{kind: kindColScale, k: n, n: d},
 		run:    func(c *call) error { return c.d.ColScale(c.S, n, d, c.in[0], c.in[1], c.out) },
 		diff:   []bool{true, true},
 		grad: func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {

@@ -515,31 +515,208 @@ func allCases() []kcase {
 
 	add(kcase{kernel: "MarkDiverged", name: "MarkDiverged", args: []arg{in(1, lossOf), upd(1, failedMix)},
 		call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return dv.MarkDiverged(S, t[0], t[1], 12) }})
+	cs = append(cs, fusedCases()...)
 	return append(cs, nonFiniteCases()...)
 }
 
-// weightGrad is WeightGrad on a device that has it, else MatMul and
-// ColSum: t holds x, dy, dW and db.
+// weightGrad is WeightGrad or MatMul and ColSum: t holds x, dy, dW and db.
 func weightGrad(dv kernels.Device, S, m, n, k int, t []kernels.Tensor) error {
-	if w, ok := dv.(kernels.WeightGrader); ok {
-		return w.WeightGrad(S, m, n, k, t[0], t[1], t[2], t[3])
-	}
-	if err := dv.MatMul(S, true, false, m, n, k, t[0], t[1], t[2], kernels.Tensor{}); err != nil {
-		return err
-	}
-	return dv.ColSum(S, k, n, t[1], t[3])
+	return kernels.Fused[kernels.WeightGrader](dv).WeightGrad(S, m, n, k, t[0], t[1], t[2], t[3])
 }
 
-// colDotSum is ColDotSum on a device that has it, else ColDot and ColSum:
-// t holds a, b, dot and sum.
+// colDotSum is ColDotSum or ColDot and ColSum: t holds a, b, dot and sum.
 func colDotSum(dv kernels.Device, S, rows, d int, t []kernels.Tensor) error {
-	if c, ok := dv.(kernels.ColDotSummer); ok {
-		return c.ColDotSum(S, rows, d, t[0], t[1], t[2], t[3])
+	return kernels.Fused[kernels.ColDotSummer](dv).ColDotSum(S, rows, d, t[0], t[1], t[2], t[3])
+}
+
+// attender is dv's fused attention where it takes s, else its kernels
+// one by one.
+func attender(dv kernels.Device, s kernels.Shape) kernels.Attender {
+	if a, ok := dv.(kernels.Attender); ok && a.Attends(s) {
+		return a
 	}
-	if err := dv.ColDot(S, rows, d, t[0], t[1], t[2]); err != nil {
-		return err
+	return kernels.Separately{Device: dv}
+}
+
+// fusedKernels are the kernels of kernels/fused.go, which the cases run
+// fused where a device has them.
+var fusedKernels = map[string]bool{"WeightGrad": true, "ColDotSum": true, "MatMulThen": true, "LayerNormGrad": true,
+	"EmbedAdd": true, "Attend": true, "AttendGrad": true}
+
+// fusedCases are the cases of the fused kernels beyond WeightGrad and
+// ColDotSum: every epilogue of a product, LayerNorm's gradients with the
+// residual's and without, the two embeddings, attention's forward and
+// backward on the shapes the fused kernels take (and one they do not).
+func fusedCases() []kcase {
+	var cs []kcase
+	for _, m := range []struct {
+		tA, tB  bool
+		m, n, k int
+		keep    bool
+	}{
+		{false, true, 100, 32, 32, false},
+		{false, true, 70, 40, 37, true},
+		{true, false, 45, 70, 81, false},
+		{false, false, 33, 64, 32, true},
+		{true, true, 5, 7, 6, false},
+	} {
+		for _, e := range []kernels.Epilogue{kernels.EpilogueAdd, kernels.EpilogueMul, kernels.EpilogueColScale} {
+			m, e := m, e
+			xn := m.m * m.n
+			gx := randn(1)
+			if e == kernels.EpilogueColScale {
+				xn, gx = m.n, values(1, 0, 1, 0.5, -2, 1, 1)
+			}
+			args := []arg{in(m.m*m.k, randn(1)), pr(m.k*m.n, randn(0.5)), pr(m.n, randn(1)), in(xn, gx), res(m.m * m.n)}
+			if m.keep {
+				args = append(args, res(m.m*m.n))
+			}
+			cs = append(cs, kcase{kernel: "MatMulThen", name: fmt.Sprintf("MatMulThen%d_tA%v_tB%v_%dx%dx%d_keep%v", e, m.tA, m.tB, m.m, m.n, m.k, m.keep),
+				args: args, call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+					var c kernels.Tensor
+					if m.keep {
+						c = t[5]
+					}
+					return kernels.Fused[kernels.ProductEpiloguer](dv).MatMulThen(S, m.tA, m.tB, m.m, m.n, m.k, t[0], t[1], t[2], c, e, t[3], t[4])
+				}})
+		}
 	}
-	return dv.ColSum(S, rows, d, t[0], t[3])
+	for _, ln := range []struct {
+		rows, d    int
+		gen        func(*rand.Rand, int, []float32)
+		res        bool
+		name       string
+		dispatches int
+	}{
+		{5, 32, randn(1), true, "d32", 1},
+		{130, 32, randn(1), true, "rows130", 1},
+		{1024, 32, randn(1), false, "model", 1},
+		{6, 7, randn(2), true, "d7", 1},
+		{33, 64, randn(1), false, "d64", 1},
+		{3, 200, randn(1), true, "d200", 1},
+		{2, 1024, randn(1), true, "d1024", 1},
+		{2, 1030, randn(1), true, "d1030", 3},
+		{2, 1030, randn(1), false, "d1030_nores", 2},
+		{4, 32, offsetRows(32, 1e3, 1e-1), false, "offset", 1},
+		{5, 1, randn(1), true, "d1", 1},
+	} {
+		ln := ln
+		n := ln.rows * ln.d
+		args := []arg{pr(ln.d, uniform(0.5, 1.5)), in(n, ln.gen), in(n, randn(1)), in(ln.rows, uniform(0.1, 3)), res(n), res(ln.d), res(ln.d)}
+		if ln.res {
+			args = append(args, in(n, randn(1)))
+		}
+		cs = append(cs, kcase{kernel: "LayerNormGrad", name: fmt.Sprintf("LayerNormGrad_%s_res%v", ln.name, ln.res), args: args, dispatches: ln.dispatches,
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				var r kernels.Tensor
+				if ln.res {
+					r = t[7]
+				}
+				return kernels.Fused[kernels.LayerNormGrader](dv).LayerNormGrad(S, ln.rows, ln.d, t[0], t[1], t[2], t[3], r, t[4], t[5], t[6])
+			}})
+	}
+	for _, e := range []struct{ rows, d, v, v2 int }{{10, 6, 5, 4}, {80, 33, 7, 16}, {20, 100, 3, 20}} {
+		e := e
+		cs = append(cs, kcase{kernel: "EmbedAdd", name: fmt.Sprintf("EmbedAdd_%dx%d", e.rows, e.d),
+			args: []arg{in(e.rows, whole(e.v)), pr(e.v*e.d, randn(1)), pr(e.rows, whole(e.v2)), pr(e.v2*e.d, randn(1)), res(e.rows * e.d)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return kernels.Fused[kernels.EmbedAdder](dv).EmbedAdd(S, e.rows, e.d, t[0], t[1], t[2], t[3], t[4])
+			}})
+	}
+	for _, s0 := range attnShapes {
+		for _, causal := range []bool{false, true} {
+			s := s0
+			s.Causal = causal
+			sn := fmt.Sprintf("B%dT%dH%dDh%d_causal%v", s.B, s.T, s.H, s.Dh, causal)
+			q, p, w := s.QKVLen(), s.ProbsLen(), s.H*s.Dh
+			gates := values(1, 1, 0, 1, 0.5)
+			// On GL, one dispatch where the fused kernels take the
+			// shape, else the kernels they replace.
+			fwd, fwdLarge, bwd := 1, 1, 1
+			if !(&Device{}).Attends(s) {
+				fwd, fwdLarge, bwd = 3, 2, 4
+			}
+			for _, keepO := range []bool{true, false} {
+				keepO := keepO
+				args := []arg{in(q, randn(1)), in(q, randn(1)), in(q, randn(1)), pr(w, gates), res(p), res(q)}
+				if keepO {
+					args = append(args, res(q))
+				}
+				cs = append(cs, kcase{kernel: "Attend", name: fmt.Sprintf("Attend_%s_o%v", sn, keepO), args: args, dispatches: fwd,
+					call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+						var o kernels.Tensor
+						if keepO {
+							o = t[6]
+						}
+						return attender(dv, s).Attend(S, s, t[0], t[1], t[2], t[3], t[4], o, t[5])
+					}})
+			}
+			cs = append(cs, kcase{kernel: "Attend", name: "Attend_large_" + sn, dispatches: fwdLarge,
+				args: []arg{in(q, randn(40)), in(q, randn(1)), in(q, randn(1)), pr(w, gates), res(p), res(q)},
+				call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+					return attender(dv, s).Attend(S, s, t[0], t[1], t[2], kernels.Tensor{}, t[4], t[5], kernels.Tensor{})
+				}})
+			cs = append(cs, kcase{kernel: "AttendGrad", name: "AttendGrad_" + sn, dispatches: bwd,
+				args: []arg{in(p, probsOf(s, 1)), in(q, randn(1)), in(q, randn(1)), in(q, randn(1)), in(q, randn(1)), res(q), res(q), res(q)},
+				call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+					return attender(dv, s).AttendGrad(S, s, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7])
+				}})
+		}
+	}
+	nf := nonFinite(randn(1))
+	s := kernels.Shape{B: 2, T: 9, H: 2, Dh: 4, Causal: true}
+	q, p := s.QKVLen(), s.ProbsLen()
+	cs = append(cs,
+		kcase{kernel: "MatMulThen", args: []arg{in(40*24, nf), pr(24*33, randn(1)), in(40*33, nonFinite(randn(1))), res(40 * 33), res(40 * 33)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return kernels.Fused[kernels.ProductEpiloguer](dv).MatMulThen(S, false, true, 40, 33, 24, t[0], t[1], kernels.Tensor{}, t[4], kernels.EpilogueAdd, t[2], t[3])
+			}},
+		kcase{kernel: "MatMulThen", args: []arg{in(40*24, randn(1)), pr(24*33, randn(1)), in(40*33, nonFinite(values(0, 1, -2))), res(40 * 33)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return kernels.Fused[kernels.ProductEpiloguer](dv).MatMulThen(S, false, true, 40, 33, 24, t[0], t[1], kernels.Tensor{}, kernels.Tensor{}, kernels.EpilogueMul, t[2], t[3])
+			}},
+		kcase{kernel: "MatMulThen", args: []arg{in(40*24, nf), pr(24*33, randn(1)), pr(33, nonFinite(values(1, 0))), res(40 * 33), res(40 * 33)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return kernels.Fused[kernels.ProductEpiloguer](dv).MatMulThen(S, false, true, 40, 33, 24, t[0], t[1], kernels.Tensor{}, t[4], kernels.EpilogueColScale, t[2], t[3])
+			}},
+		kcase{kernel: "LayerNormGrad", args: []arg{pr(16, uniform(0.5, 1.5)), in(30*16, nf), in(30*16, randn(1)), in(30, uniform(0.1, 3)), res(30 * 16), res(16), res(16), in(30*16, nf)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return kernels.Fused[kernels.LayerNormGrader](dv).LayerNormGrad(S, 30, 16, t[0], t[1], t[2], t[3], t[7], t[4], t[5], t[6])
+			}},
+		kcase{kernel: "LayerNormGrad", args: []arg{pr(16, uniform(0.5, 1.5)), in(30*16, randn(1)), in(30*16, nf), in(30, uniform(0.1, 3)), res(30 * 16), res(16), res(16)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return kernels.Fused[kernels.LayerNormGrader](dv).LayerNormGrad(S, 30, 16, t[0], t[1], t[2], t[3], kernels.Tensor{}, t[4], t[5], t[6])
+			}},
+		kcase{kernel: "EmbedAdd", args: []arg{in(30, whole(5)), pr(5*8, nf), pr(30, whole(4)), pr(4*8, nonFinite(randn(1))), res(30 * 8)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return kernels.Fused[kernels.EmbedAdder](dv).EmbedAdd(S, 30, 8, t[0], t[1], t[2], t[3], t[4])
+			}},
+		kcase{kernel: "Attend", args: []arg{in(q, nf), in(q, randn(1)), in(q, randn(1)), pr(s.H*s.Dh, nonFinite(values(1, 0))), res(p), res(q), res(q)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return attender(dv, s).Attend(S, s, t[0], t[1], t[2], t[3], t[4], t[6], t[5])
+			}},
+		kcase{kernel: "Attend", args: []arg{in(q, randn(1)), in(q, randn(1)), in(q, nf), pr(s.H*s.Dh, values(1, 0)), res(p), res(q), res(q)},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return attender(dv, s).Attend(S, s, t[0], t[1], t[2], t[3], t[4], t[6], t[5])
+			}},
+	)
+	for _, v := range []int{1, 2, 3, 4} { // dO, Q, K, V non-finite in turn
+		args := []arg{in(p, probsOf(s, 1)), in(q, randn(1)), in(q, randn(1)), in(q, randn(1)), in(q, randn(1)), res(q), res(q), res(q)}
+		args[v].gen = nf
+		cs = append(cs, kcase{kernel: "AttendGrad", args: args,
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return attender(dv, s).AttendGrad(S, s, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7])
+			}})
+	}
+	for i := range cs {
+		if cs[i].name == "" {
+			cs[i].name = fmt.Sprintf("%s_nonfinite%d", cs[i].kernel, i)
+		}
+		if cs[i].dispatches == 0 {
+			cs[i].dispatches = 1
+		}
+	}
+	return cs
 }
 
 // nonFiniteCases feed NaN and infinities to every kernel that computes

@@ -17,9 +17,10 @@ const groupSize = 64
 // per dimension; larger grids spill into y.
 const maxGroups = 65535
 
-// maxBindings is the storage buffer bindings a kernel may use (binding 7
-// is the status flags); 8 is GL 4.3's minimum for compute shaders.
-const maxBindings = 7
+// maxBindings is the storage buffer bindings a kernel may use: 8, GL
+// 4.3's minimum for compute shaders. Binding 7 is the status flags
+// (status.glsl) for a kernel that binds fewer than 8 tensors.
+const maxBindings = 8
 
 // layerNormEps is the epsilon added to the variance, as float32 (the CPU
 // adds kernels.LayerNormEps to a float32).
@@ -107,7 +108,9 @@ func (d *Device) exec(l *launch) {
 		}
 		ogl.BindBufferBase(ogl.SHADER_STORAGE_BUFFER, uint32(i), id)
 	}
-	ogl.BindBufferBase(ogl.SHADER_STORAGE_BUFFER, 7, d.status)
+	if l.nb < maxBindings {
+		ogl.BindBufferBase(ogl.SHADER_STORAGE_BUFFER, 7, d.status)
+	}
 	total := int64(l.S) * int64(l.work)
 	groups := total
 	if !l.groups {
@@ -220,56 +223,94 @@ const matTile = 32
 // MatMul implements kernels.Device: one workgroup of 32 per 32 x 32 tile
 // of c.
 func (d *Device) MatMul(S int, tA, tB bool, m, n, k int, a, b, c, bias kernels.Tensor) error {
-	return d.matmul("MatMul", S, tA, tB, m, n, k, a, b, c, bias, kernels.Tensor{}, kernels.Tensor{})
+	return d.matmul(product{name: "MatMul", S: S, tA: tA, tB: tB, m: m, n: n, k: k, a: a, b: b, c: c, bias: bias})
 }
 
 // Linear implements kernels.Device: MatMul's program with its epilogue.
 func (d *Device) Linear(S, m, n, k int, x, w, bias, res, out, deriv kernels.Tensor) error {
-	return d.matmul("Linear", S, false, false, m, n, k, x, w, out, bias, res, deriv)
+	p := product{name: "Linear", S: S, m: m, n: n, k: k, a: x, b: w, c: out, bias: bias, deriv: deriv}
+	if res.Buf != nil {
+		p.then, p.x = thenAdd, res
+	}
+	return d.matmul(p)
 }
 
 // WeightGrad implements kernels.WeightGrader: MatMul's program, tA, with
 // the column sums of dy summed on the way (matmul.comp's sumB).
 func (d *Device) WeightGrad(S, m, n, k int, x, dy, dW, db kernels.Tensor) error {
-	return d.matmulSums("WeightGrad", S, true, false, m, n, k, x, dy, dW, kernels.Tensor{}, kernels.Tensor{}, kernels.Tensor{}, db)
+	return d.matmul(product{name: "WeightGrad", S: S, tA: true, m: m, n: n, k: k, a: x, b: dy, c: dW, sums: db})
+}
+
+// MatMulThen implements kernels.ProductEpiloguer: MatMul's program with
+// the epilogue's kernel applied to each element before it is stored.
+func (d *Device) MatMulThen(S int, tA, tB bool, m, n, k int, a, b, bias, c kernels.Tensor, e kernels.Epilogue, x, out kernels.Tensor) error {
+	then := map[kernels.Epilogue]int{kernels.EpilogueAdd: thenAdd, kernels.EpilogueMul: thenMul, kernels.EpilogueColScale: thenScale}[e]
+	if then == 0 {
+		return fmt.Errorf("gl: MatMulThen: no epilogue %d", e)
+	}
+	return d.matmul(product{name: "MatMulThen", S: S, tA: tA, tB: tB, m: m, n: n, k: k, a: a, b: b, c: out, bias: bias,
+		then: then, x: x, ys: c})
 }
 
 var (
-	_ kernels.WeightGrader = (*Device)(nil)
-	_ kernels.ColDotSummer = (*Device)(nil)
+	_ kernels.WeightGrader     = (*Device)(nil)
+	_ kernels.ColDotSummer     = (*Device)(nil)
+	_ kernels.ProductEpiloguer = (*Device)(nil)
 )
 
-// matmul checks and queues matmul.comp; res and deriv switch the
-// epilogue on.
-func (d *Device) matmul(name string, S int, tA, tB bool, m, n, k int, a, b, c, bias, res, deriv kernels.Tensor) error {
-	return d.matmulSums(name, S, tA, tB, m, n, k, a, b, c, bias, res, deriv, kernels.Tensor{})
+// matmul.comp's epilogues (its then).
+const (
+	thenAdd   = 1
+	thenMul   = 2
+	thenScale = 3
+)
+
+// product is one call of matmul.comp: c = then(op(a) op(b) + bias, x),
+// with the optional tensors (no buffer: not read or written) bias,
+// deriv (GELU's derivative, Linear), sums (op(b)'s column sums,
+// WeightGrad) and ys (the product before then, MatMulThen).
+type product struct {
+	name                     string
+	S                        int
+	tA, tB                   bool
+	m, n, k                  int
+	a, b, c                  kernels.Tensor
+	bias, x, deriv, sums, ys kernels.Tensor
+	then                     int
 }
 
-// matmulSums is matmul, summing op(b)'s columns into sums when it has a
-// buffer.
-func (d *Device) matmulSums(name string, S int, tA, tB bool, m, n, k int, a, b, c, bias, res, deriv, sums kernels.Tensor) error {
+// matmul checks and queues matmul.comp.
+func (d *Device) matmul(p product) error {
+	m, n, k, name := p.m, p.n, p.k, p.name
 	if err := sizes(name, m, n, k); err != nil {
 		return err
 	}
-	ts, want := []kernels.Tensor{a, b, c}, []int{m * k, k * n, m * n}
-	for i, t := range [4]kernels.Tensor{bias, res, deriv, sums} {
+	xLen := m * n
+	if p.then == thenScale {
+		xLen = n
+	}
+	if p.then != 0 && p.x.Buf == nil {
+		return fmt.Errorf("gl: %s: the epilogue's operand has no buffer", name)
+	}
+	ts, want := []kernels.Tensor{p.a, p.b, p.c}, []int{m * k, k * n, m * n}
+	for i, t := range [5]kernels.Tensor{p.bias, p.x, p.deriv, p.sums, p.ys} {
 		if t.Buf != nil {
-			ts, want = append(ts, t), append(want, [4]int{n, m * n, m * n, n}[i])
+			ts, want = append(ts, t), append(want, [5]int{n, xLen, m * n, n, m * n}[i])
 		}
 	}
-	if err := d.check(name, S, ts, want); err != nil {
+	if err := d.check(name, p.S, ts, want); err != nil {
 		return err
 	}
-	if err := fits32(name, S, m*n, m, n, k, m*k, k*n); err != nil {
+	if err := fits32(name, p.S, m*n, m, n, k, m*k, k*n); err != nil {
 		return err
 	}
 	if m*n == 0 {
 		return nil
 	}
 	tiles := ((m + matTile - 1) / matTile) * ((n + matTile - 1) / matTile)
-	l := newLaunch(progMatMul, S, tiles, a, b, c, bias, res, deriv, sums)
+	l := newLaunch(progMatMul, p.S, tiles, p.a, p.b, p.c, p.bias, p.x, p.deriv, p.sums, p.ys)
 	l.groups = true
-	l.seti(m, n, k, b2i(tA), b2i(tB), b2i(bias.Buf != nil), b2i(deriv.Buf != nil), b2i(res.Buf != nil), b2i(sums.Buf != nil))
+	l.seti(m, n, k, b2i(p.tA), b2i(p.tB), b2i(p.bias.Buf != nil), b2i(p.deriv.Buf != nil), p.then, b2i(p.sums.Buf != nil), b2i(p.ys.Buf != nil))
 	return d.run(name, l)
 }
 
@@ -536,6 +577,132 @@ func (d *Device) ProbsGradK(S int, s kernels.Shape, p, dP, q, dK kernels.Tensor)
 		return fmt.Errorf("gl: ProbsGradK: sequences of %d exceed %d", s.T, maxKeys)
 	}
 	return d.attnRun("ProbsGradK", progProbsGradK, S, s, []kernels.Tensor{p, dP, q, dK}, []int{s.ProbsLen(), s.ProbsLen(), s.QKVLen(), s.QKVLen()})
+}
+
+// lnGradCols is the longest row layernormgrad.comp takes (its LNCOLS).
+const lnGradCols = 1024
+
+var (
+	_ kernels.LayerNormGrader = (*Device)(nil)
+	_ kernels.EmbedAdder      = (*Device)(nil)
+	_ kernels.Attender        = (*Device)(nil)
+)
+
+// LayerNormGrad implements kernels.LayerNormGrader: one workgroup of 32
+// per seed (layernormgrad.comp) for rows of at most lnGradCols, else
+// LayerNormGradX, Add and ColDotSum.
+func (d *Device) LayerNormGrad(S, rows, n int, gamma, dy, xh, inv, res, dx, dgamma, dbeta kernels.Tensor) error {
+	const name = "LayerNormGrad"
+	if err := sizes(name, rows, n); err != nil {
+		return err
+	}
+	if n == 0 || n > lnGradCols {
+		if err := d.LayerNormGradX(S, rows, n, gamma, dy, xh, inv, dx); err != nil {
+			return err
+		}
+		if res.Buf != nil {
+			if err := d.Add(S, rows*n, res, dx, dx); err != nil {
+				return err
+			}
+		}
+		return d.ColDotSum(S, rows, n, dy, xh, dgamma, dbeta)
+	}
+	ts, want := []kernels.Tensor{gamma, dy, xh, inv, dx, dgamma, dbeta}, []int{n, rows * n, rows * n, rows, rows * n, n, n}
+	if res.Buf != nil {
+		ts, want = append(ts, res), append(want, rows*n)
+	}
+	if err := d.check(name, S, ts, want); err != nil {
+		return err
+	}
+	if err := fits32(name, S, progSpecs[progLayerNormGrad].wg, rows*n); err != nil {
+		return err
+	}
+	l := newLaunch(progLayerNormGrad, S, 1, gamma, dy, xh, inv, res, dx, dgamma, dbeta)
+	l.groups = true
+	l.seti(rows, n, b2i(res.Buf != nil))
+	return d.run(name, l)
+}
+
+// embedBlock is the elements of out one EmbedAdd workgroup takes
+// (embedadd.comp's EB).
+const embedBlock = 8 * groupSize
+
+// EmbedAdd implements kernels.EmbedAdder: a workgroup per embedBlock
+// elements of out (embedadd.comp). Ids that are not whole numbers in
+// range give NaN, and the next Download or Sync returns Embed's error.
+func (d *Device) EmbedAdd(S, rows, n int, ids, table, ids2, table2, out kernels.Tensor) error {
+	const name = "EmbedAdd"
+	if err := sizes(name, rows, n); err != nil {
+		return err
+	}
+	ts := []kernels.Tensor{ids, table, ids2, table2, out}
+	if err := d.check(name, S, ts, []int{rows, n, rows, n, rows * n}); err != nil {
+		return err
+	}
+	blocks := (rows*n + embedBlock - 1) / embedBlock
+	if err := fits32(name, S, blocks*embedBlock); err != nil {
+		return err
+	}
+	if rows*n == 0 {
+		return nil
+	}
+	l := newLaunch(progEmbedAdd, S, blocks, ts...)
+	l.groups, l.flags = true, true
+	l.seti(rows*n, n, table.Len/n, table2.Len/n, groupSize/n, groupSize%n, bitEmbed)
+	return d.run(name, l)
+}
+
+// attnSMEM is the shared memory of the attention kernels, in floats
+// (attn.glsl's SMEM).
+const attnSMEM = 6144
+
+// Attends implements kernels.Attender: a head whose blocks fit
+// attendgrad.comp's shared memory (P and dS, and Q, K, V and dO, rows
+// padded, a rowsum per query and three flags; attend.comp needs less).
+func (d *Device) Attends(s kernels.Shape) bool {
+	if s.Validate() != nil {
+		return false
+	}
+	T, Dh := int64(s.T), int64(s.Dh)
+	return 4*T*(Dh+1)+2*T*(T+1)+T+3 <= attnSMEM
+}
+
+// Attend implements kernels.Attender: a workgroup per head
+// (attend.comp), for the shapes Attends takes.
+func (d *Device) Attend(S int, s kernels.Shape, q, k, v, g, p, o, og kernels.Tensor) error {
+	const name = "Attend"
+	if !d.Attends(s) {
+		return fmt.Errorf("gl: %s: a head of %+v does not fit", name, s)
+	}
+	ts, want := []kernels.Tensor{q, k, v, p}, []int{s.QKVLen(), s.QKVLen(), s.QKVLen(), s.ProbsLen()}
+	if o.Buf != nil {
+		ts, want = append(ts, o), append(want, s.QKVLen())
+	}
+	if og.Buf != nil {
+		ts, want = append(ts, g, og), append(want, s.H*s.Dh, s.QKVLen())
+	}
+	if err := d.check(name, S, ts, want); err != nil {
+		return err
+	}
+	if err := fits32(name, S, s.B*s.H*groupSize, s.QKVLen(), s.ProbsLen()); err != nil {
+		return err
+	}
+	l := newLaunch(progAttend, S, s.B*s.H, q, k, v, g, p, o, og)
+	l.groups = true
+	l.seti(s.B, s.T, s.H, s.Dh, b2i(s.Causal), b2i(o.Buf != nil), b2i(og.Buf != nil)).setf(scaleOf(s))
+	return d.run(name, l)
+}
+
+// AttendGrad implements kernels.Attender: a workgroup per head
+// (attendgrad.comp), for the shapes Attends takes.
+func (d *Device) AttendGrad(S int, s kernels.Shape, p, dO, q, k, v, dQ, dK, dV kernels.Tensor) error {
+	const name = "AttendGrad"
+	if !d.Attends(s) {
+		return fmt.Errorf("gl: %s: a head of %+v does not fit", name, s)
+	}
+	ql := s.QKVLen()
+	return d.attnRun(name, progAttendGrad, S, s, []kernels.Tensor{p, dO, q, k, v, dQ, dK, dV},
+		[]int{s.ProbsLen(), ql, ql, ql, ql, ql, ql, ql})
 }
 
 // growScratch returns the scratch buffer, made at least n floats; its old

@@ -281,13 +281,13 @@ func TestDispatchCounts(t *testing.T) {
 }
 
 // TestFusedMatchSeparate: the fused kernels give, bit for bit, what the
-// two kernels they replace give on this device (any NaN for a NaN: the
+// kernels they replace give on this device (any NaN for a NaN: the
 // hardware picks NaNs' payloads).
 func TestFusedMatchSeparate(t *testing.T) {
 	g := needGL(t)
 	sep := struct{ kernels.Device }{g} // hides the fused methods
 	for _, kc := range allCases() {
-		if kc.kernel != "WeightGrad" && kc.kernel != "ColDotSum" {
+		if !fusedKernels[kc.kernel] {
 			continue
 		}
 		t.Run(kc.name, func(t *testing.T) {

@@ -24,11 +24,13 @@ const (
 	progColDot
 	progLayerNorm
 	progLayerNormGradX
+	progLayerNormGrad
 	progGELU
 	progMul
 	progAdd
 	progColScale
 	progEmbed
+	progEmbedAdd
 	progEmbedIndex
 	progEmbedGrad
 	progProbs
@@ -37,6 +39,8 @@ const (
 	progMixGradV
 	progProbsGradQ
 	progProbsGradK
+	progAttend
+	progAttendGrad
 	progSoftmaxXent
 	progSoftmaxXentGrad
 	progCountCorrect
@@ -63,16 +67,18 @@ var (
 )
 
 var progSpecs = [numProgs]progSpec{
-	progMatMul:          {file: "matmul.comp", ints: []string{"M", "N", "K", "tA", "tB", "hasBias", "act", "hasRes", "sumB"}, wg: 32},
+	progMatMul:          {file: "matmul.comp", ints: []string{"M", "N", "K", "tA", "tB", "hasBias", "act", "then", "sumB", "keepY"}, wg: 32},
 	progColSum:          {file: "colsum.comp", ints: []string{"R", "D"}},
 	progColDot:          {file: "coldot.comp", ints: []string{"R", "D", "sumA"}},
 	progLayerNorm:       {file: "layernorm.comp", ints: []string{"R", "D"}, floats: []string{"eps"}},
 	progLayerNormGradX:  {file: "layernormgradx.comp", ints: []string{"R", "D"}},
+	progLayerNormGrad:   {file: "layernormgrad.comp", ints: []string{"R", "D", "hasRes"}, wg: 32},
 	progGELU:            {file: "gelu.comp"},
 	progMul:             {file: "mul.comp"},
 	progAdd:             {file: "add.comp"},
 	progColScale:        {file: "colscale.comp", ints: []string{"D"}},
 	progEmbed:           {file: "embed.comp", ints: []string{"D", "V", "bit"}},
+	progEmbedAdd:        {file: "embedadd.comp", ints: []string{"N", "D", "V", "V2", "stepR", "stepJ", "bit"}},
 	progEmbedIndex:      {file: "embedindex.comp", ints: []string{"R", "V", "bit"}},
 	progEmbedGrad:       {file: "embedgrad.comp", ints: []string{"R", "D", "V"}},
 	progProbs:           {file: "probs.comp", ints: attnInts, floats: attnFloats},
@@ -81,6 +87,8 @@ var progSpecs = [numProgs]progSpec{
 	progMixGradV:        {file: "mixgradv.comp", ints: attnInts, floats: attnFloats},
 	progProbsGradQ:      {file: "probsgradq.comp", ints: attnInts, floats: attnFloats},
 	progProbsGradK:      {file: "probsgradk.comp", ints: attnInts, floats: attnFloats},
+	progAttend:          {file: "attend.comp", ints: append(attnInts[:len(attnInts):len(attnInts)], "hasO", "hasOg"), floats: attnFloats},
+	progAttendGrad:      {file: "attendgrad.comp", ints: attnInts, floats: attnFloats},
 	progSoftmaxXent:     {file: "softmaxxent.comp", ints: []string{"R", "V", "bit"}},
 	progSoftmaxXentGrad: {file: "softmaxxentgrad.comp", ints: []string{"R", "V", "bit"}},
 	progCountCorrect:    {file: "countcorrect.comp", ints: []string{"R", "V"}},

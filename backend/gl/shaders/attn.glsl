@@ -6,10 +6,12 @@
 //
 // A workgroup takes one head of one sequence of one seed (work is B*H).
 // With STAGED, and when the head's blocks fit SMEM floats, they go
-// through shared memory: each loaded and stored whole by neighbouring
+// through shared memory, each loaded and stored whole by neighbouring
 // invocations, rows padded by one float so that invocations reading
-// different rows hit different banks. Otherwise each invocation reads
-// what it needs itself. The same steps in the same order either way.
+// different rows hit different banks; so they do always in the fused
+// kernels (attend.comp, attendgrad.comp: FUSED), which run only on heads
+// that fit. Otherwise each invocation reads what it needs itself. The
+// same steps in the same order either way.
 
 uniform int B;
 uniform int T;
@@ -45,7 +47,7 @@ bool head(out int s, out int b, out int h) {
 	return s < S;
 }
 
-#ifdef STAGED
+#if defined(STAGED) || defined(FUSED)
 #define SMEM 6144
 shared float sm[SMEM];
 
@@ -64,7 +66,7 @@ void sync() {
 #define PS(at, i, j) sm[(at) + (i) * (T + 1) + (j)]
 #endif
 
-#ifdef STAGED
+#if defined(STAGED) || defined(FUSED)
 // STAGE_QKV copies head (b, h) of a [B, T, H, Dh] array buf (seed base gb)
 // to the block at at; STAGE_PP a [B, H, T, T] array's.
 #define STAGE_QKV(at, buf, gb) \
@@ -76,5 +78,20 @@ void sync() {
 	for (int e_ = lid(); e_ < T * T; e_ += WG) { \
 		int i_ = e_ / T; \
 		PS(at, i_, e_ - i_ * T) = buf[(gb) + prow(b, h, 0) + e_]; \
+	}
+#endif
+
+#ifdef FUSED
+// STAGE_QKV_NF is STAGE_QKV that also sets the shared float at nf to 1
+// when the block holds a value that is not finite (every writer writes
+// the same 1). A sum's masked terms (maskedTerm) change it only then, so
+// the fused kernels skip them for a finite block: the same bits. nf must
+// be 0 before, a barrier earlier.
+#define STAGE_QKV_NF(at, buf, gb, nf) \
+	for (int e_ = lid(); e_ < T * Dh; e_ += WG) { \
+		int t_ = e_ / Dh; \
+		float x_ = buf[(gb) + row(b, t_, h) + e_ - t_ * Dh]; \
+		QS(at, t_, e_ - t_ * Dh) = x_; \
+		if (!finite(x_)) sm[nf] = 1.0; \
 	}
 #endif

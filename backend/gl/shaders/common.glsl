@@ -55,12 +55,6 @@ int group() { return int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.
 // lid is the invocation's index within its workgroup.
 int lid() { return int(gl_LocalInvocationIndex); }
 
-// Status flags a kernel raises on bad input that only the device sees (an
-// id that is not a whole number in range); the Go side reads and clears
-// them at the next Download or Sync and reports the kernel by its bit.
-layout(std430, binding = 7) coherent buffer Status { uint status; };
-void flag(uint bit) { atomicOr(status, bit); }
-
 // div is a / b rounded once to the nearest float, as the CPU's float32
 // division is (GLSL allows float division 2.5 ULP).
 float div(float a, float b) { return float(double(a) / double(b)); }

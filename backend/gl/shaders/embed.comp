@@ -2,6 +2,8 @@
 // An id that is not a whole number in 0..V-1 writes NaN and raises the
 // kernel's status flag.
 
+#include "status.glsl"
+
 layout(std430, binding = 0) readonly buffer IdBuf { float ids[]; };
 layout(std430, binding = 1) readonly buffer TableBuf { float table[]; };
 layout(std430, binding = 2) writeonly buffer OutBuf { float o[]; };

@@ -12,6 +12,8 @@
 // that id's count on. No atomics: every write has one writer, in an order
 // fixed by the rows alone.
 
+#include "status.glsl"
+
 layout(std430, binding = 0) readonly buffer IdBuf { float ids[]; };
 layout(std430, binding = 1) coherent buffer IdxBuf { int idx[]; };
 

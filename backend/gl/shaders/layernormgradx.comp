@@ -1,8 +1,6 @@
-// LayerNormGradX, an invocation per row of D (rows.glsl's blocks): with
-// g = dy*gamma, out = inv * ((g - mean(g)) - xh*mean(g*xh)), both means by
-// sum4's order (see layernorm.comp), every product and sum rounded on its
-// own. With STAGED the block's rows of dy and xh come in, and out goes
-// out, through shared memory.
+// LayerNormGradX, an invocation per row of D (rows.glsl's blocks), each
+// row by lngradrow.glsl. With STAGED the block's rows of dy and xh come
+// in, and out goes out, through shared memory.
 
 layout(std430, binding = 0) readonly buffer Gbuf { float gamma[]; };
 layout(std430, binding = 1) readonly buffer DYbuf { float dy[]; };
@@ -20,9 +18,12 @@ shared float tdy[ROWTILE];
 shared float txh[ROWTILE];
 #define DY(j) (st ? tdy[so + (j)] : dy[yo + (j)])
 #define XH(j) (st ? txh[so + (j)] : xh[ho + (j)])
+// out, in place of dy when staged
+#define STORE(j, v) if (st) tdy[so + (j)] = (v); else o[base(4, s) + (r0 + l) * D + (j)] = (v)
 #else
 #define DY(j) dy[yo + (j)]
 #define XH(j) xh[ho + (j)]
+#define STORE(j, v) o[base(4, s) + (r0 + l) * D + (j)] = (v)
 #endif
 
 void main() {
@@ -46,49 +47,8 @@ void main() {
 	}
 #endif
 	if (l < rows) {
-		int full = D & ~3;
-		precise float m0 = 0.0, m1 = 0.0, m2 = 0.0, m3 = 0.0;
-		precise float x0 = 0.0, x1 = 0.0, x2 = 0.0, x3 = 0.0;
-		int j = 0;
-		for (; j < full; j += 4) {
-			precise float g0 = DY(j) * gamma[go + j];
-			precise float g1 = DY(j + 1) * gamma[go + j + 1];
-			precise float g2 = DY(j + 2) * gamma[go + j + 2];
-			precise float g3 = DY(j + 3) * gamma[go + j + 3];
-			precise float h0 = g0 * XH(j);
-			precise float h1 = g1 * XH(j + 1);
-			precise float h2 = g2 * XH(j + 2);
-			precise float h3 = g3 * XH(j + 3);
-			m0 += g0;
-			m1 += g1;
-			m2 += g2;
-			m3 += g3;
-			x0 += h0;
-			x1 += h1;
-			x2 += h2;
-			x3 += h3;
-		}
-		for (; j < D; j++) {
-			precise float g0 = DY(j) * gamma[go + j];
-			precise float h0 = g0 * XH(j);
-			m0 += g0;
-			x0 += h0;
-		}
-		precise float mg = div((m0 + m1) + (m2 + m3), float(D));
-		precise float mgx = div((x0 + x1) + (x2 + x3), float(D));
 		float iv = inv[base(3, s) + r0 + l];
-		for (j = 0; j < D; j++) {
-			precise float g = DY(j) * gamma[go + j];
-			precise float hx = XH(j) * mgx;
-			precise float t = (g - mg) - hx;
-#ifdef STAGED
-			if (st) {
-				tdy[so + j] = iv * t; // out, in place
-				continue;
-			}
-#endif
-			o[base(4, s) + (r0 + l) * D + j] = iv * t;
-		}
+#include "lngradrow.glsl"
 	}
 #ifdef STAGED
 	if (!st) return;

@@ -16,12 +16,15 @@
 // same steps in the same order. Rows and columns past the edge load a
 // clamped neighbour and are not stored.
 //
-// Epilogue (Linear): with act, each stored element is GELU of the sum and
-// its derivative goes to deriv (gelu.glsl); with hasRes, res + the result
-// is stored, as Add rounds it. Only Linear sets them, with tA and tB false.
-// With sumB (WeightGrad: tA, no bias), the workgroups of the first row of
-// tiles also sum op(b)'s columns over K, in order from 0, as ColSum does,
-// into sums.
+// Epilogue: with act (Linear), each element y is GELU of the sum and its
+// derivative goes to deriv (gelu.glsl); with keepY (MatMulThen) y is
+// stored in ys; then c receives then's kernel of y and x, each rounded as
+// that kernel rounds it: x + y (THEN_ADD, Add: Linear's residual, a sum
+// of gradients), y*x (THEN_MUL, Mul: GELU's derivative) or y*x[j]
+// (THEN_SCALE, ColScale: a head gate), or y itself. With sumB
+// (WeightGrad: tA, no bias), the workgroups of the first row of tiles
+// also sum op(b)'s columns over K, in order from 0, as ColSum does, into
+// sums.
 
 #include "gelu.glsl"
 
@@ -29,9 +32,10 @@ layout(std430, binding = 0) readonly buffer Abuf { float a[]; };
 layout(std430, binding = 1) readonly buffer Bbuf { float b[]; };
 layout(std430, binding = 2) writeonly buffer Cbuf { float c[]; };
 layout(std430, binding = 3) readonly buffer BiasBuf { float bias[]; };
-layout(std430, binding = 4) readonly buffer ResBuf { float res[]; };
+layout(std430, binding = 4) readonly buffer XBuf { float x[]; };
 layout(std430, binding = 5) writeonly buffer DerivBuf { float deriv[]; };
 layout(std430, binding = 6) writeonly buffer SumBuf { float sums[]; };
+layout(std430, binding = 7) writeonly buffer YBuf { float ys[]; };
 
 uniform int M;
 uniform int N;
@@ -40,8 +44,14 @@ uniform bool tA;
 uniform bool tB;
 uniform bool hasBias;
 uniform bool act;
-uniform bool hasRes;
+uniform int then;
 uniform bool sumB;
+uniform bool keepY;
+
+// then's values (ops.go's thenAdd, thenMul, thenScale).
+#define THEN_ADD 1
+#define THEN_MUL 2
+#define THEN_SCALE 3
 
 #define TILE 32
 #define R 8
@@ -163,9 +173,18 @@ void main() {
 					y = gv;
 					deriv[base(5, s) + ce] = d;
 				}
-				if (hasRes) {
-					precise float sum = res[base(4, s) + ce] + y;
-					y = sum;
+				if (keepY) {
+					ys[base(7, s) + ce] = y;
+				}
+				if (then == THEN_ADD) {
+					precise float z = x[base(4, s) + ce] + y;
+					y = z;
+				} else if (then == THEN_MUL) {
+					precise float z = y * x[base(4, s) + ce];
+					y = z;
+				} else if (then == THEN_SCALE) {
+					precise float z = y * x[base(4, s) + j];
+					y = z;
 				}
 				c[base(2, s) + ce] = y;
 			}

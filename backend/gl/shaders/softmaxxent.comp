@@ -9,6 +9,8 @@
 // neighbouring invocations. A target that is not a whole number below V
 // makes the loss NaN and raises the status flag.
 
+#include "status.glsl"
+
 layout(std430, binding = 0) readonly buffer Lbuf { float logits[]; };
 layout(std430, binding = 1) readonly buffer Tbuf { float targets[]; };
 layout(std430, binding = 2) buffer Pbuf { float probs[]; };

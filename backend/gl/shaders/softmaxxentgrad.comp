@@ -6,6 +6,8 @@
 // of probs come in, and out goes out, through shared memory. A target
 // that is not a whole number below V raises the status flag.
 
+#include "status.glsl"
+
 layout(std430, binding = 0) readonly buffer Tbuf { float targets[]; };
 layout(std430, binding = 1) readonly buffer Pbuf { float probs[]; };
 layout(std430, binding = 2) readonly buffer UpBuf { float up[]; };
