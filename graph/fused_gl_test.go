@@ -3,10 +3,8 @@
 package graph
 
 import (
-	"os"
 	"testing"
 
-	"headlab/backend/gl"
 	"headlab/kernels"
 )
 
@@ -14,14 +12,7 @@ import (
 // kernels gives the bits of the same step with them hidden (each group's
 // kernels one by one), in fewer dispatches.
 func TestFusedKernelsGL(t *testing.T) {
-	d, err := gl.New(gl.Options{})
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set and no OpenGL 4.3 context: %v", err)
-		}
-		t.Skipf("no OpenGL 4.3 context: %v", err)
-	}
-	defer d.Close()
+	d := glDevice(t)
 	apart := struct{ kernels.Device }{d} // hides the fused methods
 	for _, tied := range []bool{false, true} {
 		for _, causal := range []bool{true, false} {

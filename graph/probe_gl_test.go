@@ -4,11 +4,9 @@ package graph
 
 import (
 	"math"
-	"os"
 	"testing"
 
 	"headlab/backend/cpu"
-	"headlab/backend/gl"
 	"headlab/kernels"
 )
 
@@ -16,14 +14,7 @@ import (
 // a residual row replaced, to the CPU's logits, captures, final scale and
 // logit lens within the devices' tolerance (docs/model.md).
 func TestProbedGL(t *testing.T) {
-	d, err := gl.New(gl.Options{})
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set and no OpenGL 4.3 context: %v", err)
-		}
-		t.Skipf("no OpenGL 4.3 context: %v", err)
-	}
-	defer d.Close()
+	d := glDevice(t)
 	c := smallConfig(true, true)
 	const batch = 3
 	run := func(dev kernels.Device) [][]float32 {
