@@ -9,10 +9,9 @@ import (
 	"sync"
 	"testing"
 
-	ogl "github.com/go-gl/gl/v4.3-core/gl"
-
 	"headlab/backend/cpu"
 	"headlab/glctx"
+	ogl "headlab/internal/glbind/gl43"
 	"headlab/kernels"
 )
 

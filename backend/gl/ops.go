@@ -5,8 +5,7 @@ import (
 	"math"
 	"os"
 
-	ogl "github.com/go-gl/gl/v4.3-core/gl"
-
+	ogl "headlab/internal/glbind/gl43"
 	"headlab/kernels"
 )
 

@@ -3,8 +3,7 @@ package gl
 import (
 	"os"
 
-	ogl "github.com/go-gl/gl/v4.3-core/gl"
-
+	ogl "headlab/internal/glbind/gl43"
 	"headlab/kernels"
 )
 

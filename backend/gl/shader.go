@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	ogl "github.com/go-gl/gl/v4.3-core/gl"
-
 	"headlab/glctx"
+	ogl "headlab/internal/glbind/gl43"
 )
 
 // The kernels' GLSL sources: one .comp file per program, common.glsl the

@@ -263,7 +263,7 @@ func TestImports(t *testing.T) {
 					p.ImportPath, imp, importedAt(root, p, code, imp), doc, name, r.line, r.gorgonia)
 			}
 			dep, ours := rel(imp)
-			if ours && !r.any && !r.imports[dep] {
+			if ours && !glPackage(imp) && !r.any && !r.imports[dep] {
 				t.Errorf("%s imports %s (%s), which %s's row in %s (line %d) does not allow; it may import: %s",
 					p.ImportPath, imp, importedAt(root, p, code, imp), name, doc, r.line, allowed(r))
 			}
@@ -278,16 +278,23 @@ func TestImports(t *testing.T) {
 	}
 }
 
-// goGLRule is one row of the go-gl table: which headlab packages may
-// import one go-gl package.
-type goGLRule struct {
+// glPackage says whether an import path is one the GL table governs:
+// go-gl's packages and headlab's generated bindings, a module of their own.
+func glPackage(path string) bool {
+	return strings.HasPrefix(path, "github.com/go-gl/") || strings.HasPrefix(path, "headlab/internal/glbind/")
+}
+
+// glRule is one row of the GL table: which headlab packages may import
+// one GL package.
+type glRule struct {
 	importers map[string]bool
 	line      int
 }
 
-// parseGoGL reads the table of who imports go-gl from the markdown r: the
-// table whose header has the columns "go-gl package" and "imported by".
-func parseGoGL(r io.Reader) (map[string]*goGLRule, error) {
+// parseGLTable reads the table of who imports GL packages from the
+// markdown r: the table whose header has the columns "GL package" and
+// "imported by".
+func parseGLTable(r io.Reader) (map[string]*glRule, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
@@ -297,29 +304,29 @@ func parseGoGL(r io.Reader) (map[string]*goGLRule, error) {
 	for i, l := range lines {
 		if strings.HasPrefix(strings.TrimSpace(l), "|") {
 			cells := splitRow(l)
-			if pathCol, byCol = slices.Index(cells, "go-gl package"), slices.Index(cells, "imported by"); pathCol >= 0 && byCol >= 0 {
+			if pathCol, byCol = slices.Index(cells, "GL package"), slices.Index(cells, "imported by"); pathCol >= 0 && byCol >= 0 {
 				header = i
 				break
 			}
 		}
 	}
 	if header < 0 {
-		return nil, errors.New(`no table with the columns "go-gl package" and "imported by"`)
+		return nil, errors.New(`no table with the columns "GL package" and "imported by"`)
 	}
-	rules := map[string]*goGLRule{}
+	rules := map[string]*glRule{}
 	for i := header + 2; i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), "|"); i++ {
 		cells := splitRow(lines[i])
 		if len(cells) <= max(pathCol, byCol) {
 			return nil, fmt.Errorf("line %d: %d cells, want at least %d", i+1, len(cells), max(pathCol, byCol)+1)
 		}
 		path := strings.Trim(cells[pathCol], "`")
-		if !strings.HasPrefix(path, "github.com/go-gl/") {
-			return nil, fmt.Errorf("line %d: %q is no go-gl package", i+1, path)
+		if !glPackage(path) {
+			return nil, fmt.Errorf("line %d: %q is neither go-gl's nor internal/glbind's", i+1, path)
 		}
 		if _, dup := rules[path]; dup {
 			return nil, fmt.Errorf("line %d: %s has a row already", i+1, path)
 		}
-		r := &goGLRule{importers: map[string]bool{}, line: i + 1}
+		r := &glRule{importers: map[string]bool{}, line: i + 1}
 		for p := range strings.SplitSeq(cells[byCol], ",") {
 			if p = strings.Trim(strings.TrimSpace(p), "`"); p != "" {
 				r.importers[p] = true
@@ -330,24 +337,25 @@ func parseGoGL(r io.Reader) (map[string]*goGLRule, error) {
 	return rules, nil
 }
 
-// TestGoGL holds the imports of go-gl's packages by headlab's code (test
-// files aside) to the go-gl table of docs/architecture.md, both ways.
-func TestGoGL(t *testing.T) {
+// TestGLImports holds the imports of GL packages (go-gl's, internal/glbind's)
+// by headlab's code, test files aside, to the GL table of
+// docs/architecture.md, both ways.
+func TestGLImports(t *testing.T) {
 	root := moduleRoot(t)
 	f, err := os.Open(filepath.Join(root, doc))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rules, err := parseGoGL(f)
+	rules, err := parseGLTable(f)
 	if err != nil {
 		t.Fatalf("%s: %v", doc, err)
 	}
-	seen := map[string]map[string]bool{} // go-gl package -> importers
+	seen := map[string]map[string]bool{} // GL package -> importers
 	for _, p := range goList(t, root) {
 		name, _ := rel(p.ImportPath)
 		for _, imp := range p.Imports {
-			if !strings.HasPrefix(imp, "github.com/go-gl/") {
+			if !glPackage(imp) {
 				continue
 			}
 			if seen[imp] == nil {
@@ -356,7 +364,7 @@ func TestGoGL(t *testing.T) {
 			seen[imp][name] = true
 			if r := rules[imp]; r == nil || !r.importers[name] {
 				code := append(slices.Clone(p.GoFiles), p.CgoFiles...)
-				t.Errorf("%s imports %s (%s), which the go-gl table of %s does not allow: add the package to that row and say why",
+				t.Errorf("%s imports %s (%s), which the GL table of %s does not allow: add the package to that row and say why",
 					p.ImportPath, imp, importedAt(root, p, code, imp), doc)
 			}
 		}
@@ -596,26 +604,27 @@ after
 	}
 }
 
-// TestParseGoGL checks the reader of the go-gl table on a small one.
-func TestParseGoGL(t *testing.T) {
-	md := "| go-gl package | imported by | why |\n|---|---|---|\n" +
-		"| `github.com/go-gl/gl/v4.3-core/gl` | `a`, `b/c` | x |\n| `github.com/go-gl/glfw/v3.3/glfw` | `a` | y |\n"
-	rules, err := parseGoGL(strings.NewReader(md))
+// TestParseGLTable checks the reader of the GL table on a small one.
+func TestParseGLTable(t *testing.T) {
+	md := "| GL package | imported by | why |\n|---|---|---|\n" +
+		"| `headlab/internal/glbind/gl43` | `a`, `b/c` | x |\n| `github.com/go-gl/glfw/v3.3/glfw` | `a` | y |\n"
+	rules, err := parseGLTable(strings.NewReader(md))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := rules["github.com/go-gl/gl/v4.3-core/gl"]; r == nil || !r.importers["a"] || !r.importers["b/c"] || len(r.importers) != 2 || r.line != 3 {
-		t.Errorf("v4.3-core: %+v", r)
+	if r := rules["headlab/internal/glbind/gl43"]; r == nil || !r.importers["a"] || !r.importers["b/c"] || len(r.importers) != 2 || r.line != 3 {
+		t.Errorf("gl43: %+v", r)
 	}
 	if r := rules["github.com/go-gl/glfw/v3.3/glfw"]; r == nil || !r.importers["a"] || len(r.importers) != 1 {
 		t.Errorf("glfw: %+v", r)
 	}
 	for _, bad := range []string{
-		"| go-gl package | importers |\n|---|---|\n| `github.com/go-gl/gl/v4.3-core/gl` | `a` |\n",
-		"| go-gl package | imported by |\n|---|---|\n| `gonum.org/v1/gonum` | `a` |\n",
-		"| go-gl package | imported by |\n|---|---|\n| `github.com/go-gl/glfw/v3.3/glfw` | `a` |\n| `github.com/go-gl/glfw/v3.3/glfw` | `b` |\n",
+		"| GL package | importers |\n|---|---|\n| `headlab/internal/glbind/gl43` | `a` |\n",
+		"| GL package | imported by |\n|---|---|\n| `gonum.org/v1/gonum` | `a` |\n",
+		"| GL package | imported by |\n|---|---|\n| `headlab/internal/gl43` | `a` |\n",
+		"| GL package | imported by |\n|---|---|\n| `github.com/go-gl/glfw/v3.3/glfw` | `a` |\n| `github.com/go-gl/glfw/v3.3/glfw` | `b` |\n",
 	} {
-		if _, err := parseGoGL(strings.NewReader(bad)); err == nil {
+		if _, err := parseGLTable(strings.NewReader(bad)); err == nil {
 			t.Errorf("no error for\n%s", bad)
 		}
 	}
