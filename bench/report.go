@@ -49,11 +49,11 @@ type ModelRow struct {
 	SeedStepsPerS [2]float64        `json:"h200_seed_steps_per_s"`
 }
 
-// VsPyTorch is the --vs-pytorch part of the report.
+// VsPyTorch is the bench vs-pytorch part of the report.
 type VsPyTorch struct {
 	Error string `json:"error,omitempty"` // set when PyTorch is not installed
 	// TrainRSSMB is this process's peak resident memory after one default
-	// training run of --rss-steps steps (the first thing --vs-pytorch does;
+	// training run of --rss-steps steps (the first thing bench vs-pytorch does;
 	// it includes the binary and its shared libraries).
 	TrainRSSMB float64          `json:"train_peak_rss_mb"`
 	Steps      []StepComparison `json:"steps,omitempty"`
@@ -177,7 +177,7 @@ func (rep *Report) writeGroups(w io.Writer) error {
 	return nil
 }
 
-// WriteVsPyTorch writes the --vs-pytorch report as text: python is the
+// WriteVsPyTorch writes the bench vs-pytorch report as text: python is the
 // interpreter asked for, rounds and rssSteps what was measured.
 func (rep *Report) WriteVsPyTorch(w io.Writer, python string, rounds, rssSteps int) error {
 	vs := rep.PyTorch

@@ -373,14 +373,20 @@ expect 2 bench --groups a
 expect 2 bench --groups 1,1
 expect 2 bench --steps -1
 expect 2 bench --profile dir
-expect 2 bench --vs-pytorch --rounds 0 --profile p.prof
-expect 2 bench --vs-pytorch --workers 0
-# Each of bench's two modes refuses a flag only the other reads.
-expect 2 bench --vs-pytorch --backends cpu
-expect 2 bench --vs-pytorch --parts groups
-expect 2 bench --vs-pytorch --groups 4
-expect 2 bench --vs-pytorch --batch 32
-expect 2 bench --vs-pytorch --max-step 1s
+expect 2 bench vs-pytorch --rounds 0 --profile p.prof
+expect 2 bench vs-pytorch --workers 0
+expect 2 bench vs-pytorch --steps -1
+expect 2 bench vs-pytorch --loss all
+expect 2 bench vs-pytorch extra
+# bench and bench vs-pytorch each refuse a flag only the other reads; the
+# old --vs-pytorch names the command that replaced it.
+expect 2 bench --vs-pytorch
+expect 2 bench vs-pytorch --backends cpu
+expect 2 bench vs-pytorch --parts groups
+expect 2 bench vs-pytorch --groups 4
+expect 2 bench vs-pytorch --batch 32
+expect 2 bench vs-pytorch --max-step 1s
+expect 2 bench vs-pytorch --vs-pytorch
 expect 2 bench --rounds 3
 expect 2 bench --python python3
 expect 2 bench --callgrind=false

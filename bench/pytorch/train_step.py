@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch eager reference for `headlab bench --vs-pytorch`.
+"""PyTorch eager reference for `headlab bench vs-pytorch`.
 
 The default headlab model of docs/model.md, written out in plain PyTorch
 eager on one thread: weights stored [in, out] (y = x W + b), pre-LN blocks

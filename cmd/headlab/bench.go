@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"headlab/backend/gl"
 	"headlab/bench"
@@ -25,7 +23,6 @@ import (
 	"headlab/internal/simd"
 	"headlab/kernels"
 	"headlab/tasks"
-	"headlab/train"
 )
 
 func init() {
@@ -111,29 +108,60 @@ func parseParts(v string) (map[string]bool, error) {
 	return out, nil
 }
 
-// benchOptions are bench's flags, and what check makes of them. Bench
-// has two modes: its own measurements (benchRun), and with --vs-pytorch
-// headlab's CPU training against PyTorch's; each refuses the flags that
-// only the other reads.
-type benchOptions struct {
-	// Both modes.
+// benchCommon are the flags bench and bench vs-pytorch share.
+type benchCommon struct {
 	json          bool
 	steps         int
 	loss, profile string
-	vsPyTorch     bool
-	// bench's own measurements.
+}
+
+// addFlags declares the shared flags on fs; steps says what --steps 0 means.
+func (c *benchCommon) addFlags(cmd *cobra.Command, steps string) {
+	fs := cmd.Flags()
+	fs.BoolVar(&c.json, "json", false, "print one JSON object on stdout")
+	fs.IntVar(&c.steps, "steps", 0, "training steps timed per measurement after the warm-up (0: "+steps+")")
+	fs.StringVar(&c.profile, "profile", "", "write a CPU profile of the whole benchmark to this file (go tool pprof)")
+	fs.StringVar(&c.loss, "loss", tasks.NextToken, "the training loss every step measured trains on: next-token (every row) or answers (the last block's MLP and the unembedding on the answer rows only)")
+	_ = cmd.RegisterFlagCompletionFunc("loss", cobra.FixedCompletions(tasks.Losses(), cobra.ShellCompDirectiveNoFileComp))
+}
+
+// check refuses a bad --loss or --profile path.
+func (c *benchCommon) check() error {
+	if err := tasks.CheckLoss(c.loss); err != nil {
+		return usageError{err}
+	}
+	return checkOutputs(fileOut("profile", c.profile))
+}
+
+// run runs a benchmark, under a CPU profile with --profile: the profile is
+// kept in memory and written whole at the end (to a file through a rename,
+// or to stdout for "-", the report then going to stderr).
+func (c *benchCommon) run(e *env, run func(*env) error) error {
+	if c.profile == "" {
+		return run(e)
+	}
+	var prof bytes.Buffer
+	if err := pprof.StartCPUProfile(&prof); err != nil {
+		return err
+	}
+	re := *e
+	re.stdout = e.reportTo(c.profile)
+	err := run(&re)
+	pprof.StopCPUProfile()
+	werr := atomicfile.WriteStdout(c.profile, e.stdout, func(w io.Writer) error { _, err := w.Write(prof.Bytes()); return err })
+	return cmp.Or(err, werr)
+}
+
+// benchOptions are bench's flags, and what check makes of them.
+type benchOptions struct {
+	benchCommon
 	backends, parts, groups, stepBatches string
 	batch, dispatchGroup                 int
 	budget, stepTime, maxStep            time.Duration
-	// --vs-pytorch.
-	python                    string
-	rounds, workers, rssSteps int
-	window                    time.Duration
-	callgrind                 bool
+	// vsPyTorch is the old spelling of bench vs-pytorch, refused with the new.
+	vsPyTorch bool
 
-	// ownFlags and vsFlags are the flags of one mode alone.
-	ownFlags, vsFlags *pflag.FlagSet
-	own               benchRun
+	own benchRun
 }
 
 func newBenchCmd(e *env, runF func(*benchOptions) error) *cobra.Command {
@@ -188,76 +216,48 @@ Every step trains on --loss: under next-token (the default) it computes
 every row; under answers, the last block's MLP and the unembedding on the
 answer rows alone. The JSON says which ("loss").
 
-With --vs-pytorch it instead measures headlab's CPU training against the
-same model in PyTorch eager on one thread (bench/pytorch/train_step.py,
-run with --python and the same --loss, so both sides compute the same
-rows): one default training run first (its peak resident memory), the
-single-core sgemm peak,
-ms per step at batch 32 and 64 (medians of --rounds rounds, each timing
-headlab, then PyTorch with OpenBLAS's own kernel choice, then with
-OPENBLAS_CORETYPE=Haswell; --steps steps each, 50 when 0), the ratio
-against the faster PyTorch (named), achieved GFLOP/s and its share of the
-sgemm peak, and sweep throughput with --workers trainers (goroutines)
-against as many PyTorch processes (with the faster BLAS), each side
-training for --window. Then, where valgrind is installed, instructions per
-step under callgrind at both batches: a figure that does not move with the
-machine's load (valgrind has no AVX-512, so that count is of the avx2
-path). Without PyTorch it says so in one line and reports headlab alone.
-A flag that only one of the two reads is refused in the other.`,
+headlab bench vs-pytorch times headlab's CPU training against PyTorch's
+(its own --help).`,
 		Args: cobra.NoArgs,
-		RunE: runE(e, o, runF, runBenchCmd),
+		RunE: runE(e, o, runF, func(e *env, o *benchOptions) error { return o.run(e, func(e *env) error { return runBench(e, o.own) }) }),
 	}
+	o.addFlags(cmd, "about --step-time of them")
 	fs := cmd.Flags()
-	fs.BoolVar(&o.json, "json", false, "print one JSON object on stdout")
-	fs.IntVar(&o.steps, "steps", 0, "training steps timed per measurement after the warm-up (0: about --step-time of them)")
-	fs.StringVar(&o.profile, "profile", "", "write a CPU profile of the whole benchmark to this file (go tool pprof)")
-	fs.BoolVar(&o.vsPyTorch, "vs-pytorch", false, "compare CPU training steps and sweep throughput with PyTorch eager")
-	fs.StringVar(&o.loss, "loss", tasks.NextToken, "the training loss every step measured trains on (both sides of --vs-pytorch): next-token (every row) or answers (the last block's MLP and the unembedding on the answer rows only)")
-	_ = cmd.RegisterFlagCompletionFunc("loss", cobra.FixedCompletions(tasks.Losses(), cobra.ShellCompDirectiveNoFileComp))
-
-	own := pflag.NewFlagSet("bench", pflag.ContinueOnError)
-	own.StringVar(&o.backends, "backends", "all", "which backends: all (cpu, and gl when a context can be made), or a list of cpu and gl (gl then must work)")
-	own.StringVar(&o.parts, "parts", "all", "what to measure: all, or a list of kernels, steps, groups and model")
-	own.StringVar(&o.groups, "groups", defaultGroups, "group sizes S (models trained in lockstep) to measure, comma-separated")
-	own.IntVar(&o.batch, "batch", 64, "groups: the batch each model trains on")
-	own.StringVar(&o.stepBatches, "step-batches", "32,64", "steps: the batches to time, comma-separated")
-	own.DurationVar(&o.budget, "budget", 200*time.Millisecond, "kernels: time spent measuring each kernel and shape")
-	own.IntVar(&o.dispatchGroup, "dispatch-group", 64, "kernels: on gl, the models of the training step whose dispatches are timed")
-	own.DurationVar(&o.stepTime, "step-time", bench.DefaultTarget, "with --steps 0: about how long each measurement of steps or groups is timed")
-	own.DurationVar(&o.maxStep, "max-step", 10*time.Second, "groups: skip an S whose step would take longer, at the speed of the S measured before it (0: never skip)")
-
-	vs := pflag.NewFlagSet("vs-pytorch", pflag.ContinueOnError)
-	vs.StringVar(&o.python, "python", defaultPython(), "Python interpreter with torch, for --vs-pytorch")
-	vs.IntVar(&o.rounds, "rounds", 5, "--vs-pytorch: alternating rounds per batch size (medians kept)")
-	vs.BoolVar(&o.callgrind, "callgrind", true, "--vs-pytorch: also count instructions per step under valgrind's callgrind (when installed)")
-	vs.DurationVar(&o.window, "window", 5*time.Second, "--vs-pytorch: how long each side of the sweep trains")
-	vs.IntVar(&o.workers, "workers", runtime.NumCPU(), "--vs-pytorch: concurrent trainers (and PyTorch processes) in the sweep")
-	vs.IntVar(&o.rssSteps, "rss-steps", 1000, "--vs-pytorch: steps of the training run whose peak resident memory is reported")
-
-	fs.AddFlagSet(own)
-	fs.AddFlagSet(vs)
-	o.ownFlags, o.vsFlags = own, vs
+	fs.StringVar(&o.backends, "backends", "all", "which backends: all (cpu, and gl when a context can be made), or a list of cpu and gl (gl then must work)")
+	fs.StringVar(&o.parts, "parts", "all", "what to measure: all, or a list of kernels, steps, groups and model")
+	fs.StringVar(&o.groups, "groups", defaultGroups, "group sizes S (models trained in lockstep) to measure, comma-separated")
+	fs.IntVar(&o.batch, "batch", 64, "groups: the batch each model trains on")
+	fs.StringVar(&o.stepBatches, "step-batches", "32,64", "steps: the batches to time, comma-separated")
+	fs.DurationVar(&o.budget, "budget", 200*time.Millisecond, "kernels: time spent measuring each kernel and shape")
+	fs.IntVar(&o.dispatchGroup, "dispatch-group", 64, "kernels: on gl, the models of the training step whose dispatches are timed")
+	fs.DurationVar(&o.stepTime, "step-time", bench.DefaultTarget, "with --steps 0: about how long each measurement of steps or groups is timed")
+	fs.DurationVar(&o.maxStep, "max-step", 10*time.Second, "groups: skip an S whose step would take longer, at the speed of the S measured before it (0: never skip)")
+	fs.BoolVar(&o.vsPyTorch, "vs-pytorch", false, "")
+	_ = fs.MarkHidden("vs-pytorch")
+	vs := newBenchVsCmd(e, nil)
+	cmd.AddCommand(vs)
+	cmd.SetFlagErrorFunc(flagOf(vs))
+	vs.SetFlagErrorFunc(flagOf(cmd))
 	return cmd
 }
 
-// givenFlag is the first flag of fs (by name) that was given, or "".
-func givenFlag(fs *pflag.FlagSet) string {
-	name := ""
-	fs.VisitAll(func(f *pflag.Flag) {
-		if name == "" && f.Changed {
-			name = f.Name
+// flagOf is a FlagErrorFunc that names the command an unknown flag
+// belongs to when it is other's.
+func flagOf(other *cobra.Command) func(*cobra.Command, error) error {
+	return func(_ *cobra.Command, err error) error {
+		var name string
+		if _, serr := fmt.Sscanf(err.Error(), "unknown flag: --%s", &name); serr == nil {
+			if f := other.Flags().Lookup(name); f != nil && !f.Hidden {
+				err = fmt.Errorf("--%s is for %s", name, other.CommandPath())
+			}
 		}
-	})
-	return name
+		return usageError{err}
+	}
 }
 
 func (o *benchOptions) check(*cobra.Command, []string) error {
 	if o.vsPyTorch {
-		if f := givenFlag(o.ownFlags); f != "" {
-			return usagef("--vs-pytorch times CPU training steps against PyTorch's; --%s is for bench without it", f)
-		}
-	} else if f := givenFlag(o.vsFlags); f != "" {
-		return usagef("--%s is for bench --vs-pytorch", f)
+		return usagef("bench --vs-pytorch is a command of its own now: headlab bench vs-pytorch (its --help says which flags it takes)")
 	}
 	if o.budget <= 0 || o.stepTime <= 0 || o.steps < 0 || o.maxStep < 0 {
 		return usagef("--budget and --step-time must be positive, --steps and --max-step not negative")
@@ -279,13 +279,7 @@ func (o *benchOptions) check(*cobra.Command, []string) error {
 	if r.parts, err = parseParts(o.parts); err != nil {
 		return err
 	}
-	if o.vsPyTorch && (o.rounds <= 0 || o.window <= 0 || o.workers <= 0 || o.rssSteps < 0) {
-		return usagef("--rounds, --window and --workers must be positive, --rss-steps not negative")
-	}
-	if err := tasks.CheckLoss(o.loss); err != nil {
-		return usageError{err}
-	}
-	if err := checkOutputs(fileOut("profile", o.profile)); err != nil {
+	if err := o.benchCommon.check(); err != nil {
 		return err
 	}
 	if o.dispatchGroup <= 0 {
@@ -296,33 +290,7 @@ func (o *benchOptions) check(*cobra.Command, []string) error {
 	return nil
 }
 
-// runBenchCmd runs bench's mode, under a CPU profile with --profile.
-func runBenchCmd(e *env, o *benchOptions) error {
-	run := func(e *env) error {
-		if o.vsPyTorch {
-			return benchVsPyTorch(e, o)
-		}
-		return runBench(e, o.own)
-	}
-	if o.profile == "" {
-		return run(e)
-	}
-	// The profile is kept in memory and written whole at the end (to a
-	// file through a rename, or to stdout for "-", the report then going
-	// to stderr).
-	var prof bytes.Buffer
-	if err := pprof.StartCPUProfile(&prof); err != nil {
-		return err
-	}
-	re := *e
-	re.stdout = e.reportTo(o.profile)
-	err := run(&re)
-	pprof.StopCPUProfile()
-	werr := atomicfile.WriteStdout(o.profile, e.stdout, func(w io.Writer) error { _, err := w.Write(prof.Bytes()); return err })
-	return cmp.Or(err, werr)
-}
-
-// benchRun is a parsed `headlab bench` without --vs-pytorch.
+// benchRun is a parsed `headlab bench`.
 type benchRun struct {
 	names      []string
 	glOptional bool
@@ -396,7 +364,7 @@ func openBenchDevices(e *env, r benchRun, rep *bench.Report) ([]benchDevice, fun
 	return out, done, nil
 }
 
-// runBench is `headlab bench` without --vs-pytorch.
+// runBench is `headlab bench`.
 func runBench(e *env, r benchRun) error {
 	rep := bench.Report{SIMD: simd.Path(), Loss: r.loss}
 	var devs []benchDevice
@@ -490,97 +458,4 @@ func joinInts(xs []int) string {
 		s[i] = strconv.Itoa(x)
 	}
 	return strings.Join(s, ",")
-}
-
-// defaultPython is Debian's interpreter (where python3-torch installs)
-// when present: a python3 earlier on PATH may be another one without torch.
-func defaultPython() string {
-	if _, err := os.Stat("/usr/bin/python3"); err == nil {
-		return "/usr/bin/python3"
-	}
-	return "python3"
-}
-
-// benchVsPyTorch is `headlab bench --vs-pytorch`.
-func benchVsPyTorch(e *env, o *benchOptions) error {
-	steps := o.steps
-	if steps == 0 {
-		steps = 50
-	}
-	rep := bench.Report{SIMD: simd.Path(), Loss: o.loss, PyTorch: &bench.VsPyTorch{}}
-	vs := rep.PyTorch
-	fmt.Fprintf(e.stderr, "one default training run of %d steps (memory)...\n", o.rssSteps)
-	c := train.Defaults("induction")
-	c.Steps, c.Loss = o.rssSteps, o.loss
-	dev, release, err := (&backendFlag{name: "cpu"}).open(e.stderr)
-	if err != nil {
-		return err
-	}
-	defer release()
-	if _, _, err := train.Run(c, dev, 0, nil); err != nil {
-		return err
-	}
-	_, vs.TrainRSSMB = bench.ResidentMB()
-	fmt.Fprintln(e.stderr, "sgemm peak...")
-	peak := bench.SgemmPeak(512, time.Second)
-	rep.Peak = &peak
-	pt, err := bench.NewPyTorch(o.python)
-	switch {
-	case errors.Is(err, bench.ErrNoPyTorch):
-		vs.Error = err.Error()
-		fmt.Fprintf(e.stderr, "headlab: %v; timing headlab alone\n", err)
-	case err != nil:
-		return err
-	default:
-		defer pt.Close()
-	}
-	if pt == nil {
-		for _, batch := range []int{32, 64} {
-			r, err := bench.TrainSteps(dev, bench.BenchConfig(batch, o.loss), bench.Timing{Steps: steps})
-			if err != nil {
-				return err
-			}
-			rep.TrainSteps = append(rep.TrainSteps, r)
-		}
-	} else {
-		progress := func(batch, round int) {
-			fmt.Fprintf(e.stderr, "timing training steps at batch %d: round %d of %d (headlab, PyTorch default BLAS, PyTorch Haswell BLAS)\n", batch, round+1, o.rounds)
-		}
-		if vs.Steps, err = bench.CompareSteps(pt, o.loss, []int{32, 64}, steps, o.rounds, progress); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "sweep throughput, %d workers, %v each side...\n", o.workers, o.window)
-		sw, err := bench.CompareSweep(pt, vs.Steps[0].FasterBLAS, o.loss, o.workers, 32, o.window)
-		if err != nil {
-			return err
-		}
-		vs.Sweep = &sw
-	}
-	if o.callgrind {
-		countInstructions(e, vs, o.loss)
-	}
-	if o.json {
-		return writeJSON(e.stdout, rep)
-	}
-	return rep.WriteVsPyTorch(e.stdout, o.python, o.rounds, o.rssSteps)
-}
-
-// countInstructions fills vs.Instructions from callgrind runs of this
-// binary, or says in vs.InstructionsError (and on stderr) why it cannot.
-func countInstructions(e *env, vs *bench.VsPyTorch, loss string) {
-	exe, err := os.Executable()
-	for _, batch := range []int{32, 64} {
-		if err != nil {
-			break
-		}
-		fmt.Fprintf(e.stderr, "instructions per step at batch %d (callgrind)...\n", batch)
-		var n bench.InstructionCount
-		if n, err = bench.CountInstructions(exe, loss, batch, 5, 25); err == nil {
-			vs.Instructions = append(vs.Instructions, n)
-		}
-	}
-	if err != nil {
-		vs.Instructions, vs.InstructionsError = nil, err.Error()
-		fmt.Fprintf(e.stderr, "headlab: no instruction counts: %v\n", err)
-	}
 }

@@ -342,9 +342,9 @@ func TestBenchBadInput(t *testing.T) {
 }
 
 // TestBenchVsPyTorchWithoutTorch: an interpreter that is not there makes
-// --vs-pytorch say so (one line) and report headlab alone.
+// bench vs-pytorch say so (one line) and report headlab alone.
 func TestBenchVsPyTorchWithoutTorch(t *testing.T) {
-	code, out, errs := headlab(t, "bench", "--vs-pytorch", "--json", "--python", "/nonexistent/python3",
+	code, out, errs := headlab(t, "bench", "vs-pytorch", "--json", "--python", "/nonexistent/python3",
 		"--steps", "2", "--rss-steps", "2", "--rounds", "1", "--callgrind=false")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -367,7 +367,7 @@ func TestBenchVsPyTorchWithoutTorch(t *testing.T) {
 			t.Errorf("%+v", s)
 		}
 	}
-	code, out, _ = headlab(t, "bench", "--vs-pytorch", "--python", "/nonexistent/python3", "--steps", "2", "--rss-steps", "2", "--callgrind=false")
+	code, out, _ = headlab(t, "bench", "vs-pytorch", "--python", "/nonexistent/python3", "--steps", "2", "--rss-steps", "2", "--callgrind=false")
 	if code != 0 || !strings.Contains(out, "PyTorch: not installed") {
 		t.Errorf("exit %d, text report %q", code, out)
 	}

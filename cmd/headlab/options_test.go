@@ -131,26 +131,34 @@ func TestReproduceOptions(t *testing.T) {
 	refused(t, newReproduceCmd, "unknown --backend", "reproduce", "--backend", "tpu", "--out", out)
 }
 
-// TestBenchModesRefuseEachOthersFlags: bench and bench --vs-pytorch each
-// refuse, in one line, a flag only the other reads.
-func TestBenchModesRefuseEachOthersFlags(t *testing.T) {
+// TestBenchCommandsRefuseEachOthersFlags: bench and bench vs-pytorch each
+// refuse, in one line, a flag only the other reads, and the old
+// --vs-pytorch names the command that replaced it.
+func TestBenchCommandsRefuseEachOthersFlags(t *testing.T) {
 	o := accepted(t, newBenchCmd, "bench", "--parts", "groups,model", "--groups", "1,4", "--backends", "cpu", "--steps", "3", "--json")
-	if o.vsPyTorch || !slices.Equal(o.own.names, []string{"cpu"}) || !slices.Equal(o.own.groups, []int{1, 4}) ||
+	if !slices.Equal(o.own.names, []string{"cpu"}) || !slices.Equal(o.own.groups, []int{1, 4}) ||
 		!o.own.parts["groups"] || !o.own.parts["model"] || o.own.parts["kernels"] || o.own.timing.Steps != 3 || !o.own.asJSON {
 		t.Errorf("bench: %+v", o.own)
 	}
-	o = accepted(t, newBenchCmd, "bench", "--vs-pytorch", "--rounds", "2", "--python", "/nonexistent", "--callgrind=false", "--steps", "3", "--loss", tasks.Answers)
-	if !o.vsPyTorch || o.rounds != 2 || o.python != "/nonexistent" || o.callgrind || o.steps != 3 || o.loss != tasks.Answers {
-		t.Errorf("--vs-pytorch: %+v", o)
+	vs := accepted(t, newBenchVsCmd, "vs-pytorch", "--rounds", "2", "--python", "/nonexistent", "--callgrind=false", "--steps", "3", "--loss", tasks.Answers)
+	if vs.rounds != 2 || vs.python != "/nonexistent" || vs.callgrind || vs.steps != 3 || vs.loss != tasks.Answers {
+		t.Errorf("vs-pytorch: %+v", vs)
 	}
 	for _, f := range [][]string{{"--backends", "cpu"}, {"--parts", "groups"}, {"--groups", "4"}, {"--batch", "32"}, {"--step-batches", "32"},
-		{"--budget", "1s"}, {"--dispatch-group", "4"}, {"--step-time", "1s"}, {"--max-step", "1s"}} {
-		refused(t, newBenchCmd, "; "+f[0]+" is for bench without it", append([]string{"bench", "--vs-pytorch"}, f...)...)
+		{"--budget", "1s"}, {"--dispatch-group", "4"}, {"--step-time", "1s"}, {"--max-step", "1s"}, {"--vs-pytorch"}} {
+		want := f[0] + " is for headlab bench\n"
+		if f[0] == "--vs-pytorch" {
+			want = "unknown flag: --vs-pytorch"
+		}
+		refused(t, newBenchCmd, want, append([]string{"bench", "vs-pytorch"}, f...)...)
 	}
 	for _, f := range [][]string{{"--python", "python3"}, {"--rounds", "3"}, {"--callgrind=false"}, {"--window", "1s"}, {"--workers", "2"}, {"--rss-steps", "5"}} {
-		refused(t, newBenchCmd, f[0][:strings.IndexAny(f[0]+"=", "=")]+" is for bench --vs-pytorch", append([]string{"bench"}, f...)...)
+		refused(t, newBenchCmd, f[0][:strings.IndexAny(f[0]+"=", "=")]+" is for headlab bench vs-pytorch", append([]string{"bench"}, f...)...)
 	}
-	refused(t, newBenchCmd, "--rounds, --window and --workers must be positive", "bench", "--vs-pytorch", "--rounds", "0")
+	refused(t, newBenchCmd, "headlab bench vs-pytorch", "bench", "--vs-pytorch")
+	refused(t, newBenchVsCmd, "--rounds, --window and --workers must be positive", "vs-pytorch", "--rounds", "0")
+	refused(t, newBenchVsCmd, "--steps and --rss-steps not negative", "vs-pytorch", "--steps", "-1")
+	refused(t, newBenchVsCmd, "unknown --loss", "vs-pytorch", "--loss", "all")
 	// --parts' help names every part (it once left the model out).
 	usage := newBenchCmd(&env{}, nil).Flags().Lookup("parts").Usage
 	for _, p := range benchParts {

@@ -98,7 +98,7 @@ func TestOutputPathsRefusedBeforeWork(t *testing.T) {
 		{[]string{"export", "--run", sub, "--out", strings.Replace(missing, ".png", ".npz", 1)}, "does not exist"},
 		{[]string{"dump", "--run", sub, "--out", dumpDir}, "--out " + dumpDir + ": is a directory"},
 		{[]string{"merge", "--db", sub, file}, "--db " + sub + ": is a directory"},
-		{[]string{"bench", "--vs-pytorch", "--rounds", "0", "--profile", filepath.Join(dir, "p.prof")}, "--rounds"},
+		{[]string{"bench", "vs-pytorch", "--rounds", "0", "--profile", filepath.Join(dir, "p.prof")}, "--rounds"},
 	}
 	for _, c := range cases {
 		name := strings.Join(c.args, " ")

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"headlab/bench"
+	"headlab/internal/simd"
+	"headlab/train"
+)
+
+// benchVsOptions are bench vs-pytorch's flags.
+type benchVsOptions struct {
+	benchCommon
+	python                    string
+	rounds, workers, rssSteps int
+	window                    time.Duration
+	callgrind                 bool
+}
+
+func newBenchVsCmd(e *env, runF func(*benchVsOptions) error) *cobra.Command {
+	o := &benchVsOptions{}
+	cmd := &cobra.Command{
+		Use:   "vs-pytorch",
+		Short: "Compare CPU training steps and sweep throughput with PyTorch eager",
+		Long: `Measures headlab's CPU training against the same model in PyTorch
+eager on one thread (bench/pytorch/train_step.py, run with --python and
+the same --loss, so both sides compute the same rows): one default
+training run first (its peak resident memory), the single-core sgemm
+peak, ms per step at batch 32 and 64 (medians of --rounds rounds, each
+timing headlab, then PyTorch with OpenBLAS's own kernel choice, then with
+OPENBLAS_CORETYPE=Haswell; --steps steps each), the ratio against the
+faster PyTorch (named), achieved GFLOP/s and its share of the sgemm
+peak, and sweep throughput with --workers trainers (goroutines) against
+as many PyTorch processes (with the faster BLAS), each side training for
+--window. Then, where valgrind is installed, instructions per step under
+callgrind at both batches: a figure that does not move with the
+machine's load (valgrind has no AVX-512, so that count is of the avx2
+path). Without PyTorch it says so in one line and reports headlab alone.`,
+		Args: cobra.NoArgs,
+		RunE: runE(e, o, runF, func(e *env, o *benchVsOptions) error {
+			return o.run(e, func(e *env) error { return benchVsPyTorch(e, o) })
+		}),
+	}
+	o.addFlags(cmd, "50")
+	fs := cmd.Flags()
+	fs.StringVar(&o.python, "python", defaultPython(), "Python interpreter with torch")
+	fs.IntVar(&o.rounds, "rounds", 5, "alternating rounds per batch size (medians kept)")
+	fs.BoolVar(&o.callgrind, "callgrind", true, "also count instructions per step under valgrind's callgrind (when installed)")
+	fs.DurationVar(&o.window, "window", 5*time.Second, "how long each side of the sweep trains")
+	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "concurrent trainers (and PyTorch processes) in the sweep")
+	fs.IntVar(&o.rssSteps, "rss-steps", 1000, "steps of the training run whose peak resident memory is reported")
+	return cmd
+}
+
+func (o *benchVsOptions) check(*cobra.Command, []string) error {
+	if o.steps < 0 || o.rounds <= 0 || o.window <= 0 || o.workers <= 0 || o.rssSteps < 0 {
+		return usagef("--rounds, --window and --workers must be positive, --steps and --rss-steps not negative")
+	}
+	return o.benchCommon.check()
+}
+
+// defaultPython is Debian's interpreter (where python3-torch installs)
+// when present: a python3 earlier on PATH may be another one without torch.
+func defaultPython() string {
+	if _, err := os.Stat("/usr/bin/python3"); err == nil {
+		return "/usr/bin/python3"
+	}
+	return "python3"
+}
+
+// benchVsPyTorch is `headlab bench vs-pytorch`.
+func benchVsPyTorch(e *env, o *benchVsOptions) error {
+	steps := o.steps
+	if steps == 0 {
+		steps = 50
+	}
+	rep := bench.Report{SIMD: simd.Path(), Loss: o.loss, PyTorch: &bench.VsPyTorch{}}
+	vs := rep.PyTorch
+	fmt.Fprintf(e.stderr, "one default training run of %d steps (memory)...\n", o.rssSteps)
+	c := train.Defaults("induction")
+	c.Steps, c.Loss = o.rssSteps, o.loss
+	dev, release, err := (&backendFlag{name: "cpu"}).open(e.stderr)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if _, _, err := train.Run(c, dev, 0, nil); err != nil {
+		return err
+	}
+	_, vs.TrainRSSMB = bench.ResidentMB()
+	fmt.Fprintln(e.stderr, "sgemm peak...")
+	peak := bench.SgemmPeak(512, time.Second)
+	rep.Peak = &peak
+	pt, err := bench.NewPyTorch(o.python)
+	switch {
+	case errors.Is(err, bench.ErrNoPyTorch):
+		vs.Error = err.Error()
+		fmt.Fprintf(e.stderr, "headlab: %v; timing headlab alone\n", err)
+	case err != nil:
+		return err
+	default:
+		defer pt.Close()
+	}
+	if pt == nil {
+		for _, batch := range []int{32, 64} {
+			r, err := bench.TrainSteps(dev, bench.BenchConfig(batch, o.loss), bench.Timing{Steps: steps})
+			if err != nil {
+				return err
+			}
+			rep.TrainSteps = append(rep.TrainSteps, r)
+		}
+	} else {
+		progress := func(batch, round int) {
+			fmt.Fprintf(e.stderr, "timing training steps at batch %d: round %d of %d (headlab, PyTorch default BLAS, PyTorch Haswell BLAS)\n", batch, round+1, o.rounds)
+		}
+		if vs.Steps, err = bench.CompareSteps(pt, o.loss, []int{32, 64}, steps, o.rounds, progress); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "sweep throughput, %d workers, %v each side...\n", o.workers, o.window)
+		sw, err := bench.CompareSweep(pt, vs.Steps[0].FasterBLAS, o.loss, o.workers, 32, o.window)
+		if err != nil {
+			return err
+		}
+		vs.Sweep = &sw
+	}
+	if o.callgrind {
+		countInstructions(e, vs, o.loss)
+	}
+	if o.json {
+		return writeJSON(e.stdout, rep)
+	}
+	return rep.WriteVsPyTorch(e.stdout, o.python, o.rounds, o.rssSteps)
+}
+
+// countInstructions fills vs.Instructions from callgrind runs of this
+// binary, or says in vs.InstructionsError (and on stderr) why it cannot.
+func countInstructions(e *env, vs *bench.VsPyTorch, loss string) {
+	exe, err := os.Executable()
+	for _, batch := range []int{32, 64} {
+		if err != nil {
+			break
+		}
+		fmt.Fprintf(e.stderr, "instructions per step at batch %d (callgrind)...\n", batch)
+		var n bench.InstructionCount
+		if n, err = bench.CountInstructions(exe, loss, batch, 5, 25); err == nil {
+			vs.Instructions = append(vs.Instructions, n)
+		}
+	}
+	if err != nil {
+		vs.Instructions, vs.InstructionsError = nil, err.Error()
+		fmt.Fprintf(e.stderr, "headlab: no instruction counts: %v\n", err)
+	}
+}
