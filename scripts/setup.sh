@@ -6,7 +6,7 @@
 #                           C library's headers) and the GL/X11/EGL headers
 #                           that building headlab (cgo) needs, and the CA
 #                           certificates the Go module proxy is fetched
-#                           over; the Go modules come with the build
+#                           over, and the Go modules the build needs
 #   scripts/setup.sh test   the above, and what the tests need: Xvfb and
 #                           Mesa for running GL without a screen, numpy
 #                           (the export checks), Chromium (the HTML view's
@@ -31,22 +31,46 @@ test)
   exit 2
   ;;
 esac
-missing=()
-for p in "${packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
-
 if ! command -v go >/dev/null 2>&1; then
   export PATH="$PATH:/usr/local/go/bin"
 fi
 command -v go >/dev/null 2>&1 || { echo "setup: Go is not installed (need Go 1.26: https://go.dev/dl/)" >&2; exit 1; }
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+apt_install() {
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  # The module proxy is fetched over HTTPS: its certificates come first.
+  if [[ " ${missing[*]} " == *" ca-certificates "* ]]; then
+    apt_install ca-certificates
+  fi
+fi
+
+# The Go modules download while apt installs the rest: fetching needs no C
+# toolchain, and on a fresh machine the two take about as long. run needs
+# the modules the binary is built from (CGO_ENABLED=1: without gcc yet, go
+# would leave the cgo packages' imports out), test every module.
+fetchlog=$(mktemp)
+trap 'rm -f "$fetchlog"' EXIT
 if [ "$mode" = test ]; then
-  go mod download
+  go mod download >"$fetchlog" 2>&1 &
+else
+  CGO_ENABLED=1 go list -deps ./cmd/headlab >/dev/null 2>"$fetchlog" &
+fi
+fetch=$!
+if [ ${#missing[@]} -gt 0 ]; then
+  apt_install "${missing[@]}"
+fi
+if ! wait "$fetch"; then
+  echo "setup: fetching the Go modules failed:" >&2
+  cat "$fetchlog" >&2
+  exit 1
 fi
