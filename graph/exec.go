@@ -67,7 +67,7 @@ func (e *executor) traffic() int64 {
 
 // auxOf is the aux tensors of n's op (LayerNorm's normalised rows and
 // scale, GELU's derivative): they are never reused, so they hold the last
-// run's values.
+// run's values (every model's, when compile was told auxRead).
 func (e *executor) auxOf(n *G.Node) []kernels.Tensor {
 	o, _ := n.Op().(*op)
 	return e.auxes[o]
@@ -154,7 +154,7 @@ type plan struct {
 	S     int
 	ts    map[*G.Node]kernels.Tensor
 	auxes map[*op][]kernels.Tensor
-	alloc func(n int) (kernels.Tensor, error)
+	alloc func(n int) (kernels.Tensor, error) // an aux tensor's
 }
 
 // t is n's tensor: an input's, a computed node's, or none for a member of
@@ -182,8 +182,11 @@ func (p *plan) aux(o *op) ([]kernels.Tensor, error) {
 // compile orders the nodes outputs depend on and gives each a tensor on d
 // for S models: bound ones (inputs, and outputs that must land in a given
 // place) are the Net's; the rest are planned. Groups of nodes run as one
-// fused kernel (fused.go).
-func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map[*G.Node]kernels.Tensor) (_ *executor, err error) {
+// fused kernel (fused.go). The planned tensors, and the aux tensors unless
+// auxRead says the Net reads them after a run, are scratch
+// (kernels.Arena.Scratch): on a device that runs seeds one after another,
+// every seed's run uses the same memory.
+func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map[*G.Node]kernels.Tensor, auxRead bool) (_ *executor, err error) {
 	const (
 		visiting = 1
 		done     = 2
@@ -264,9 +267,12 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 			free[size] = l[:len(l)-1]
 			return l[len(l)-1], nil
 		}
-		return e.alloc(size)
+		return e.mem.Scratch(size)
 	}
-	p := &plan{d: d, S: S, ts: make(map[*G.Node]kernels.Tensor, len(order)), auxes: map[*op][]kernels.Tensor{}, alloc: e.alloc}
+	p := &plan{d: d, S: S, ts: make(map[*G.Node]kernels.Tensor, len(order)), auxes: map[*op][]kernels.Tensor{}, alloc: e.mem.Scratch}
+	if auxRead {
+		p.alloc = e.alloc
+	}
 	ts := p.ts
 	// release returns the planned tensors whose last reader is step i.
 	released := map[*G.Node]bool{}

@@ -27,7 +27,7 @@ func TestExecutorOps(t *testing.T) {
 		}
 		out := cpu.Wrap(make([]float32, 6))
 		bound := map[*G.Node]kernels.Tensor{x: cpu.Wrap(a), y: cpu.Wrap(b), z: out}
-		e, err := compile(g, G.Nodes{z}, d, 1, bound)
+		e, err := compile(g, G.Nodes{z}, d, 1, bound, false)
 		if err != nil {
 			return nil, err
 		}

@@ -192,7 +192,8 @@ func compileNet(p *Block, batch int, kind netKind, positions []int) (_ *Net, err
 	} else if n.correct, err = n.mem.Dense(1); err != nil {
 		return nil, err
 	}
-	if n.vm, err = compile(b.g, outputs, d, S, b.bound); err != nil {
+	// A probed Net reads its final LayerNorm's aux tensors after a run.
+	if n.vm, err = compile(b.g, outputs, d, S, b.bound, kind == probedNet); err != nil {
 		return nil, err
 	}
 	b.probeCompiled()

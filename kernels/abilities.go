@@ -4,6 +4,8 @@ package kernels
 // one of these interfaces, never by a device's name or concrete type:
 //
 //   - Host: computes in host memory on the calling goroutine (the CPU).
+//   - SeedSerial: runs a group's kernels one seed after another (a CPU
+//     group's device).
 //   - Capacity: has memory of its own and says how much (GL).
 //   - Driver: runs through a graphics driver that it names (GL).
 //   - Profiler: times each dispatch (GL; profile.go).
@@ -25,6 +27,17 @@ type Host interface {
 	// counters. It may run a group's kernels in another order than they
 	// are called, with the same bits (the CPU's runs them seed by seed).
 	Group() Device
+}
+
+// SeedSerial is a device that runs a group's kernels seed after seed:
+// the kernels called between two host calls (Upload, Download, Sync,
+// reading a buffer) run on seed 0, then on seed 1, and so on. A tensor that kernels write and read only between two host
+// calls, such as an executor's intermediates, can then be one buffer that
+// every seed uses in turn (stride 0, from Arena.Scratch): each seed's step
+// works in the same memory, which stays in the caches.
+type SeedSerial interface {
+	// SeedSerial reports whether this device runs seeds one after another.
+	SeedSerial() bool
 }
 
 // Capacity is what a device with memory of its own tells about its size

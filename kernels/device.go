@@ -227,6 +227,21 @@ func (a *Arena) Shared(data []float32) (Tensor, error) {
 	return t, a.Dev.Upload(t, 1, data)
 }
 
+// Scratch allocates n floats that every model uses in turn (stride 0) on
+// a SeedSerial device, and n floats for each model (Dense) on any other.
+// It is for tensors kernels write and read between two host calls alone.
+func (a *Arena) Scratch(n int) (Tensor, error) {
+	if ss, ok := a.Dev.(SeedSerial); !ok || !ss.SeedSerial() {
+		return a.Dense(n)
+	}
+	b, err := a.Dev.Alloc(n)
+	if err != nil {
+		return Tensor{}, err
+	}
+	a.bufs = append(a.bufs, b)
+	return Tensor{Buf: b, Len: n}, nil
+}
+
 // Free releases every tensor the arena made.
 func (a *Arena) Free() {
 	for _, b := range a.bufs {

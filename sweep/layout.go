@@ -33,9 +33,9 @@ type Ask struct {
 // NewLayout lays out n pairs on dev as ask says, before the device is
 // asked what fits (Fit). By default a host device has every CPU a worker
 // and one pair a group: a group there runs seed by seed, and a seed-step
-// costs what a lone model's does or a few percent more
-// (docs/performance.md, "Groups on the CPU"), so a pair a worker is the
-// faster default; with Spread, ceil(n / workers) pairs a group, at most
+// costs what a lone model's does (docs/performance.md, "Groups on the
+// CPU"), so groups buy no speed there and a pair a worker, whose runs
+// finish one by one, is the default; with Spread, ceil(n / workers) pairs a group, at most
 // train.MaxGroup. Another device has one worker, and groups of as many
 // pairs as fit (Group 0 until Fit).
 func NewLayout(dev kernels.Device, n int, ask Ask) Layout {

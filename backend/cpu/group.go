@@ -8,11 +8,16 @@ import "headlab/kernels"
 // activations through the caches before the next kernel reads the first
 // seed's again, and a seed-step costs about 1.6 times a lone model's on
 // one core (docs/performance.md). A group's device queues the kernels
-// instead, and when the host next touches its tensors (Upload, Download,
-// Sync, Adam, MarkDiverged, a Buffer's Data) runs every queued kernel on
-// seed 0, then on seed 1, and so on: each seed's step runs as a lone
-// model's does, its activations in the caches. Every kernel computes each
-// seed alone, so the bits are the same in either order.
+// instead (Adam and the divergence mark among them), and when the host
+// next touches its tensors (Upload, Download, Sync, a Buffer's Data) runs
+// every queued kernel on seed 0, then on seed 1, and so on: each seed's
+// step runs as a lone model's does, its activations in the caches, and
+// its update reads its gradients while they are there. Being SeedSerial,
+// it also lets a step's intermediates be one buffer every seed uses in
+// turn (graph's executor allocates them with kernels.Arena.Scratch), so
+// the group's seeds work in the same memory a lone model does. Every
+// kernel computes each seed alone, so the bits are the same in either
+// order.
 
 // seeds is a window of seeds, lo to hi-1.
 type seeds struct{ lo, hi int }
@@ -34,6 +39,10 @@ type queue struct {
 func (d *Device) Group() kernels.Device {
 	return &Device{parent: d.counts(), q: &queue{}}
 }
+
+// SeedSerial implements kernels.SeedSerial: a group's device runs its
+// queued kernels seed by seed.
+func (d *Device) SeedSerial() bool { return d.q != nil }
 
 // queues reports whether a kernel of S seeds is to be queued rather than
 // run now. When not, anything queued runs first (keeping the order of

@@ -146,3 +146,91 @@ func TestGroupDeviceQueues(t *testing.T) {
 		t.Errorf("a second Sync: %v", err)
 	}
 }
+
+// TestGroupScratchIsSeedSerial: a group's device is SeedSerial, so a
+// scratch tensor is one buffer its seeds use in turn, and a step that
+// writes one and reads it, through to Adam, gives each seed its own
+// result, as dense tensors on a plain device do. Run op by op over all
+// seeds, a shared buffer would hold the last seed's sum when the first
+// seed reads it.
+func TestGroupScratchIsSeedSerial(t *testing.T) {
+	const S, n = 3, 8
+	if ss, ok := kernels.Device(cpu.New()).(kernels.SeedSerial); !ok || ss.SeedSerial() {
+		t.Fatal("a plain CPU device should say it is not SeedSerial")
+	}
+	step := func(d kernels.Device) (sum, w []float32) {
+		mem := kernels.Arena{Dev: d, S: S}
+		defer mem.Free()
+		dense := func(data []float32) kernels.Tensor {
+			x, err := mem.Dense(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if data != nil {
+				if err := d.Upload(x, S, data); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return x
+		}
+		src := make([]float32, S*n)
+		for i := range src {
+			src[i] = float32(i%5) - 2
+		}
+		a, out, wt, m, v := dense(src), dense(nil), dense(src), dense(nil), dense(nil)
+		one := func(x float32) kernels.Tensor {
+			t1, err := mem.Dense(1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Upload(t1, S, []float32{x, x, x}); err != nil {
+				t.Fatal(err)
+			}
+			return t1
+		}
+		negLR, decay, failed := one(-0.01), one(1), one(0)
+		g, err := mem.Scratch(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// g = a*a (scratch), out = g + a, then Adam on wt with gradient g.
+		for _, err := range []error{
+			d.Mul(S, n, a, a, g), d.Add(S, n, g, a, out),
+			d.Adam(S, n, wt, g, m, v, negLR, decay, failed, 0.1, 0.001),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		sum, w = make([]float32, S*n), make([]float32, S*n)
+		if err := d.Download(sum, out, S); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Download(w, wt, S); err != nil {
+			t.Fatal(err)
+		}
+		return sum, w
+	}
+	g := cpu.New().Group()
+	if ss, ok := g.(kernels.SeedSerial); !ok || !ss.SeedSerial() {
+		t.Fatal("a group's device should be SeedSerial")
+	}
+	mem := kernels.Arena{Dev: g, S: S}
+	if x, err := mem.Scratch(n); err != nil || x.Stride != 0 {
+		t.Fatalf("a group's scratch tensor: %+v, %v; want stride 0", x, err)
+	}
+	mem.Free()
+	if x, err := (&kernels.Arena{Dev: cpu.New(), S: S}).Scratch(n); err != nil || x.Stride != n {
+		t.Fatalf("a plain device's scratch tensor: %+v, %v; want dense", x, err)
+	}
+	sumG, wG := step(g)
+	sumE, wE := step(cpu.New())
+	for i := range sumE {
+		if math.Float32bits(sumG[i]) != math.Float32bits(sumE[i]) || math.Float32bits(wG[i]) != math.Float32bits(wE[i]) {
+			t.Fatalf("element %d (seed %d): sum %v and weight %v in a group, %v and %v alone", i, i/n, sumG[i], wG[i], sumE[i], wE[i])
+		}
+	}
+	if wE[0] == wE[n] && sumE[1] == sumE[n+1] {
+		t.Fatal("the seeds' results do not differ")
+	}
+}
