@@ -63,7 +63,7 @@ require (
 	gorgonia.org/vecf32 v0.9.0 // indirect
 	gorgonia.org/vecf64 v0.9.0 // indirect
 	gotest.tools/gotestsum v1.13.0 // indirect
-	headlab/internal/glbind v0.0.0
+	headlab/third_party/glbind v0.0.0
 	honnef.co/go/tools v0.8.2 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
@@ -75,4 +75,4 @@ tool (
 	honnef.co/go/tools/cmd/staticcheck
 )
 
-replace headlab/internal/glbind => ./internal/glbind
+replace headlab/third_party/glbind => ./third_party/glbind

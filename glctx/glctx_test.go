@@ -14,8 +14,8 @@ import (
 
 	"github.com/go-gl/glfw/v3.3/glfw"
 
-	gl41 "headlab/internal/glbind/gl41"
-	gl43 "headlab/internal/glbind/gl43"
+	gl41 "headlab/third_party/glbind/gl41"
+	gl43 "headlab/third_party/glbind/gl43"
 )
 
 // The kinds every path test runs on. The glfw path needs a display; the
@@ -77,7 +77,7 @@ func newThread(t *testing.T, o Options) *Thread {
 	return th
 }
 
-// The bindings packages (internal/glbind) the tests use, as backend/gl and the viewer
+// The bindings packages (third_party/glbind) the tests use, as backend/gl and the viewer
 // load theirs.
 var (
 	profile43 = Profile{Init: gl43.InitWithProcAddrFunc}

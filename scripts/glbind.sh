@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Regenerates internal/glbind/gl43 and gl41, headlab's OpenGL bindings,
+# Regenerates third_party/glbind/gl43 and gl41, headlab's OpenGL bindings,
 # with go-gl's generator, Glow, restricted to the functions and enums
 # headlab's code (tests included) calls. go-gl/gl's full packages bind
 # every function of their version, and cgo took over a minute of a cold
 # build to process the two (docs/architecture.md). The bindings are a
-# module of their own (internal/glbind/go.mod), as go-gl/gl is.
+# module of their own (third_party/glbind/go.mod), as go-gl/gl is.
 #
 #   scripts/glbind.sh GLOW_DIR   # a checkout of github.com/go-gl/glow
 #
@@ -19,7 +19,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 for v in 4.3 4.1; do
 	pkg=gl${v/./}
-	# The symbols: every pkg.X in a Go file that imports headlab/internal/glbind/$pkg
+	# The symbols: every pkg.X in a Go file that imports headlab/third_party/glbind/$pkg
 	# (under any name), as Glow's restriction file wants them. Helpers the
 	# templates always write (Ptr, Str, ...) are left out; VertexAttribPointer's
 	# WithOffset form is an overload of the function itself.
@@ -29,10 +29,10 @@ pkg = sys.argv[1]
 helpers = {"Ptr", "PtrOffset", "Str", "Strs", "GoStr", "Init", "InitWithProcAddrFunc"}
 syms = set()
 for f in pathlib.Path(".").rglob("*.go"):
-    if f.parts[:3] == ("internal", "glbind", pkg):
+    if f.parts[:3] == ("third_party", "glbind", pkg):
         continue
     src = f.read_text()
-    m = re.search(r'(?m)^(?:import)?\s*(\w+\s+)?"headlab/internal/glbind/' + pkg + '"', src)
+    m = re.search(r'(?m)^(?:import)?\s*(\w+\s+)?"headlab/third_party/glbind/' + pkg + '"', src)
     if not m:
         continue
     name = (m.group(1) or pkg).strip()
@@ -45,7 +45,7 @@ EOF
 	rm -rf "$tmp/out"
 	(cd "$glow" && "$tmp/glow" generate -out="$tmp/out" -api=gl -version="$v" -profile=core \
 		-restrict="$tmp/$pkg.json" -xml="$glow/xml" -tmpl="$glow/tmpl")
-	dir=internal/glbind/$pkg
+	dir=third_party/glbind/$pkg
 	rm -rf "$dir"
 	mkdir -p "$dir/KHR"
 	for f in "$tmp"/out/*.go; do

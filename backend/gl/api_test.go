@@ -11,8 +11,8 @@ import (
 
 	"headlab/backend/cpu"
 	"headlab/glctx"
-	ogl "headlab/internal/glbind/gl43"
 	"headlab/kernels"
+	ogl "headlab/third_party/glbind/gl43"
 )
 
 func mustAlloc(t *testing.T, d kernels.Device, n int) kernels.Buffer {

@@ -59,8 +59,8 @@ import (
 	"unsafe"
 
 	"headlab/glctx"
-	ogl "headlab/internal/glbind/gl43"
 	"headlab/kernels"
+	ogl "headlab/third_party/glbind/gl43"
 )
 
 // Options configures New.

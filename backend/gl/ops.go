@@ -5,8 +5,8 @@ import (
 	"math"
 	"os"
 
-	ogl "headlab/internal/glbind/gl43"
 	"headlab/kernels"
+	ogl "headlab/third_party/glbind/gl43"
 )
 
 // groupSize is local_size_x in common.glsl (WG).

@@ -3,8 +3,8 @@ package gl
 import (
 	"os"
 
-	ogl "headlab/internal/glbind/gl43"
 	"headlab/kernels"
+	ogl "headlab/third_party/glbind/gl43"
 )
 
 // Per-dispatch timing. With profiling on, every dispatch is bracketed by

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"headlab/glctx"
-	ogl "headlab/internal/glbind/gl43"
+	ogl "headlab/third_party/glbind/gl43"
 )
 
 // The kernels' GLSL sources: one .comp file per program, common.glsl the

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	ogl "headlab/internal/glbind/gl43"
 	"headlab/kernels"
+	ogl "headlab/third_party/glbind/gl43"
 )
 
 // FillTexture copies layers consecutive w x h matrices of floats of src

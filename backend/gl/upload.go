@@ -1,6 +1,6 @@
 package gl
 
-import ogl "headlab/internal/glbind/gl43"
+import ogl "headlab/third_party/glbind/gl43"
 
 // The upload ring. Upload writes its data into a staging buffer with
 // glBufferSubData and has the GPU copy it where it belongs

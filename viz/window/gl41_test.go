@@ -98,7 +98,7 @@ func TestWindowImports(t *testing.T) {
 		}
 		for _, imp := range ast.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			if p == "headlab/backend/gl" || p == "headlab/internal/glbind/gl43" || strings.HasPrefix(p, "github.com/go-gl/gl/") {
+			if p == "headlab/backend/gl" || p == "headlab/third_party/glbind/gl43" || strings.HasPrefix(p, "github.com/go-gl/gl/") {
 				t.Errorf("%s imports %s", f, p)
 			}
 		}

@@ -14,7 +14,7 @@ import (
 	// OpenGL 4.1 core, macOS's ceiling: the viewer draws in a 4.1 context
 	// with CPU kernels, and in the GL device's 4.3 one with GL kernels.
 	"headlab/graph"
-	ogl "headlab/internal/glbind/gl41"
+	ogl "headlab/third_party/glbind/gl41"
 	"headlab/viz"
 )
 
