@@ -673,20 +673,21 @@ func (d *Device) Adam(S, n int, w, g, m, v, negLR, decay, failed kernels.Tensor,
 	}
 	b1, b2 := float32(kernels.AdamBeta1), float32(kernels.AdamBeta2)
 	p := simd.AdamStep{B1: b1, B2: b2, OneMinusB1: 1 - b1, OneMinusB2: 1 - b2, Eps: kernels.AdamEps, C1: c1, C2: c2}
-	run := func(ss seeds) error {
-		for s := ss.lo; s < ss.hi; s++ {
-			if seed(failed, s)[0] != 0 {
-				continue
-			}
-			p.NegLR, p.Decay = seed(negLR, s)[0], seed(decay, s)[0]
-			simd.Adam(seed(w, s)[:n], seed(g, s), seed(m, s), seed(v, s), &p)
-		}
-		return nil
-	}
 	if d.queues(S) {
-		return d.later(run)
+		return d.later(func(ss seeds) error { adam(ss, n, w, g, m, v, negLR, decay, failed, p); return nil })
 	}
-	return run(every(S))
+	adam(every(S), n, w, g, m, v, negLR, decay, failed, p)
+	return nil
+}
+
+func adam(ss seeds, n int, w, g, m, v, negLR, decay, failed kernels.Tensor, p simd.AdamStep) {
+	for s := ss.lo; s < ss.hi; s++ {
+		if seed(failed, s)[0] != 0 {
+			continue
+		}
+		p.NegLR, p.Decay = seed(negLR, s)[0], seed(decay, s)[0]
+		simd.Adam(seed(w, s)[:n], seed(g, s), seed(m, s), seed(v, s), &p)
+	}
 }
 
 // MarkDiverged implements kernels.Device.
@@ -694,17 +695,18 @@ func (d *Device) MarkDiverged(S int, loss, failed kernels.Tensor, step int) erro
 	if err := d.launch(S, []kernels.Tensor{loss, failed}, 1, 1); err != nil {
 		return err
 	}
-	run := func(ss seeds) error {
-		for s := ss.lo; s < ss.hi; s++ {
-			l, f := float64(seed(loss, s)[0]), seed(failed, s)
-			if f[0] == 0 && (math.IsNaN(l) || math.IsInf(l, 0)) {
-				f[0] = float32(step)
-			}
-		}
-		return nil
-	}
 	if d.queues(S) {
-		return d.later(run)
+		return d.later(func(ss seeds) error { markDiverged(ss, loss, failed, step); return nil })
 	}
-	return run(every(S))
+	markDiverged(every(S), loss, failed, step)
+	return nil
+}
+
+func markDiverged(ss seeds, loss, failed kernels.Tensor, step int) {
+	for s := ss.lo; s < ss.hi; s++ {
+		l, f := float64(seed(loss, s)[0]), seed(failed, s)
+		if f[0] == 0 && (math.IsNaN(l) || math.IsInf(l, 0)) {
+			f[0] = float32(step)
+		}
+	}
 }
