@@ -31,10 +31,11 @@ type Host interface {
 
 // SeedSerial is a device that runs a group's kernels seed after seed:
 // the kernels called between two host calls (Upload, Download, Sync,
-// reading a buffer) run on seed 0, then on seed 1, and so on. A tensor that kernels write and read only between two host
-// calls, such as an executor's intermediates, can then be one buffer that
-// every seed uses in turn (stride 0, from Arena.Scratch): each seed's step
-// works in the same memory, which stays in the caches.
+// reading a buffer) run on seed 0, then on seed 1, and so on. A tensor
+// that kernels write and read only between two host calls, such as an
+// executor's intermediates, can then be one buffer that every seed uses
+// in turn (stride 0, from Arena.Scratch): each seed's step works in the
+// same memory, which stays in the caches.
 type SeedSerial interface {
 	// SeedSerial reports whether this device runs seeds one after another.
 	SeedSerial() bool

@@ -115,7 +115,8 @@ type benchCommon struct {
 	loss, profile string
 }
 
-// addFlags declares the shared flags on fs; steps says what --steps 0 means.
+// addFlags declares the shared flags on cmd; steps says what --steps 0
+// means.
 func (c *benchCommon) addFlags(cmd *cobra.Command, steps string) {
 	fs := cmd.Flags()
 	fs.BoolVar(&c.json, "json", false, "print one JSON object on stdout")
