@@ -674,7 +674,12 @@ func (d *Device) Adam(S, n int, w, g, m, v, negLR, decay, failed kernels.Tensor,
 	b1, b2 := float32(kernels.AdamBeta1), float32(kernels.AdamBeta2)
 	p := simd.AdamStep{B1: b1, B2: b2, OneMinusB1: 1 - b1, OneMinusB2: 1 - b2, Eps: kernels.AdamEps, C1: c1, C2: c2}
 	if d.queues(S) {
-		return d.later(func(ss seeds) error { adam(ss, n, w, g, m, v, negLR, decay, failed, p); return nil })
+		// Adam ends a step, which then runs seed by seed, each seed's
+		// update reading its gradients while they are in the caches. Once
+		// Adam returns, the weights are the step's for any handle of the
+		// device to read, as before it was queued.
+		_ = d.later(func(ss seeds) error { adam(ss, n, w, g, m, v, negLR, decay, failed, p); return nil })
+		return d.flush()
 	}
 	adam(every(S), n, w, g, m, v, negLR, decay, failed, p)
 	return nil

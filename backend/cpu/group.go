@@ -8,11 +8,12 @@ import "headlab/kernels"
 // activations through the caches before the next kernel reads the first
 // seed's again, and a seed-step costs about 1.6 times a lone model's on
 // one core (docs/performance.md). A group's device queues the kernels
-// instead (Adam and the divergence mark among them), and when the host
-// next touches its tensors (Upload, Download, Sync, a Buffer's Data) runs
-// every queued kernel on seed 0, then on seed 1, and so on: each seed's
-// step runs as a lone model's does, its activations in the caches, and
-// its update reads its gradients while they are there. Being SeedSerial,
+// instead (the divergence mark among them), and when the host next touches
+// its tensors (Upload, Download, Sync, a Buffer's Data), or Adam ends a
+// step, runs every queued kernel on seed 0, then on seed 1, and so on
+// (Adam last): each seed's step runs as a lone model's does, its
+// activations in the caches, and its update reads its gradients while
+// they are there. Being SeedSerial,
 // it also lets a step's intermediates be one buffer every seed uses in
 // turn (graph's executor allocates them with kernels.Arena.Scratch), so
 // the group's seeds work in the same memory a lone model does. Every

@@ -152,13 +152,14 @@ func TestGroupDeviceQueues(t *testing.T) {
 // writes one and reads it, through to Adam, gives each seed its own
 // result, as dense tensors on a plain device do. Run op by op over all
 // seeds, a shared buffer would hold the last seed's sum when the first
-// seed reads it.
+// seed reads it. Once Adam returns, the step has run: the parent device,
+// which does not run the group's queue, reads its results.
 func TestGroupScratchIsSeedSerial(t *testing.T) {
 	const S, n = 3, 8
 	if ss, ok := kernels.Device(cpu.New()).(kernels.SeedSerial); !ok || ss.SeedSerial() {
 		t.Fatal("a plain CPU device should say it is not SeedSerial")
 	}
-	step := func(d kernels.Device) (sum, w []float32) {
+	step := func(d, read kernels.Device) (sum, w []float32) {
 		mem := kernels.Arena{Dev: d, S: S}
 		defer mem.Free()
 		dense := func(data []float32) kernels.Tensor {
@@ -203,15 +204,16 @@ func TestGroupScratchIsSeedSerial(t *testing.T) {
 			}
 		}
 		sum, w = make([]float32, S*n), make([]float32, S*n)
-		if err := d.Download(sum, out, S); err != nil {
+		if err := read.Download(sum, out, S); err != nil {
 			t.Fatal(err)
 		}
-		if err := d.Download(w, wt, S); err != nil {
+		if err := read.Download(w, wt, S); err != nil {
 			t.Fatal(err)
 		}
 		return sum, w
 	}
-	g := cpu.New().Group()
+	parent := cpu.New()
+	g := parent.Group()
 	if ss, ok := g.(kernels.SeedSerial); !ok || !ss.SeedSerial() {
 		t.Fatal("a group's device should be SeedSerial")
 	}
@@ -223,8 +225,9 @@ func TestGroupScratchIsSeedSerial(t *testing.T) {
 	if x, err := (&kernels.Arena{Dev: cpu.New(), S: S}).Scratch(n); err != nil || x.Stride != n {
 		t.Fatalf("a plain device's scratch tensor: %+v, %v; want dense", x, err)
 	}
-	sumG, wG := step(g)
-	sumE, wE := step(cpu.New())
+	sumG, wG := step(g, parent)
+	plain := cpu.New()
+	sumE, wE := step(plain, plain)
 	for i := range sumE {
 		if math.Float32bits(sumG[i]) != math.Float32bits(sumE[i]) || math.Float32bits(wG[i]) != math.Float32bits(wE[i]) {
 			t.Fatalf("element %d (seed %d): sum %v and weight %v in a group, %v and %v alone", i, i/n, sumG[i], wG[i], sumE[i], wE[i])
