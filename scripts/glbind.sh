@@ -17,21 +17,18 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$glow" && go build -o "$tmp/glow" .)
 
-for v in 4.3 4.1; do
-	pkg=gl${v/./}
-	# The symbols: every pkg.X in a Go file that imports headlab/third_party/glbind/$pkg
-	# (under any name), as Glow's restriction file wants them. Helpers the
-	# templates always write (Ptr, Str, ...) are left out; VertexAttribPointer's
-	# WithOffset form is an overload of the function itself.
-	python3 - "$pkg" >"$tmp/$pkg.json" <<'EOF'
-import json, pathlib, re, sys
+# symbols reads Go files' paths on stdin and writes Glow's restriction
+# file for the package its argument names: every pkg.X in a file that
+# imports headlab/third_party/glbind/pkg (under any name). The helpers
+# Glow's templates always write (Ptr, Str, ...) are left out;
+# VertexAttribPointer's WithOffset form is an overload of the function.
+symbols=$(cat <<'EOF'
+import json, re, sys
 pkg = sys.argv[1]
 helpers = {"Ptr", "PtrOffset", "Str", "Strs", "GoStr", "Init", "InitWithProcAddrFunc"}
 syms = set()
-for f in pathlib.Path(".").rglob("*.go"):
-    if f.parts[:3] == ("third_party", "glbind", pkg):
-        continue
-    src = f.read_text()
+for path in sys.stdin.read().split():
+    src = open(path).read()
     m = re.search(r'(?m)^(?:import)?\s*(\w+\s+)?"headlab/third_party/glbind/' + pkg + '"', src)
     if not m:
         continue
@@ -42,6 +39,12 @@ enums = sorted("GL_" + s for s in syms if re.fullmatch(r"[A-Z0-9_]+", s))
 funcs = sorted({"gl" + s.removesuffix("WithOffset") for s in syms if not re.fullmatch(r"[A-Z0-9_]+", s)})
 json.dump({"Enums": enums, "Functions": funcs}, sys.stdout, indent=1)
 EOF
+)
+
+for v in 4.3 4.1; do
+	pkg=gl${v/./}
+	git ls-files --cached --others --exclude-standard '*.go' ':!third_party' |
+		python3 -c "$symbols" "$pkg" >"$tmp/$pkg.json"
 	rm -rf "$tmp/out"
 	(cd "$glow" && "$tmp/glow" generate -out="$tmp/out" -api=gl -version="$v" -profile=core \
 		-restrict="$tmp/$pkg.json" -xml="$glow/xml" -tmpl="$glow/tmpl")
