@@ -145,8 +145,8 @@ func (d Separately) MatMulThen(S int, tA, tB bool, m, n, k int, a, b, bias, c Te
 	return d.scratch(S, m*n, run)
 }
 
-// LayerNormGrad implements LayerNormGrader: LayerNormGradX, Add, ColDot
-// and ColSum.
+// LayerNormGrad implements LayerNormGrader: LayerNormGradX, Add, and
+// ColDot and ColSum (the device's ColDotSum where it has one).
 func (d Separately) LayerNormGrad(S, rows, n int, gamma, dy, xh, inv, res, dx, dgamma, dbeta Tensor) error {
 	if err := d.LayerNormGradX(S, rows, n, gamma, dy, xh, inv, dx); err != nil {
 		return err
@@ -156,10 +156,7 @@ func (d Separately) LayerNormGrad(S, rows, n int, gamma, dy, xh, inv, res, dx, d
 			return err
 		}
 	}
-	if err := d.ColDot(S, rows, n, dy, xh, dgamma); err != nil {
-		return err
-	}
-	return d.ColSum(S, rows, n, dy, dbeta)
+	return Fused[ColDotSummer](d.Device).ColDotSum(S, rows, n, dy, xh, dgamma, dbeta)
 }
 
 // EmbedAdd implements EmbedAdder: two Embeds and Add.

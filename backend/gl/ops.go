@@ -589,22 +589,14 @@ var (
 
 // LayerNormGrad implements kernels.LayerNormGrader: one workgroup of 32
 // per seed (layernormgrad.comp) for rows of at most lnGradCols, else
-// LayerNormGradX, Add and ColDotSum.
+// kernels.Separately's LayerNormGradX, Add and ColDotSum.
 func (d *Device) LayerNormGrad(S, rows, n int, gamma, dy, xh, inv, res, dx, dgamma, dbeta kernels.Tensor) error {
 	const name = "LayerNormGrad"
 	if err := sizes(name, rows, n); err != nil {
 		return err
 	}
 	if n == 0 || n > lnGradCols {
-		if err := d.LayerNormGradX(S, rows, n, gamma, dy, xh, inv, dx); err != nil {
-			return err
-		}
-		if res.Buf != nil {
-			if err := d.Add(S, rows*n, res, dx, dx); err != nil {
-				return err
-			}
-		}
-		return d.ColDotSum(S, rows, n, dy, xh, dgamma, dbeta)
+		return kernels.Separately{Device: d}.LayerNormGrad(S, rows, n, gamma, dy, xh, inv, res, dx, dgamma, dbeta)
 	}
 	ts, want := []kernels.Tensor{gamma, dy, xh, inv, dx, dgamma, dbeta}, []int{n, rows * n, rows * n, rows, rows * n, n, n}
 	if res.Buf != nil {
