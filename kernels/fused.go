@@ -95,8 +95,9 @@ func Fused[F any](d Device) F {
 // call.
 type Separately struct{ Device }
 
-// scratch runs f with n floats for each of S seeds, freed after it.
-func (d Separately) scratch(S, n int, f func(t Tensor) error) error {
+// withTemp runs f with a temporary of n floats for each of S seeds (dense:
+// not Arena.Scratch), freed after it.
+func (d Separately) withTemp(S, n int, f func(t Tensor) error) error {
 	a := Arena{Dev: d.Device, S: S}
 	defer a.Free()
 	t, err := a.Dense(n)
@@ -142,7 +143,7 @@ func (d Separately) MatMulThen(S int, tA, tB bool, m, n, k int, a, b, bias, c Te
 	if c.Buf != nil {
 		return run(c)
 	}
-	return d.scratch(S, m*n, run)
+	return d.withTemp(S, m*n, run)
 }
 
 // LayerNormGrad implements LayerNormGrader: LayerNormGradX, Add, and
@@ -161,7 +162,7 @@ func (d Separately) LayerNormGrad(S, rows, n int, gamma, dy, xh, inv, res, dx, d
 
 // EmbedAdd implements EmbedAdder: two Embeds and Add.
 func (d Separately) EmbedAdd(S, rows, n int, ids, table, ids2, table2, out Tensor) error {
-	return d.scratch(S, rows*n, func(t Tensor) error {
+	return d.withTemp(S, rows*n, func(t Tensor) error {
 		if err := d.Embed(S, rows, n, ids, table, out); err != nil {
 			return err
 		}
@@ -192,7 +193,7 @@ func (d Separately) Attend(S int, s Shape, q, k, v, g, p, o, og Tensor) error {
 	if o.Buf != nil {
 		return mix(o)
 	}
-	return d.scratch(S, s.QKVLen(), mix)
+	return d.withTemp(S, s.QKVLen(), mix)
 }
 
 // AttendGrad implements Attender: MixGradV, MixGradP, ProbsGradQ and
@@ -201,7 +202,7 @@ func (d Separately) AttendGrad(S int, s Shape, p, dO, q, k, v, dQ, dK, dV Tensor
 	if err := d.MixGradV(S, s, p, dO, dV); err != nil {
 		return err
 	}
-	return d.scratch(S, s.ProbsLen(), func(dP Tensor) error {
+	return d.withTemp(S, s.ProbsLen(), func(dP Tensor) error {
 		if err := d.MixGradP(S, s, dO, v, dP); err != nil {
 			return err
 		}
