@@ -11,7 +11,9 @@
 #                           Mesa for running GL without a screen, numpy
 #                           (the export checks), Chromium (the HTML view's
 #                           test), valgrind (instruction counts),
-#                           qemu-user-static (the arm64 tests), and every
+#                           qemu-user-static (the arm64 tests), Bochs with
+#                           isolinux, xorriso and cpio (the AVX-512 path,
+#                           emulated: scripts/avx512-emu.sh), and every
 #                           Go module
 #
 # Safe to run again: it installs only what is missing.
@@ -24,7 +26,8 @@ packages=(gcc libc6-dev ca-certificates pkg-config libgl-dev libegl-dev libx11-d
 case "$mode" in
 run) ;;
 test)
-  packages+=(xvfb xauth libgl1-mesa-dri libegl1 libegl-mesa0 python3 python3-numpy qemu-user-static chromium valgrind)
+  packages+=(xvfb xauth libgl1-mesa-dri libegl1 libegl-mesa0 python3 python3-numpy qemu-user-static chromium valgrind
+    bochs bochsbios vgabios isolinux syslinux-common xorriso cpio)
   ;;
 *)
   echo "setup: unknown mode $mode (run or test)" >&2
