@@ -13,8 +13,9 @@
 #                           test), valgrind (instruction counts),
 #                           qemu-user-static (the arm64 tests), Bochs with
 #                           isolinux, xorriso and cpio (the AVX-512 path,
-#                           emulated: scripts/avx512-emu.sh), and every
-#                           Go module
+#                           emulated: scripts/avx512-emu.sh; bochs-term is
+#                           the smallest of the front ends Bochs depends
+#                           on one of), and every Go module
 #
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
@@ -27,7 +28,7 @@ case "$mode" in
 run) ;;
 test)
   packages+=(xvfb xauth libgl1-mesa-dri libegl1 libegl-mesa0 python3 python3-numpy qemu-user-static chromium valgrind
-    bochs bochsbios vgabios isolinux syslinux-common xorriso cpio)
+    bochs bochs-term bochsbios vgabios isolinux syslinux-common xorriso cpio)
   ;;
 *)
   echo "setup: unknown mode $mode (run or test)" >&2
