@@ -33,10 +33,11 @@ mkdir -p "$work/root" "$work/iso/isolinux" "$work/kernel"
 
 # The kernel: Debian's cloud image kernel (serial console, initramfs and
 # ACPI power-off built in; no modules needed).
-kpkg=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
-if [ -z "$kpkg" ]; then
+kernel_pkg() { apt-cache depends linux-image-cloud-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}'; }
+kpkg=$(kernel_pkg)
+if [ -z "$kpkg" ]; then # no package lists yet
   apt-get update >&2
-  kpkg=$(apt-cache depends linux-image-cloud-amd64 | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+  kpkg=$(kernel_pkg)
 fi
 (cd "$work/kernel" && apt-get download "$kpkg" 2>&1 | grep -v -e '^W: Download is performed unsandboxed' >&2 || true)
 dpkg -x "$work"/kernel/*.deb "$work/kernel/x"
@@ -106,6 +107,7 @@ fail() {
 grep -q '^emuinit: cpu .*avx512f' "$log" || fail "the emulated CPU shows no avx512f to Linux"
 grep -q -- '--- PASS: TestKernelDigests/avx512 ' "$log" || fail "internal/simd's kernel digests did not pass on the avx512 path"
 grep -q -- '--- PASS: TestAVX2MatchesAVX512Sgemm ' "$log" || fail "TestAVX2MatchesAVX512Sgemm did not pass"
+# Both programs exit 0: simd.test does not if any test failed.
 [ "$(grep -c '^emuinit: exit 0' "$log")" = 2 ] || fail "a program in the emulator failed"
 # goamd64's output: the lines between its run line and its exit line.
 awk '/^emuinit: run .*goamd64/ {on=1; next} /^emuinit: exit/ {on=0} on' "$log" | tr -d '\r' >"$work/avx512.out"
@@ -113,5 +115,4 @@ if ! cmp -s "$work/avx2.out" "$work/avx512.out"; then
   diff "$work/avx2.out" "$work/avx512.out" | head -10 >&2
   fail "50 training steps on the emulated avx512 path differ from the avx2 path's bits"
 fi
-grep -E -- '^(--- FAIL|FAIL)' "$log" && fail "a test failed"
 echo "avx512-emu.sh: avx512 (emulated, Bochs $(dpkg-query -W -f='${Version}' bochs)): $(grep -c -- '^--- PASS' "$log") tests passed; 50 training steps the same bits as avx2"

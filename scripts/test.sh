@@ -65,9 +65,12 @@ HEADLAB_GL_CONTEXT=glfw "${xvfb[@]}" \
 env -u DISPLAY "${gotestsum[@]}" "$times/egl.json" -- -count=1 -timeout 30m "$@" "${compute[@]}"
 # The CPU's numbers on each vector path this machine can run (HEADLAB_SIMD;
 # docs/model.md): the kernels, the model and training.
+# runs_path P: whether this CPU runs vector path P (headlab refuses one it
+# cannot).
+runs_path() { HEADLAB_SIMD=$1 go run ./cmd/headlab --help >/dev/null 2>&1; }
 numeric=(./internal/simd/ ./backend/cpu/ ./graph/ ./train/ ./sweep/)
 for path in avx2 go; do
-  if HEADLAB_SIMD=$path go run ./cmd/headlab --help >/dev/null 2>&1; then
+  if runs_path "$path"; then
     HEADLAB_SIMD=$path "${gotestsum[@]}" "$times/simd-$path.json" -- -count=1 -timeout 30m "$@" "${numeric[@]}"
   fi
 done
@@ -81,7 +84,7 @@ fuzz ./sweep/ FuzzOpen 5000x
 # keeps one core busy for about 2 minutes, so it runs beside the arm64
 # tests below; its output follows theirs.
 emu=""
-if [ "$(uname -m)" = x86_64 ] && ! HEADLAB_SIMD=avx512 go run ./cmd/headlab --help >/dev/null 2>&1; then
+if [ "$(uname -m)" = x86_64 ] && ! runs_path avx512; then
   emulog=$(mktemp)
   scripts/avx512-emu.sh >"$emulog" 2>&1 &
   emu=$!
