@@ -35,7 +35,10 @@ var ErrNoValgrind = errors.New("valgrind is not installed")
 // AVX-512, so a forced HEADLAB_SIMD=avx512 is dropped and the default
 // (avx2 where the CPU has it) is counted; SIMD names the path that ran.
 // Go's asynchronous preemption signals crash callgrind, so they are
-// turned off.
+// turned off. Valgrind 3.19 advertises RDTSCP even where the host's
+// hypervisor hides it (then it cannot decode it): Go's runtime, which
+// reads that instruction in contended lock spins, would die of SIGILL in
+// some runs, so it is told to use RDTSC instead (cpu.rdtscp=off).
 func CountInstructions(exe, loss string, batch, short, long int) (InstructionCount, error) {
 	if short < 0 || long <= short {
 		return InstructionCount{}, fmt.Errorf("callgrind: step counts %d and %d", short, long)
@@ -54,7 +57,7 @@ func CountInstructions(exe, loss string, batch, short, long int) (InstructionCou
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1")
+	env = append(env, "GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off", "GOMAXPROCS=1")
 	count := func(steps int) (float64, string, error) {
 		out := filepath.Join(dir, fmt.Sprintf("callgrind.%d", steps))
 		cmd := exec.Command("valgrind", "--tool=callgrind", "--callgrind-out-file="+out, exe,
