@@ -31,7 +31,7 @@ var ErrNoValgrind = errors.New("valgrind is not installed")
 // fixed warm-up cancel out, and what is left is the step with its batch
 // sampling. The runs use GOMAXPROCS=1 (valgrind runs one thread at a time
 // anyway; one P keeps the scheduler from spinning a varying amount), which
-// makes counts repeat within about 1%. Valgrind's virtual CPU has no
+// makes counts repeat within a few percent. Valgrind's virtual CPU has no
 // AVX-512, so a forced HEADLAB_SIMD=avx512 is dropped and the default
 // (avx2 where the CPU has it) is counted; SIMD names the path that ran.
 // Go's asynchronous preemption signals crash callgrind, so they are
