@@ -885,6 +885,8 @@ type refHead struct {
 	MirrorC   *int               `json:"mirror_c"`
 	Sink      *float64           `json:"sink"`
 	RestMass  *float64           `json:"rest_mass"`
+	RunnerUp  *string            `json:"runner_up"`
+	RunnerUpS *float64           `json:"runner_up_score"`
 }
 
 func TestCrossCheckPythonReference(t *testing.T) {
@@ -961,8 +963,33 @@ func TestCrossCheckPythonReference(t *testing.T) {
 			return oneHot(T, pats[l*3+h-3])
 		}
 	})
+	// Split heads: each row's mass shared between the previous key and key
+	// 0 (a close call between previous-token and attention-sink), and
+	// between the previous key and a flat spread (the layer-0 head the
+	// first rule called uniform).
+	files["hand-split"] = build(t, true, toks, 1, 2, func(_, _, h int) [][]float64 {
+		m := make([][]float64, T)
+		for i := range m {
+			m[i] = make([]float64, T)
+			if i == 0 {
+				m[0][0] = 1
+				continue
+			}
+			switch h {
+			case 0:
+				m[i][i-1] += 0.55
+				m[i][0] += 0.45
+			default:
+				m[i][i-1] += 0.5
+				for j := 0; j <= i; j++ {
+					m[i][j] += 0.5 / float64(i+1)
+				}
+			}
+		}
+		return m
+	})
 	dir := t.TempDir()
-	rested := 0
+	rested, runners, relabelled := 0, 0, 0
 	for name, a := range files {
 		path := filepath.Join(dir, name+".json")
 		var buf bytes.Buffer
@@ -1006,6 +1033,15 @@ func TestCrossCheckPythonReference(t *testing.T) {
 			if g.RestMass != nil {
 				rested++
 			}
+			if (r.RunnerUp == nil) != (g.RunnerUp == "") || r.RunnerUp != nil && (*r.RunnerUp != g.RunnerUp || !near(*r.RunnerUpS, g.RunnerUpScore, 1e-4)) {
+				t.Errorf("%s %s: runner-up Go %q %v, reference %v", name, g.Name, g.RunnerUp, g.RunnerUpScore, r.RunnerUp)
+			}
+			if g.RunnerUp != "" {
+				runners++
+			}
+			if first, _ := g.Relabel(FirstRule, a.T); first.Label != g.Label {
+				relabelled++
+			}
 			for _, p := range Patterns {
 				rv, ok := r.Scores[p]
 				if !ok || !near(rv, g.Scores[p], 1e-4) {
@@ -1022,6 +1058,9 @@ func TestCrossCheckPythonReference(t *testing.T) {
 	}
 	if rested == 0 {
 		t.Error("no head of any file has a rest mass: the comparison tested nothing")
+	}
+	if runners == 0 || relabelled == 0 {
+		t.Errorf("%d heads with a runner-up, %d that the first rule labels otherwise: the comparison tested neither", runners, relabelled)
 	}
 }
 

@@ -11,6 +11,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // The canonical patterns' names (docs/head-patterns.md). Each is the key
@@ -34,7 +35,8 @@ const (
 // head-patterns.md; that order breaks ties between equal scores.
 var Patterns = []string{LabelPreviousToken, LabelInduction, LabelMatching, LabelMirror, LabelAttentionSink, PatternOffset, PatternPosition, LabelUniform}
 
-// Threshold is the lowest winning score that names a head after a pattern.
+// Threshold is the lowest score that names a head after a cell pattern
+// (every pattern but uniform under RevisedRule; every one under FirstRule).
 const Threshold = 0.4
 
 // NoClearPattern is the label of a head whose best score is below Threshold.
@@ -51,9 +53,14 @@ type HeadScore struct {
 	// Label is the winning pattern ("induction", "offset -3", "position-5",
 	// "mirror shifted") or NoClearPattern.
 	Label string `json:"label"`
-	// Score is the highest of Scores: the winning score, or the best score
-	// that fell short of Threshold when Label is NoClearPattern.
+	// Score is the label's score, or, when Label is NoClearPattern, the
+	// best cell pattern's score that fell short of Threshold.
 	Score float64 `json:"score"`
+	// RunnerUp is the label of the second-best cell pattern when it
+	// reaches Threshold and scores within RunnerUpMargin of Score ("" when
+	// none does), and RunnerUpScore its score: a close call is shown.
+	RunnerUp      string  `json:"runner_up,omitempty"`
+	RunnerUpScore float64 `json:"runner_up_score,omitempty"`
 	// Scores holds the batch score of every name in Patterns; offset,
 	// position and mirror hold the score of the best d, j and c.
 	Scores map[string]float64 `json:"scores"`
@@ -82,10 +89,16 @@ type HeadScore struct {
 }
 
 // Title is the label with its score to two decimals, "induction 0.81" or
-// "offset -3 0.55". A head with no clear pattern still shows its best score,
-// "no clear pattern 0.23", so a near miss can be told from an empty head.
+// "offset -3 0.55", and a close runner-up after it, "induction 0.81
+// (matching 0.75)". A head with no clear pattern still shows its best
+// score, "no clear pattern 0.23", so a near miss can be told from an
+// empty head.
 func (s HeadScore) Title() string {
-	return fmt.Sprintf("%s %.2f", s.Label, s.Score)
+	t := fmt.Sprintf("%s %.2f", s.Label, s.Score)
+	if s.RunnerUp != "" {
+		t += fmt.Sprintf(" (%s %.2f)", s.RunnerUp, s.RunnerUpScore)
+	}
+	return t
 }
 
 // ScoreAll scores every head of a, layer-major: L0H0, L0H1, ..., L1H0, ...
@@ -192,30 +205,163 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 		hs.Relations = ScoreRelations(a, l, h)
 		hs.Syntax = SyntaxName(hs.Relations)
 	}
-	// Strictly greater replaces, so ties keep the earlier row of the table.
-	best := Patterns[0]
-	for _, p := range Patterns[1:] {
-		if scores[p] > scores[best] {
-			best = p
-		}
-	}
-	hs.Score = scores[best]
-	switch {
-	case !(hs.Score >= Threshold):
-		hs.Label = NoClearPattern
-	case best == PatternOffset:
-		hs.Label = fmt.Sprintf("%s -%d", PatternOffset, bestD)
-	case best == PatternPosition:
-		hs.Label = fmt.Sprintf("%s-%d", PatternPosition, bestJ)
-	case best == LabelMirror && bestC == T-2:
-		hs.Label = LabelMirrorShifted
-	default:
-		hs.Label = best
-	}
-	if cell, ok := cells[best]; ok && hs.Label != NoClearPattern {
+	hs = hs.Labelled(CurrentRule, T)
+	if cell, ok := cells[hs.pattern()]; ok {
 		hs.RestMass = restMass(a, l, h, cell)
 	}
 	return hs
+}
+
+// LabelRule is a rule that names a head after its scores (docs/head-patterns.md, "The label").
+type LabelRule int
+
+const (
+	// FirstRule is the rule first fixed: the best of the eight scores,
+	// when it reaches Threshold. It ranks the uniform score, an entropy,
+	// against shares of mass, so a head with half its mass on one key
+	// and the rest spread was called uniform.
+	FirstRule LabelRule = 1
+	// RevisedRule (the rule since the note's words were read closely:
+	// uniform is "normalised entropy near 1"): the best of the seven
+	// cell patterns when it reaches Threshold; otherwise uniform when
+	// its score reaches UniformThreshold; otherwise no clear pattern.
+	RevisedRule LabelRule = 2
+	// CurrentRule is the rule every label headlab prints follows.
+	CurrentRule = RevisedRule
+)
+
+// UniformThreshold is the lowest uniform score that names a head uniform
+// under RevisedRule: the note's "near 1".
+const UniformThreshold = 0.9
+
+// RunnerUpMargin is how close (at most) the second-best cell pattern's
+// score must be to the label's for it to be shown beside the label.
+const RunnerUpMargin = 0.1
+
+// String names the rule as docs and findings do.
+func (r LabelRule) String() string {
+	if r == FirstRule {
+		return "first rule (best of eight)"
+	}
+	return "revised rule (uniform only near 1)"
+}
+
+// Labelled returns s named under rule from its scores (Scores, OffsetD,
+// PositionJ, MirrorC; T is the sequence length, which tells the shifted
+// mirror): Label, Score and the runner-up are set, everything else is
+// kept. RestMass belongs to the label's pattern, so a caller that changes
+// a label without the attention must drop it (see Relabel).
+func (s HeadScore) Labelled(rule LabelRule, T int) HeadScore {
+	best := pickPattern(s.Scores, rule)
+	s.Score = s.Scores[best]
+	s.RunnerUp, s.RunnerUpScore = "", 0
+	switch {
+	case best == "":
+		s.Label = NoClearPattern
+		s.Score = bestCellScore(s.Scores)
+		if rule == FirstRule {
+			s.Score = max(s.Score, s.Scores[LabelUniform])
+		}
+	default:
+		s.Label = s.patternLabel(best, T)
+		if ru := runnerUp(s.Scores, best); ru != "" && s.Scores[ru] >= s.Score-RunnerUpMargin-Slack {
+			s.RunnerUp, s.RunnerUpScore = s.patternLabel(ru, T), s.Scores[ru]
+		}
+	}
+	return s
+}
+
+// Relabel names s under rule from its scores, as Labelled, and drops its
+// rest mass when the label changed (the rest mass is read off the
+// attention for the label's pattern, which a stored head no longer has).
+// changed reports whether the label changed.
+func (s HeadScore) Relabel(rule LabelRule, T int) (out HeadScore, changed bool) {
+	out = s.Labelled(rule, T)
+	if out.Label != s.Label {
+		out.RestMass = nil
+		return out, true
+	}
+	return out, false
+}
+
+// pickPattern is the pattern that names a head under rule, "" for no
+// clear pattern. Strictly greater replaces, so ties keep the earlier row
+// of the table.
+func pickPattern(scores map[string]float64, rule LabelRule) string {
+	best := ""
+	for _, p := range Patterns {
+		if rule == RevisedRule && p == LabelUniform {
+			continue
+		}
+		if best == "" || scores[p] > scores[best] {
+			best = p
+		}
+	}
+	switch {
+	case scores[best] >= Threshold:
+		return best
+	case rule == RevisedRule && scores[LabelUniform] >= UniformThreshold:
+		return LabelUniform
+	}
+	return ""
+}
+
+// runnerUp is the best cell pattern other than best ("" if none reaches
+// Threshold): uniform, an entropy on another scale, is never a runner-up.
+func runnerUp(scores map[string]float64, best string) string {
+	ru := ""
+	for _, p := range Patterns {
+		if p == best || p == LabelUniform {
+			continue
+		}
+		if ru == "" || scores[p] > scores[ru] {
+			ru = p
+		}
+	}
+	if scores[ru] < Threshold {
+		return ""
+	}
+	return ru
+}
+
+// bestCellScore is the highest score of the seven cell patterns.
+func bestCellScore(scores map[string]float64) float64 {
+	m := 0.0
+	for _, p := range Patterns {
+		if p != LabelUniform {
+			m = max(m, scores[p])
+		}
+	}
+	return m
+}
+
+// patternLabel is pattern p's label for this head: offset and position
+// carry their d and j, the mirror on c = T-2 is the shifted one.
+func (s HeadScore) patternLabel(p string, T int) string {
+	switch {
+	case p == PatternOffset:
+		return fmt.Sprintf("%s -%d", PatternOffset, s.OffsetD)
+	case p == PatternPosition:
+		return fmt.Sprintf("%s-%d", PatternPosition, s.PositionJ)
+	case p == LabelMirror && s.MirrorC == T-2:
+		return LabelMirrorShifted
+	}
+	return p
+}
+
+// pattern is the pattern the label names ("" for no clear pattern).
+func (s HeadScore) pattern() string {
+	switch {
+	case s.Label == NoClearPattern:
+		return ""
+	case s.Label == LabelMirrorShifted:
+		return LabelMirror
+	case strings.HasPrefix(s.Label, PatternOffset+" "):
+		return PatternOffset
+	case strings.HasPrefix(s.Label, PatternPosition+"-"):
+		return PatternPosition
+	}
+	return s.Label
 }
 
 // restMass is the mean over examples of the mean mass on key 0 over the

@@ -1142,7 +1142,8 @@ func TestExtraComplete(t *testing.T) {
 		{"agreement", &Extra{AttractorIntact: &acc, Syntax: []SyntaxHead{{Name: "L1H1", AttractorOff: off}}, SyntaxOff: &off}, true},
 		{"agreement without syntax heads", &Extra{AttractorIntact: &acc, SyntaxOff: &acc}, true},
 		{"nothing", &Extra{}, false},
-		{"the circuit by other measures", &Extra{Circuit: &CircuitMeasures{Located: []string{}}}, true},
+		{"the circuit by other measures", &Extra{Circuit: &CircuitMeasures{Located: []string{}, LabelRule: analysis.RevisedRule}}, true},
+		{"the circuit by other measures, before the revised label rule", &Extra{Circuit: &CircuitMeasures{Located: []string{}}}, false},
 	} {
 		if got := c.x.Complete(); got != c.want {
 			t.Errorf("%s: complete %v, want %v", c.name, got, c.want)
@@ -1151,7 +1152,7 @@ func TestExtraComplete(t *testing.T) {
 	// The circuit measures survive the claims file.
 	p1 := NewPlan(2, 2, 1, false, tasks.NextToken)
 	ind := sweep.RunID{Key: sweep.Key(p1.Induction), Seed: 2}
-	cm := &CircuitMeasures{Joint: []MethodJoint{{Method: inspect.AblateMean, Induction: &acc}, {Method: inspect.AblateResample, PreviousToken: &off}},
+	cm := &CircuitMeasures{LabelRule: analysis.RevisedRule, Joint: []MethodJoint{{Method: inspect.AblateMean, Induction: &acc}, {Method: inspect.AblateResample, PreviousToken: &off}},
 		Corruption: "first-half", Located: []string{"L1H0", "L0H1"}, Heads: []HeadCircuit{{"L0H0", 0.5, 0.25}, {"L1H0", 1, 0.8}}}
 	data, err := json.Marshal(NewMeasured(p1, map[sweep.RunID]*Extra{ind: {Circuit: cm}}, nil))
 	if err != nil {

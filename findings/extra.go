@@ -51,6 +51,11 @@ type Extra struct {
 // lacks SyntaxOff, and is measured again; an extra that holds nothing is
 // not complete either.
 func (x *Extra) Complete() bool {
+	// Circuit measures taken before the revised label rule lack its
+	// labels' joint ablations.
+	if x != nil && x.Circuit != nil && x.Circuit.LabelRule < analysis.RevisedRule {
+		return false
+	}
 	return x != nil && (x.AttractorIntact == nil || x.SyntaxOff != nil) &&
 		(x.Prune != nil || x.AttractorIntact != nil || x.Unseen != nil || x.Circuit != nil)
 }

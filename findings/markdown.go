@@ -44,8 +44,24 @@ func (t *tally) notRun(finding, pub, ours string) {
 	t.rows = append(t.rows, [4]string{finding, pub, ours, "not run"})
 }
 
-// Markdown writes the report.
+// Markdown writes the report: its verdicts under the current label
+// rule, and beside each that depends on labels the first rule's
+// (labelrule.go).
 func Markdown(w *strings.Builder, in Input) {
+	t, body := in.sections()
+	first := in.under(analysis.FirstRule)
+	tf, bodyFirst := first.sections()
+
+	in.header(w, time.Now())
+	t.differences(w)
+	t.summary(w, firstRuleColumn(&t, &tf))
+	w.WriteString(withFirstRule(body, bodyFirst))
+	in.method(w)
+}
+
+// sections writes the body, every section in order, and returns it with
+// the tally of its verdicts.
+func (in Input) sections() (tally, string) {
 	var t tally
 	var body strings.Builder
 	for _, section := range []func(*strings.Builder, *tally){
@@ -57,12 +73,7 @@ func Markdown(w *strings.Builder, in Input) {
 		claimSection(&body, &t, in.Plan.Loss, c)
 	}
 	in.regimeSection(&body, &t)
-
-	in.header(w, time.Now())
-	t.differences(w)
-	t.summary(w)
-	w.WriteString(body.String())
-	in.method(w)
+	return t, body.String()
 }
 
 // header writes the title, the generation line (stamped at), and the
@@ -101,11 +112,13 @@ func (t *tally) differences(w *strings.Builder) {
 	fmt.Fprintln(w)
 }
 
-// summary writes the summary table, one row per verdict.
-func (t *tally) summary(w *strings.Builder) {
-	fmt.Fprintf(w, "## Summary\n\n| Finding | Published | Measured | Verdict |\n|---|---|---|---|\n")
-	for _, s := range t.rows {
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", s[0], s[1], s[2], s[3])
+// summary writes the summary table, one row per verdict, with what the
+// first label rule gives where it differs (first, one per row).
+func (t *tally) summary(w *strings.Builder, first []string) {
+	fmt.Fprintf(w, "## Summary\n\nVerdicts by the revised label rule (docs/head-patterns.md); the last column gives the rule first fixed's where it differs.\n\n")
+	fmt.Fprintf(w, "| Finding | Published | Measured | Verdict | Under the first label rule |\n|---|---|---|---|---|\n")
+	for i, s := range t.rows {
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", s[0], s[1], s[2], s[3], first[i])
 	}
 	fmt.Fprintln(w)
 }

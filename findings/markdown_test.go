@@ -80,7 +80,7 @@ func published(p Plan) func(c train.Config) float64 {
 // summaryRow finds the summary table's row that starts with finding.
 func summaryRow(t *testing.T, md, finding string) string {
 	t.Helper()
-	for _, line := range strings.Split(md, "\n") {
+	for _, line := range summaryRows(md) {
 		if strings.HasPrefix(line, "| "+finding) {
 			return line
 		}
@@ -89,11 +89,26 @@ func summaryRow(t *testing.T, md, finding string) string {
 	return ""
 }
 
+// summaryRows are the summary table's rows without their last column
+// (the first label rule's reading), so that each ends in its verdict.
+func summaryRows(md string) []string {
+	_, after, _ := strings.Cut(md, "## Summary\n")
+	table, _, _ := strings.Cut(after, "\n## ")
+	var rows []string
+	for _, l := range strings.Split(table, "\n") {
+		if strings.HasPrefix(l, "| ") {
+			l = strings.TrimSuffix(l, "|")
+			rows = append(rows, l[:strings.LastIndex(l, "|")+1])
+		}
+	}
+	return rows
+}
+
 // publishedDiffers says whether a summary row of a published finding (not
 // one of the claims, whose runs these tests do not make) differs.
 func publishedDiffers(md string) bool {
-	for _, l := range strings.Split(md, "\n") {
-		if strings.HasPrefix(l, "| ") && strings.HasSuffix(l, "| **differs** |") && !strings.HasPrefix(l, "| claim ") {
+	for _, l := range summaryRows(md) {
+		if strings.HasSuffix(l, "| **differs** |") && !strings.HasPrefix(l, "| claim ") {
 			return true
 		}
 	}
@@ -205,8 +220,47 @@ func TestMarkdownNamesTheLoss(t *testing.T) {
 		if sections != 6+11+1 {
 			t.Errorf("%s: %d sections, want 18", c.loss, sections)
 		}
-		if n := strings.Count(md, "Runs: the "+c.loss+" loss."); n != 11 {
+		n := 0 // outside the first label rule's quoted sections
+		for _, l := range strings.Split(md, "\n") {
+			if !strings.HasPrefix(l, ">") {
+				n += strings.Count(l, "Runs: the "+c.loss+" loss.")
+			}
+		}
+		if n != 11 {
 			t.Errorf("%s: %d claim sections name their runs' loss, want 11", c.loss, n)
 		}
+	}
+}
+
+// TestMarkdownBothLabelRules: where the first label rule names seed 1's
+// layer-0 head uniform (its entropy above its previous-token share) and
+// the revised rule previous-token, the page judges by the revised rule
+// and shows the first rule's reading beside it: in the summary's last
+// column and after each section it changes, quoted and labelled.
+func TestMarkdownBothLabelRules(t *testing.T) {
+	p := NewPlan(2, 2, 1, false, tasks.NextToken)
+	byID := records(p, published(p))
+	r1 := byID[sweep.RunID{Key: sweep.Key(p.Induction), Seed: 1}]
+	r1.Heads[0].Scores = map[string]float64{analysis.LabelPreviousToken: 0.47, analysis.LabelUniform: 0.55}
+	r1.Heads[0].Score = 0.47
+	first := sweep.RuleAblation{Induction: r1.Ablation.Induction, PreviousToken: sweep.Joint{Heads: []string{}}}
+	r1.Ablation.LabelRule, r1.Ablation.FirstRule = analysis.CurrentRule, &first
+	md := markdown(p, byID)
+	row := summaryRow(t, md, "seeds forming the circuit")
+	full := ""
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "| seeds forming the circuit") {
+			full = l
+		}
+	}
+	if !strings.Contains(row, "50.0%") || !strings.Contains(full, "| 0.0%") {
+		t.Errorf("circuit row %q: want 1 of 2 by the revised rule, 0 of 2 by the first", full)
+	}
+	sec1, _, _ := strings.Cut(md[strings.Index(md, "## 1. "):], "\n## 2. ")
+	if !strings.Contains(sec1, "| L0H0 | previous-token 0.47 |") || !strings.Contains(sec1, firstRuleNote) || !strings.Contains(sec1, "> | L0H0 | uniform 0.55 (previous-token 0.47) |") {
+		t.Errorf("section 1 does not show both rules:\n%s", sec1)
+	}
+	if sec2, _, _ := strings.Cut(md[strings.Index(md, "## 2. "):], "\n## 3. "); strings.Contains(sec2, firstRuleNote) {
+		t.Errorf("section 2 depends on no label, yet repeats under the first rule:\n%s", sec2)
 	}
 }

@@ -26,7 +26,12 @@ const patchExamples = train.EvalChunk
 // resample ablation, the heads activation patching locates, and every
 // head's circuit scores.
 type CircuitMeasures struct {
-	Joint []MethodJoint `json:"joint"`
+	// Joint is by the labels of LabelRule (absent in measures taken
+	// before the revised rule: the first), JointFirstRule by those of
+	// analysis.FirstRule; JointUnder reads either.
+	Joint          []MethodJoint      `json:"joint"`
+	JointFirstRule []MethodJoint      `json:"joint_first_rule,omitempty"`
+	LabelRule      analysis.LabelRule `json:"label_rule,omitempty"`
 	// Corruption is the patching's corruption (the task's default);
 	// Located the heads it locates (inspect.PatchLocated), by total.
 	Corruption string   `json:"corruption"`
@@ -51,6 +56,21 @@ type HeadCircuit struct {
 	Prefix  float64 `json:"prefix_matching"`
 }
 
+// JointUnder is the joint ablations by the labels of rule; nil where
+// they were not measured (measures taken before the revised rule hold
+// the first rule's alone).
+func (m *CircuitMeasures) JointUnder(rule analysis.LabelRule) []MethodJoint {
+	switch {
+	case m.LabelRule < analysis.RevisedRule && rule == analysis.FirstRule:
+		return m.Joint
+	case m.LabelRule < analysis.RevisedRule:
+		return nil
+	case rule == analysis.FirstRule:
+		return m.JointFirstRule
+	}
+	return m.Joint
+}
+
 // otherMethods are the ablation methods the section sets beside zero
 // (whose joint ablations are the record's).
 var otherMethods = []inspect.Ablation{inspect.AblateMean, inspect.AblateResample}
@@ -59,22 +79,32 @@ var otherMethods = []inspect.Ablation{inspect.AblateMean, inspect.AblateResample
 // of its report.
 func measureCircuit(e *train.Evaluator, rep *inspect.Report) (*CircuitMeasures, error) {
 	held := e.HeldOutAll()
-	heads := [][]inspect.Head{rep.Heads}
-	x := &CircuitMeasures{}
+	x := &CircuitMeasures{LabelRule: analysis.CurrentRule}
 	for _, method := range otherMethods {
 		ab, err := inspect.NewAblator(e, held, method)
 		if err != nil {
 			return nil, err
 		}
-		ind, err := sweep.JointOff(ab, held, heads, analysis.LabelInduction)
-		if err != nil {
-			return nil, err
+		for _, rule := range []analysis.LabelRule{analysis.CurrentRule, analysis.FirstRule} {
+			heads := [][]inspect.Head{rep.Heads}
+			if rule != analysis.CurrentRule {
+				heads[0] = sweep.Relabelled(rep.Heads, rule, e.Models[0].Task.SeqLen())
+			}
+			ind, err := sweep.JointOff(ab, held, heads, analysis.LabelInduction)
+			if err != nil {
+				return nil, err
+			}
+			prev, err := sweep.JointOff(ab, held, heads, analysis.LabelPreviousToken)
+			if err != nil {
+				return nil, err
+			}
+			j := MethodJoint{Method: method, Induction: ind[0].Accuracy, PreviousToken: prev[0].Accuracy}
+			if rule == analysis.CurrentRule {
+				x.Joint = append(x.Joint, j)
+			} else {
+				x.JointFirstRule = append(x.JointFirstRule, j)
+			}
 		}
-		prev, err := sweep.JointOff(ab, held, heads, analysis.LabelPreviousToken)
-		if err != nil {
-			return nil, err
-		}
-		x.Joint = append(x.Joint, MethodJoint{Method: method, Induction: ind[0].Accuracy, PreviousToken: prev[0].Accuracy})
 	}
 	pr, err := inspect.Patch(e, inspect.PatchOptions{Examples: patchExamples})
 	if err != nil {

@@ -100,11 +100,29 @@ func TestDifferencesAndSummary(t *testing.T) {
 		t.Errorf("differences: %q", b.String())
 	}
 	b.Reset()
-	some.summary(&b)
-	want := "## Summary\n\n| Finding | Published | Measured | Verdict |\n|---|---|---|---|\n" +
-		"| a | 1 | 1 | agrees |\n| b | 2 | 3 | **differs** |\n| c | 4 | not run (`--c`) | not run |\n\n"
+	// Under the first label rule, a measures otherwise and c is no finding.
+	var first tally
+	first.add("a", "1", "2", false, "A is 2.")
+	first.add("b", "2", "3", false, "B is 3, published 2.")
+	some.summary(&b, firstRuleColumn(&some, &first))
+	want := "## Summary\n\nVerdicts by the revised label rule (docs/head-patterns.md); the last column gives the rule first fixed's where it differs.\n\n" +
+		"| Finding | Published | Measured | Verdict | Under the first label rule |\n|---|---|---|---|---|\n" +
+		"| a | 1 | 1 | agrees | 2: **differs** |\n| b | 2 | 3 | **differs** |  |\n| c | 4 | not run (`--c`) | not run | no such finding |\n\n"
 	if b.String() != want {
 		t.Errorf("summary\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
+// TestWithFirstRule: a section the first label rule reads otherwise is
+// followed by its reading, quoted and labelled; a section it reads the
+// same is not repeated.
+func TestWithFirstRule(t *testing.T) {
+	body := "## 1. A\n\nL0H1 previous-token 0.47\n\n## 2. B\n\nsame\n\n"
+	first := "## 1. A\n\nL0H1 uniform 0.55\n\n### table\n\n## 2. B\n\nsame\n\n"
+	got := withFirstRule(body, first)
+	want := "## 1. A\n\nL0H1 previous-token 0.47\n\n" + firstRuleNote + "\n\n>\n> L0H1 uniform 0.55\n>\n> #### table\n\n## 2. B\n\nsame\n\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
 

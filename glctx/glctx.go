@@ -13,10 +13,9 @@
 //   - Call may be used from inside a function running on the loop (it then
 //     runs at once); Sync and Close may not, as they would wait for
 //     themselves.
-//   - glctx imports no GL bindings package: it binds the few GL functions
-//     it calls itself. Code that draws or computes loads its bindings
-//     (internal/gl43, internal/gl41) through a Profile, once per process,
-//     inside Call.
+//   - glctx imports no go-gl version package: it binds the few GL functions
+//     it calls itself. Code that draws or computes with go-gl loads its
+//     version package through a Profile, once per process, inside Call.
 //   - A GLFW window, and glfw.PollEvents, belong to the loop too: use them
 //     only inside Call.
 //   - GLFW wants its window and event calls on the process's main thread

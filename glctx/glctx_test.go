@@ -12,10 +12,9 @@ import (
 	"time"
 	"unsafe"
 
+	gl41 "github.com/go-gl/gl/v4.1-core/gl"
+	gl43 "github.com/go-gl/gl/v4.3-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
-
-	gl41 "headlab/third_party/glbind/gl41"
-	gl43 "headlab/third_party/glbind/gl43"
 )
 
 // The kinds every path test runs on. The glfw path needs a display; the
@@ -77,14 +76,14 @@ func newThread(t *testing.T, o Options) *Thread {
 	return th
 }
 
-// The bindings packages (third_party/glbind) the tests use, as backend/gl and the viewer
+// The go-gl version packages the tests use, as backend/gl and the viewer
 // load theirs.
 var (
 	profile43 = Profile{Init: gl43.InitWithProcAddrFunc}
 	profile41 = Profile{Init: gl41.InitWithProcAddrFunc}
 )
 
-// loadGL43 loads the 4.3 core bindings' functions, on th.
+// loadGL43 loads go-gl's 4.3 core functions, on th.
 func loadGL43(t *testing.T, th *Thread) {
 	t.Helper()
 	var err error
@@ -92,7 +91,7 @@ func loadGL43(t *testing.T, th *Thread) {
 		t.Fatalf("Call: %v", cerr)
 	}
 	if err != nil {
-		t.Fatalf("loading the 4.3 core bindings' functions: %v", err)
+		t.Fatalf("loading go-gl's 4.3 core functions: %v", err)
 	}
 }
 

@@ -23,21 +23,36 @@ func (b *builder) forward() (logits, loss *G.Node) {
 		gate := b.gate(l)
 		x = b.residual(l, x)
 
-		h := layerNorm(x, b.param(p+"ln1.weight"), b.param(p+"ln1.bias"))
-		q := linear(h, b.param(p+"attn.q.weight"), b.param(p+"attn.q.bias"))
-		k := linear(h, b.param(p+"attn.k.weight"), b.param(p+"attn.k.bias"))
-		v := linear(h, b.param(p+"attn.v.weight"), b.param(p+"attn.v.bias"))
+		q, k, v := b.qkv(l, x)
 		pr := b.attention(l, attentionProbs(b.shape, q, k))
 		o := b.heads(l, attentionMix(b.shape, pr, v), gate)
 		x = b.keep(ResidMid, l, add(x, linear(o, b.param(p+"attn.out.weight"), b.param(p+"attn.out.bias"))))
 		x = b.readRows(l, x)
+		if c.NoMLP {
+			continue
+		}
 
-		h = layerNorm(x, b.param(p+"ln2.weight"), b.param(p+"ln2.bias"))
-		h = gelu(linear(h, b.param(p+"mlp.fc1.weight"), b.param(p+"mlp.fc1.bias")))
+		h := b.norm(b.receive(Receiver{Kind: ReceiverMLP, Layer: l}, x), p+"ln2")
+		h = b.act(linear(h, b.param(p+"mlp.fc1.weight"), b.param(p+"mlp.fc1.bias")))
 		x = add(x, b.keep(MLPOut, l, linear(h, b.param(p+"mlp.fc2.weight"), b.param(p+"mlp.fc2.bias"))))
 	}
-	logits = b.unembed(b.final(layerNorm(x, b.param("ln_f.weight"), b.param("ln_f.bias"))))
+	logits = b.unembed(b.final(b.norm(b.receive(Receiver{Kind: ReceiverLogits, Layer: c.Layers}, x), "ln_f")))
 	return logits, softmaxXent(logits, b.targets)
+}
+
+// qkv is block l's queries, keys and values of its incoming residual x,
+// through the block's first LayerNorm; an edge Net (probe.go) gives each
+// head's query, key and value an input of its own.
+func (b *builder) qkv(l int, x *G.Node) (q, k, v *G.Node) {
+	if b.edges != nil {
+		return b.edgeQKV(l, x)
+	}
+	p := fmt.Sprintf("blocks.%d.", l)
+	h := layerNorm(x, b.param(p+"ln1.weight"), b.param(p+"ln1.bias"))
+	q = linear(h, b.param(p+"attn.q.weight"), b.param(p+"attn.q.bias"))
+	k = linear(h, b.param(p+"attn.k.weight"), b.param(p+"attn.k.bias"))
+	v = linear(h, b.param(p+"attn.v.weight"), b.param(p+"attn.v.bias"))
+	return q, k, v
 }
 
 // unembed is the logits of normalised rows x: x Wu + bu, or x tok_embᵀ +

@@ -20,6 +20,17 @@ import (
 // goldenConfig is the model bench/pytorch/golden.py built.
 var goldenConfig = Config{Vocab: 16, SeqLen: 16, Arch: Arch{Layers: 2, Heads: 2, DModel: 16, DFF: 32, Positions: true, Causal: true}}
 
+// goldenModels are the golden models, each with the folder of
+// testdata/golden its weights and values are in: the default model, and
+// an attention-only one (tools/torch_ref.py golden --no-mlp).
+var goldenModels = []struct {
+	name, dir string
+	cfg       Config
+}{
+	{"mlp", ".", goldenConfig},
+	{"no-mlp", "no-mlp", Config{Vocab: 16, SeqLen: 16, Arch: Arch{Layers: 2, Heads: 2, DModel: 16, Positions: true, Causal: true, NoMLP: true}}},
+}
+
 func readTensors(t *testing.T, name string) map[string][]float32 {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "golden", name))
@@ -45,9 +56,11 @@ func readTensors(t *testing.T, name string) map[string][]float32 {
 
 // TestGolden is llm.c's test_gpt2 for headlab: a checked-in model and
 // batch, and the loss, logits and every parameter's gradient PyTorch
-// computed for them (bench/pytorch/golden.py, float64), under each loss.
-// One training forward and backward pass on the CPU device must match
-// each value within 1e-5 absolute plus 1e-4 relative.
+// computed for them (bench/pytorch/golden.py, float64), under each loss,
+// for the default model and an attention-only one (--no-mlp;
+// tools/torch_ref.py, on the same batch). One training forward and
+// backward pass on the CPU device must match each value within 1e-5
+// absolute plus 1e-4 relative.
 func TestGolden(t *testing.T) { golden(t, cpu.New()) }
 
 func golden(t *testing.T, dev kernels.Device) {
@@ -73,23 +86,31 @@ func golden(t *testing.T, dev kernels.Device) {
 	if want := slices.Concat(batch.NextTokenTargets...); !slices.Equal(nt, want) {
 		t.Fatalf("next-token targets %v, PyTorch's %v", nt, want)
 	}
-	for _, loss := range []struct {
-		name     string
-		expected string
-		targets  []int
-	}{
-		{tasks.Answers, "expected.safetensors", b.Targets},
-		{tasks.NextToken, "expected-next-token.safetensors", nt},
-	} {
-		t.Run(loss.name, func(t *testing.T) { goldenPass(t, dev, b.Tokens, loss.targets, len(batch.Tokens), loss.expected) })
+	for _, m := range goldenModels {
+		for _, loss := range []struct {
+			name     string
+			expected string
+			targets  []int
+		}{
+			{tasks.Answers, "expected.safetensors", b.Targets},
+			{tasks.NextToken, "expected-next-token.safetensors", nt},
+		} {
+			t.Run(m.name+"/"+loss.name, func(t *testing.T) {
+				goldenPass(t, dev, m.cfg, b.Tokens, loss.targets, len(batch.Tokens), filepath.Join(m.dir, "model.safetensors"), filepath.Join(m.dir, loss.expected))
+			})
+		}
 	}
 }
 
-// goldenPass runs one training pass of the golden model on tokens and
-// targets and holds it to PyTorch's values in the file expected.
-func goldenPass(t *testing.T, dev kernels.Device, tokens, targets []int, batch int, expected string) {
-	weights, want := readTensors(t, "model.safetensors"), readTensors(t, expected)
-	w := NewWeights(goldenConfig)
+// goldenPass runs one training pass of the golden model of shape cfg
+// and weights model on tokens and targets and holds it to PyTorch's
+// values in the file expected.
+func goldenPass(t *testing.T, dev kernels.Device, cfg Config, tokens, targets []int, batch int, model, expected string) {
+	weights, want := readTensors(t, model), readTensors(t, expected)
+	if len(weights) != len(ParamShapes(cfg)) {
+		t.Fatalf("%s: %d tensors, the model has %d", model, len(weights), len(ParamShapes(cfg)))
+	}
+	w := NewWeights(cfg)
 	for _, p := range w.Params {
 		v, ok := weights[p.Name]
 		if !ok || len(v) != len(p.Data) {
@@ -97,7 +118,7 @@ func goldenPass(t *testing.T, dev kernels.Device, tokens, targets []int, batch i
 		}
 		copy(p.Data, v)
 	}
-	block, err := BlockOf(dev, goldenConfig, []*Weights{w})
+	block, err := BlockOf(dev, cfg, []*Weights{w})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,9 @@ type Arch struct {
 	// TiedEmbeddings makes the unembedding the token embedding transposed:
 	// logits = x tok_embᵀ + unembed.bias, with no unembed.weight.
 	TiedEmbeddings bool `json:"tied_embeddings,omitempty"`
+	// NoMLP leaves every block's MLP out, and the LayerNorm before it:
+	// an attention-only model (Elhage et al. 2021), whose DFF is 0.
+	NoMLP bool `json:"no_mlp,omitempty"`
 }
 
 // Config is the model's shape: the task's vocabulary and sequence length,
@@ -44,16 +47,27 @@ type Config struct {
 // String writes the shape flat, field by field (%+v would nest Arch's
 // fields in braces of their own).
 func (c Config) String() string {
-	return fmt.Sprintf("{Vocab:%d SeqLen:%d Layers:%d Heads:%d DModel:%d DFF:%d Positions:%t Causal:%t TiedEmbeddings:%t}",
+	s := fmt.Sprintf("{Vocab:%d SeqLen:%d Layers:%d Heads:%d DModel:%d DFF:%d Positions:%t Causal:%t TiedEmbeddings:%t",
 		c.Vocab, c.SeqLen, c.Layers, c.Heads, c.DModel, c.DFF, c.Positions, c.Causal, c.TiedEmbeddings)
+	if c.NoMLP {
+		s += " NoMLP:true"
+	}
+	return s + "}"
 }
 
 // Validate names the first problem with the shape.
 func (c Config) Validate() error {
-	for _, f := range []struct {
+	dims := []struct {
 		name string
 		v    int
-	}{{"vocab", c.Vocab}, {"sequence length", c.SeqLen}, {"layers", c.Layers}, {"heads", c.Heads}, {"d-model", c.DModel}, {"d-ff", c.DFF}} {
+	}{{"vocab", c.Vocab}, {"sequence length", c.SeqLen}, {"layers", c.Layers}, {"heads", c.Heads}, {"d-model", c.DModel}, {"d-ff", c.DFF}}
+	if c.NoMLP {
+		if c.DFF != 0 {
+			return fmt.Errorf("--d-ff %d with --no-mlp: an attention-only model has no MLP to size", c.DFF)
+		}
+		dims = dims[:len(dims)-1]
+	}
+	for _, f := range dims {
 		if f.v <= 0 {
 			return fmt.Errorf("%s must be positive, got %d", f.name, f.v)
 		}
@@ -122,6 +136,11 @@ func ParamShapes(c Config) []Param {
 			Param{Name: b + "attn.k.weight", Shape: []int{d, d}}, Param{Name: b + "attn.k.bias", Shape: []int{d}},
 			Param{Name: b + "attn.v.weight", Shape: []int{d, d}}, Param{Name: b + "attn.v.bias", Shape: []int{d}},
 			Param{Name: b + "attn.out.weight", Shape: []int{d, d}}, Param{Name: b + "attn.out.bias", Shape: []int{d}},
+		)
+		if c.NoMLP {
+			continue
+		}
+		ps = append(ps,
 			Param{Name: b + "ln2.weight", Shape: []int{d}}, Param{Name: b + "ln2.bias", Shape: []int{d}},
 			Param{Name: b + "mlp.fc1.weight", Shape: []int{d, f}}, Param{Name: b + "mlp.fc1.bias", Shape: []int{f}},
 			Param{Name: b + "mlp.fc2.weight", Shape: []int{f, d}}, Param{Name: b + "mlp.fc2.bias", Shape: []int{d}},

@@ -60,9 +60,11 @@ type Net struct {
 type netKind int
 
 const (
-	evalNet   netKind = iota // forward only, heads gated by column
-	trainNet                 // forward and gradients
-	probedNet                // forward only, activations kept and open to replacement
+	evalNet       netKind = iota // forward only, heads gated by column
+	trainNet                     // forward and gradients
+	probedNet                    // forward only, activations kept and open to replacement
+	edgeNet                      // a probed Net whose receivers' inputs are open to change, with a metric's gradient (edges.go)
+	linearEdgeNet                // an edge Net with no LayerNorm and no GELU (edges.go)
 )
 
 // Build compiles the model for batch sequences per model on the models of
@@ -116,6 +118,8 @@ type builder struct {
 	reads           *G.Node // the ids of the rows the loss reads, for a Net of BuildTrain that leaves some out
 	gates, probs    G.Nodes
 	probe           *probeNodes // a probed Net's nodes (probe.go)
+	edges           *edgeNodes  // an edge Net's nodes (edges.go)
+	linear          bool        // no LayerNorm, no GELU: a linear edge Net (edges.go)
 }
 
 // compileNet builds the graph of kind for p, reading only the given
@@ -161,7 +165,7 @@ func compileNet(p *Block, batch int, kind netKind, positions []int) (_ *Net, err
 		}
 		b.reads = b.input("read_rows", b.shared(ids), out)
 	}
-	if kind == probedNet {
+	if kind.probed() {
 		b.startProbe()
 	} else {
 		n.gates = b.alloc(c.Layers * c.DModel)
@@ -169,7 +173,7 @@ func compileNet(p *Block, batch int, kind netKind, positions []int) (_ *Net, err
 	}
 
 	logits, loss := b.forward()
-	b.probeOutputs()
+	b.probeOutputs(logits)
 	n.logits, n.loss = b.bind(logits, out*c.Vocab), b.bind(loss, 1)
 	if b.err != nil {
 		return nil, b.err
@@ -193,7 +197,7 @@ func compileNet(p *Block, batch int, kind netKind, positions []int) (_ *Net, err
 		return nil, err
 	}
 	// A probed Net reads its final LayerNorm's aux tensors after a run.
-	if n.vm, err = compile(b.g, outputs, d, S, b.bound, kind == probedNet); err != nil {
+	if n.vm, err = compile(b.g, outputs, d, S, b.bound, n.probe != nil); err != nil {
 		return nil, err
 	}
 	b.probeCompiled()
@@ -327,7 +331,7 @@ func (b *builder) positions() *G.Node {
 // value per column of the heads' output, [DModel] (Gorgonia
 // differentiates it); a probed Net gates every row on its own (heads).
 func (b *builder) gate(l int) *G.Node {
-	if b.n.kind == probedNet {
+	if b.n.probe != nil {
 		return nil
 	}
 	dm := b.n.Config.DModel
@@ -340,7 +344,7 @@ func (b *builder) gate(l int) *G.Node {
 // by column; in a probed Net o*gate + replacement, row by row (probe.go).
 // Zeroing a head's gate ablates it.
 func (b *builder) heads(l int, o, gate *G.Node) *G.Node {
-	if b.n.kind == probedNet {
+	if b.n.probe != nil {
 		return b.probeHeads(l, o)
 	}
 	return colScale(o, gate)

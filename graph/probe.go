@@ -36,7 +36,7 @@ const (
 	// ResidMid is the residual stream after block l's attention.
 	ResidMid
 	// MLPOut is what block l's MLP adds to the residual stream (its
-	// second product and bias).
+	// second product and bias); an attention-only model has none.
 	MLPOut
 	sites
 )
@@ -64,6 +64,7 @@ type probe struct {
 	kept               [sites][]kernels.Tensor // [site][layer]
 	lens               []kernels.Tensor        // [layer], [rows*Vocab]
 	finalInv           kernels.Tensor          // the final LayerNorm's 1/sqrt(var+eps), [rows]
+	edges              *edges                  // an edge Net's receivers (edges.go); nil in others
 }
 
 // probeNodes are a probed Net's nodes the builder needs later: each
@@ -73,6 +74,7 @@ type probeNodes struct {
 	resid []*G.Node
 	final *G.Node
 	lens  G.Nodes
+	grads G.Nodes // an edge Net's receiver gradients
 }
 
 // startProbe allocates a probed Net's tensors.
@@ -89,6 +91,9 @@ func (b *builder) startProbe() {
 		}
 	}
 	for site := range sites {
+		if site == MLPOut && c.NoMLP {
+			continue // an attention-only model has no MLP to keep
+		}
 		for range c.Layers {
 			p.kept[site] = append(p.kept[site], b.alloc(size))
 		}
@@ -97,10 +102,17 @@ func (b *builder) startProbe() {
 		p.lens = append(p.lens, b.alloc(b.rows*c.Vocab))
 	}
 	n.probe, b.probe = p, &probeNodes{}
+	if n.kind >= edgeNet {
+		b.startEdges()
+	}
 }
 
 // intervene is a*gate + replacement at site of block l, kept.
 func (b *builder) intervene(site Site, l int, a *G.Node) *G.Node {
+	if b.n.kind >= edgeNet {
+		// An edge Net changes what receivers read instead (edges.go).
+		return b.keep(site, l, a)
+	}
 	p, d := b.n.probe, b.n.Config.DModel
 	name := fmt.Sprintf("blocks.%d.%s.", l, site)
 	g := b.input(name+"gate", p.gate[site][l], b.rows, d)
@@ -111,7 +123,7 @@ func (b *builder) intervene(site Site, l int, a *G.Node) *G.Node {
 // residual is the residual stream x entering block l: in a probed Net
 // through its intervention, and kept.
 func (b *builder) residual(l int, x *G.Node) *G.Node {
-	if b.n.kind != probedNet {
+	if b.n.probe == nil {
 		return x
 	}
 	x = b.intervene(ResidPre, l, x)
@@ -126,7 +138,7 @@ func (b *builder) probeHeads(l int, o *G.Node) *G.Node { return b.intervene(Head
 // keep binds nd, the activation at site of block l, to the tensor a
 // probed Net keeps it in; other Nets let the executor reuse its memory.
 func (b *builder) keep(site Site, l int, nd *G.Node) *G.Node {
-	if b.n.kind == probedNet {
+	if b.n.probe != nil {
 		b.bound[nd] = b.n.probe.kept[site][l]
 	}
 	return nd
@@ -134,16 +146,17 @@ func (b *builder) keep(site Site, l int, nd *G.Node) *G.Node {
 
 // final is the final LayerNorm's output x; a probed Net keeps its scale.
 func (b *builder) final(x *G.Node) *G.Node {
-	if b.n.kind == probedNet {
+	if b.n.probe != nil {
 		b.probe.final = x
 	}
 	return x
 }
 
 // probeOutputs builds the logit lens of a probed Net: each block's
-// incoming residual through the final LayerNorm and the unembedding.
-func (b *builder) probeOutputs() {
-	if b.n.kind != probedNet {
+// incoming residual through the final LayerNorm and the unembedding; and
+// in an edge Net the receivers' gradients of the metric of logits.
+func (b *builder) probeOutputs(logits *G.Node) {
+	if b.n.probe == nil {
 		return
 	}
 	for l, x := range b.probe.resid {
@@ -151,20 +164,22 @@ func (b *builder) probeOutputs() {
 		b.bound[lens] = b.n.probe.lens[l]
 		b.probe.lens = append(b.probe.lens, lens)
 	}
+	b.probe.grads = b.edgeGradients(logits)
 }
 
-// probeNodes are the outputs a probed Net adds: the lens logits.
+// probeNodes are the outputs a probed Net adds: the lens logits, and an
+// edge Net's receiver gradients.
 func (b *builder) probeNodes() G.Nodes {
 	if b.probe == nil {
 		return nil
 	}
-	return b.probe.lens
+	return append(append(G.Nodes(nil), b.probe.lens...), b.probe.grads...)
 }
 
 // probeCompiled finds, once the graph is compiled, the final LayerNorm's
 // scale among the tensors the executor keeps for its gradient.
 func (b *builder) probeCompiled() {
-	if b.probe != nil {
+	if b.probe != nil && !b.linear {
 		b.n.probe.finalInv = b.n.vm.auxOf(b.probe.final)[1]
 	}
 }
@@ -181,6 +196,9 @@ func (p *probe) clear(s int) {
 			clear(r)
 		}
 		p.dirty[site] = true
+	}
+	if p.edges != nil {
+		p.edges.clear(s, size)
 	}
 }
 
@@ -222,6 +240,9 @@ func (p *probe) upload(n *Net) error {
 		}
 		p.dirty[site] = false
 	}
+	if p.edges != nil {
+		return p.edges.upload(n)
+	}
 	return nil
 }
 
@@ -242,6 +263,9 @@ func (n *Net) Intervention(s int, site Site, l int) (gate, repl []float32, err e
 	p, err := n.probed()
 	if err != nil {
 		return nil, nil, err
+	}
+	if n.kind >= edgeNet {
+		return nil, nil, fmt.Errorf("graph: an edge Net takes receivers' addends (ReceiverDelta), not interventions")
 	}
 	if site != ResidPre && site != HeadOut || l < 0 || l >= n.Config.Layers || s < 0 || s >= n.Seeds {
 		return nil, nil, fmt.Errorf("graph: no intervention at %v of block %d of model %d", site, l, s)
@@ -273,7 +297,7 @@ func (n *Net) Capture(site Site, l int) ([]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	if site < 0 || site >= sites || l < 0 || l >= n.Config.Layers {
+	if site < 0 || site >= sites || l < 0 || l >= len(p.kept[site]) {
 		return nil, fmt.Errorf("graph: no activation %v of block %d", site, l)
 	}
 	return n.read(p.kept[site][l])
@@ -286,6 +310,9 @@ func (n *Net) FinalScale() ([]float32, error) {
 	p, err := n.probed()
 	if err != nil {
 		return nil, err
+	}
+	if p.finalInv.Buf == nil {
+		return nil, fmt.Errorf("graph: a linear edge Net has no final LayerNorm")
 	}
 	return n.read(p.finalInv)
 }

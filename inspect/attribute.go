@@ -193,8 +193,10 @@ func Attribute(e *train.Evaluator, examples, perExample int) ([]*AttributionRepo
 				}
 				x.wo = append(x.wo, per)
 			}
-			r.Parts = append(r.Parts, Part{Name: fmt.Sprintf("L%d attn bias", l), Kind: PartAttnBias, Layer: l, Head: -1},
-				Part{Name: fmt.Sprintf("L%d mlp", l), Kind: PartMLP, Layer: l, Head: -1})
+			r.Parts = append(r.Parts, Part{Name: fmt.Sprintf("L%d attn bias", l), Kind: PartAttnBias, Layer: l, Head: -1})
+			if !c.NoMLP {
+				r.Parts = append(r.Parts, Part{Name: fmt.Sprintf("L%d mlp", l), Kind: PartMLP, Layer: l, Head: -1})
+			}
 			x.ob = append(x.ob, w.Get(fmt.Sprintf("blocks.%d.attn.out.bias", l)).Data)
 		}
 		r.Parts = append(r.Parts, Part{Name: "bias", Kind: PartBias, Layer: -1, Head: -1})
@@ -218,8 +220,10 @@ func Attribute(e *train.Evaluator, examples, perExample int) ([]*AttributionRepo
 			if heads[l], err = copied(net.Capture(graph.HeadOut, l)); err != nil {
 				return err
 			}
-			if mlps[l], err = copied(net.Capture(graph.MLPOut, l)); err != nil {
-				return err
+			if !c.NoMLP { // an attention-only model has no MLP part
+				if mlps[l], err = copied(net.Capture(graph.MLPOut, l)); err != nil {
+					return err
+				}
 			}
 			if lens[l], err = copied(net.LensLogits(l)); err != nil {
 				return err
@@ -263,8 +267,10 @@ func Attribute(e *train.Evaluator, examples, perExample int) ([]*AttributionRepo
 							term(sc*dot(o, wo[:dh]), sc*dot(o, wo[dh:]))
 						}
 						term(sc*dot(x.ob[l], x.dir.u[a]), sc*dot(x.ob[l], x.dir.ud[a]))
-						mlp := mlps[l][row*D : (row+1)*D]
-						term(sc*dot(mlp, x.dir.u[a]), sc*dot(mlp, x.dir.ud[a]))
+						if mlps[l] != nil {
+							mlp := mlps[l][row*D : (row+1)*D]
+							term(sc*dot(mlp, x.dir.u[a]), sc*dot(mlp, x.dir.ud[a]))
+						}
 					}
 					term(x.dir.bias[a], x.dir.biad[a])
 					var total float64

@@ -193,9 +193,11 @@ func TestCorrupt(t *testing.T) {
 // logit, and the logit lens read after the last block is the model's own
 // accuracy.
 func TestAttributionSumsToLogit(t *testing.T) {
-	for _, c := range []train.Config{train.Defaults("induction"), train.Defaults("majority"), train.Defaults("copy")} {
+	for _, c := range []train.Config{train.Defaults("induction"), train.Defaults("majority"), train.Defaults("copy"), train.Defaults("reverse")} {
 		c.Steps = 60
 		switch c.Task {
+		case "reverse": // attention-only: no MLP part
+			c.NoMLP, c.DFF = true, 0
 		case "majority":
 			c.Positions, c.TiedEmbeddings, c.Heads = false, true, 4
 		case "copy":
@@ -228,10 +230,17 @@ func TestAttributionSumsToLogit(t *testing.T) {
 		if out := r.Lens[len(r.Lens)-1]; out.Name != "out" || out.Accuracy != sn[0].Accuracy || len(r.Lens) != c.Layers+1 {
 			t.Errorf("%s: lens %+v, the model's accuracy %v", c.Task, r.Lens, sn[0].Accuracy)
 		}
+		mlps := 0
 		for _, p := range r.Parts {
+			if p.Kind == PartMLP {
+				mlps++
+			}
 			if got, ok := r.HeadLogit(p.Layer, p.Head); ok != (p.Kind == PartHead) || ok && got != p.Logit {
 				t.Errorf("%s: HeadLogit(%d, %d) = %v, %v; the part %s is %v", c.Task, p.Layer, p.Head, got, ok, p.Name, p.Logit)
 			}
+		}
+		if want := map[bool]int{false: c.Layers, true: 0}[c.NoMLP]; mlps != want {
+			t.Errorf("%s: %d MLP parts, want %d", c.Task, mlps, want)
 		}
 		logit, parts := r.PerExample(4)
 		var ex float64

@@ -23,9 +23,12 @@ const HistoryFile = "history.json"
 type Snapshot struct {
 	Step int `json:"step"`
 	// Loss is the last training batch's loss; absent before the first step.
-	Loss     *float64             `json:"loss,omitempty"`
-	Accuracy float64              `json:"accuracy"`
-	Heads    []analysis.HeadScore `json:"heads"`
+	Loss     *float64 `json:"loss,omitempty"`
+	Accuracy float64  `json:"accuracy"`
+	// TrainAccuracy is accuracy on the training data (train.
+	// TrainingSample); absent from histories recorded before it was.
+	TrainAccuracy *float64             `json:"train_accuracy,omitempty"`
+	Heads         []analysis.HeadScore `json:"heads"`
 	// ICL is the in-context learning score on the scored examples
 	// (analysis.ICLScore); absent from histories recorded before it was.
 	ICL *float64 `json:"icl_score,omitempty"`
@@ -35,10 +38,11 @@ type Snapshot struct {
 type History []Snapshot
 
 // Recorder takes a Snapshot every few steps of a training run: held-out
-// accuracy on the first 1,000 held-out examples, and every head's scores
+// accuracy on the first 1,000 held-out examples and every head's scores
 // and the in-context learning score on the first ScoredExamples, all from
-// one pass over them of the run's Evaluator. The zero value is ready to
-// record.
+// one pass over them of the run's Evaluator, and training accuracy on the
+// first 1,000 training examples (train.TrainingSample) from another. The
+// zero value is ready to record.
 type Recorder struct {
 	History History
 }
@@ -56,8 +60,12 @@ func (r *Recorder) record(step int, m *train.Model, e *train.Evaluator, loss flo
 	if err != nil {
 		return err
 	}
+	trainAcc, _, err := e.Accuracy(train.TrainingSample(m), nil)
+	if err != nil {
+		return err
+	}
 	a := sn[0].Attention
-	s := Snapshot{Step: step, Accuracy: sn[0].Accuracy, Heads: analysis.ScoreAll(a)}
+	s := Snapshot{Step: step, Accuracy: sn[0].Accuracy, TrainAccuracy: &trainAcc, Heads: analysis.ScoreAll(a)}
 	if !math.IsNaN(loss) {
 		s.Loss = &loss
 	}
@@ -141,6 +149,12 @@ func (h History) ICL() Series {
 // Accuracy is held-out accuracy ("accuracy") at every record.
 func (h History) Accuracy() Series {
 	return h.series("accuracy", func(r *Snapshot) *float64 { return &r.Accuracy })
+}
+
+// TrainAccuracy is training accuracy ("training accuracy") at every
+// record that has one.
+func (h History) TrainAccuracy() Series {
+	return h.series("training accuracy", func(r *Snapshot) *float64 { return r.TrainAccuracy })
 }
 
 // series is the Series name of value at every record where it is not nil.

@@ -12,7 +12,8 @@ import (
 
 // TestRecorderOnePass: a history entry is one pass over the held-out set
 // (the accuracy on all of it, the heads scored on its first
-// ScoredExamples), and says what Analyze says of the same model.
+// ScoredExamples) and one over the training sample (training accuracy),
+// and says what Analyze says of the same model.
 func TestRecorderOnePass(t *testing.T) {
 	m := trained(t, 60)
 	dev := &faultdev.Passes{Device: cpu.New()}
@@ -29,7 +30,8 @@ func TestRecorderOnePass(t *testing.T) {
 	if err := r.record(60, m, e, math.NaN()); err != nil {
 		t.Fatal(err)
 	}
-	want := (train.HeldOutExamples + train.EvalChunk - 1) / train.EvalChunk
+	chunks := func(n int) int { return (n + train.EvalChunk - 1) / train.EvalChunk }
+	want := chunks(train.HeldOutExamples) + chunks(train.TrainingSample(m).N)
 	if first != want || dev.N != 2*want {
 		t.Errorf("recording took %d passes, then %d, want %d each", first, dev.N-first, want)
 	}

@@ -42,7 +42,7 @@ func Metadata(m *train.Model, p Provenance) map[string]string {
 func Vocabulary(m *train.Model) []string {
 	v := make([]string, m.Shape.Vocab)
 	for i := range v {
-		v[i] = tasks.TokenLabel(i)
+		v[i] = tasks.TokenName(m.Task, i)
 	}
 	return v
 }
@@ -54,7 +54,7 @@ type TLConfig struct {
 	DModel                  int     `json:"d_model"`
 	DHead                   int     `json:"d_head"`
 	NHeads                  int     `json:"n_heads"`
-	DMLP                    int     `json:"d_mlp"`
+	DMLP                    int     `json:"d_mlp,omitempty"` // absent (None) for an attention-only model, whose d-ff is 0
 	NLayers                 int     `json:"n_layers"`
 	NCtx                    int     `json:"n_ctx"`
 	DVocab                  int     `json:"d_vocab"`
@@ -63,12 +63,14 @@ type TLConfig struct {
 	Eps                     float64 `json:"eps"`
 	PositionalEmbeddingType string  `json:"positional_embedding_type"`
 	AttentionDir            string  `json:"attention_dir"`
+	AttnOnly                bool    `json:"attn_only,omitempty"`
 }
 
 // TransformerLensConfig is c's HookedTransformerConfig. headlab's GELU is
 // the exact one (torch's F.gelu, TransformerLens's "gelu"), its LayerNorm
 // eps 1e-5; a model without positions keeps the "standard" type and
-// exports zeros for W_pos.
+// exports zeros for W_pos; an attention-only model (--no-mlp) is
+// TransformerLens's attn_only, with no d_mlp.
 func TransformerLensConfig(c graph.Config) TLConfig {
 	dir := "causal"
 	if !c.Causal {
@@ -76,7 +78,7 @@ func TransformerLensConfig(c graph.Config) TLConfig {
 	}
 	return TLConfig{DModel: c.DModel, DHead: c.HeadDim(), NHeads: c.Heads, DMLP: c.DFF, NLayers: c.Layers,
 		NCtx: c.SeqLen, DVocab: c.Vocab, ActFn: "gelu", NormalizationType: "LN", Eps: 1e-5,
-		PositionalEmbeddingType: "standard", AttentionDir: dir}
+		PositionalEmbeddingType: "standard", AttentionDir: dir, AttnOnly: c.NoMLP}
 }
 
 // TLConfigPath is where the HookedTransformerConfig of weights written to
@@ -169,15 +171,36 @@ func transformerLens(c graph.Config, w *graph.Weights) []Tensor {
 			ts = append(ts, Tensor{Name: out + "attn.W_" + P, Shape: []int{H, D, Dh}, F32: heads},
 				Tensor{Name: out + "attn.b_" + P, Shape: []int{H, Dh}, F32: bias})
 		}
-		ts = append(ts,
-			// Wout's rows are already head-major: [H*Dh, D] is [H][Dh][D].
-			same(out+"attn.W_O", in+"attn.out.weight", H, Dh, D), same(out+"attn.b_O", in+"attn.out.bias", D),
-			same(out+"ln2.w", in+"ln2.weight", D), same(out+"ln2.b", in+"ln2.bias", D),
-			same(out+"mlp.W_in", in+"mlp.fc1.weight", D, c.DFF), same(out+"mlp.b_in", in+"mlp.fc1.bias", c.DFF),
-			same(out+"mlp.W_out", in+"mlp.fc2.weight", c.DFF, D), same(out+"mlp.b_out", in+"mlp.fc2.bias", D))
+		// Wout's rows are already head-major: [H*Dh, D] is [H][Dh][D].
+		ts = append(ts, same(out+"attn.W_O", in+"attn.out.weight", H, Dh, D), same(out+"attn.b_O", in+"attn.out.bias", D))
+		if !c.NoMLP {
+			ts = append(ts, same(out+"ln2.w", in+"ln2.weight", D), same(out+"ln2.b", in+"ln2.bias", D),
+				same(out+"mlp.W_in", in+"mlp.fc1.weight", D, c.DFF), same(out+"mlp.b_in", in+"mlp.fc1.bias", c.DFF),
+				same(out+"mlp.W_out", in+"mlp.fc2.weight", c.DFF, D), same(out+"mlp.b_out", in+"mlp.fc2.bias", D))
+		}
 	}
 	return append(ts, same("ln_final.w", "ln_f.weight", D), same("ln_final.b", "ln_f.bias", D),
-		same("unembed.W_U", "unembed.weight", D, c.Vocab), same("unembed.b_U", "unembed.bias", c.Vocab))
+		Tensor{Name: "unembed.W_U", Shape: []int{D, c.Vocab}, F32: unembedding(c, w)}, same("unembed.b_U", "unembed.bias", c.Vocab))
+}
+
+// unembedding is W_U, [D, V]: unembed.weight, or with tied embeddings
+// tok_emb transposed.
+func unembedding(c graph.Config, w *graph.Weights) []float32 {
+	if !c.TiedEmbeddings {
+		return w.Get("unembed.weight").Data
+	}
+	return transpose(w.Get("tok_emb").Data, c.Vocab, c.DModel)
+}
+
+// transpose is the [cols, rows] transpose of a row-major [rows, cols] matrix.
+func transpose(a []float32, rows, cols int) []float32 {
+	t := make([]float32, len(a))
+	for i := range rows {
+		for j := range cols {
+			t[j*rows+i] = a[i*cols+j]
+		}
+	}
+	return t
 }
 
 // pytorch gives the weights PyTorch's usual names and layouts: nn.Linear
@@ -189,13 +212,7 @@ func pytorch(c graph.Config, w *graph.Weights) []Tensor {
 	linear := func(to, from string) []Tensor {
 		p := w.Get(from + ".weight")
 		in, out := p.Shape[0], p.Shape[1]
-		t := make([]float32, in*out)
-		for i := range in {
-			for o := range out {
-				t[o*in+i] = p.Data[i*out+o]
-			}
-		}
-		return []Tensor{{Name: to + ".weight", Shape: []int{out, in}, F32: t}, same(to+".bias", from+".bias")}
+		return []Tensor{{Name: to + ".weight", Shape: []int{out, in}, F32: transpose(p.Data, in, out)}, same(to+".bias", from+".bias")}
 	}
 	ts := []Tensor{same("tok_emb.weight", "tok_emb")}
 	if c.Positions {
@@ -210,10 +227,14 @@ func pytorch(c graph.Config, w *graph.Weights) []Tensor {
 		ts = append(ts, linear(b+"attn.k_proj", b+"attn.k")...)
 		ts = append(ts, linear(b+"attn.v_proj", b+"attn.v")...)
 		ts = append(ts, linear(b+"attn.out_proj", b+"attn.out")...)
-		ts = append(ts, same(b+"ln2.weight", b+"ln2.weight"), same(b+"ln2.bias", b+"ln2.bias"))
-		ts = append(ts, linear(b+"mlp.fc1", b+"mlp.fc1")...)
-		ts = append(ts, linear(b+"mlp.fc2", b+"mlp.fc2")...)
+		if !c.NoMLP {
+			ts = append(ts, same(b+"ln2.weight", b+"ln2.weight"), same(b+"ln2.bias", b+"ln2.bias"))
+			ts = append(ts, linear(b+"mlp.fc1", b+"mlp.fc1")...)
+			ts = append(ts, linear(b+"mlp.fc2", b+"mlp.fc2")...)
+		}
 	}
 	ts = append(ts, same("ln_f.weight", "ln_f.weight"), same("ln_f.bias", "ln_f.bias"))
-	return append(ts, linear("unembed", "unembed")...)
+	// nn.Linear's weight is [out, in]: tok_emb itself when tied.
+	return append(ts, Tensor{Name: "unembed.weight", Shape: []int{c.Vocab, D}, F32: transpose(unembedding(c, w), D, c.Vocab)},
+		same("unembed.bias", "unembed.bias"))
 }

@@ -1,8 +1,9 @@
 // Package interop writes what headlab knows in the formats other tools
 // read: a model's weights in TransformerLens's HookedTransformer layout or
 // as PyTorch nn.Linear weights (export.go), and a dump of tokens,
-// attention and logits (dump.go), as safetensors, NumPy .npz or JSON. It
-// only lays tensors out and encodes them; running a model is inspect's.
+// attention and logits (dump.go), as safetensors, NumPy .npz or JSON, and
+// reads either layout back into headlab's model (import.go). It only lays
+// tensors out and encodes them; running a model is inspect's.
 package interop
 
 import (

@@ -64,6 +64,25 @@ make("conflict.db", "UPDATE runs SET accuracy = accuracy + 0.1 WHERE seed = 1")
 shutil.copy(f"{fx}/s.db", f"{fx}/extra.db")
 make("extra.db", "CREATE TABLE notes (x TEXT)")
 PY
+# Shards beyond one machine (deploy/): two of different sweeps, and s.db
+# with a page overwritten (a disk error), the runs table's root or an
+# index's.
+{ "$bin" sweep "${small[@]}" --seeds 1-2 --shard 0/2 --db "$fx/shard-a0.db" 2>/dev/null &&
+  "$bin" sweep "${small[@]}" --seeds 1-3 --shard 1/2 --db "$fx/shard-b1.db" 2>/dev/null &&
+  python3 - "$fx" <<'PY'; } || { echo "abuse.sh: making the shard fixtures failed" >&2; exit 1; }
+import shutil, sqlite3, sys
+fx = sys.argv[1]
+for table in ("runs", "runs_task"):
+    path = f"{fx}/damaged-{table}.db"
+    shutil.copy(f"{fx}/s.db", path)
+    c = sqlite3.connect(path)
+    root = c.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+    size = c.execute("PRAGMA page_size").fetchone()[0]
+    c.close()
+    with open(path, "r+b") as f:
+        f.seek((root - 1) * size)
+        f.write(b"\xa5" * size)
+PY
 cp -r "$fx/ckpt" "$fx/toobig"
 python3 - "$fx/toobig" <<'PY' || { echo "abuse.sh: making the toobig fixture failed" >&2; exit 1; }
 import json, sys
@@ -76,6 +95,26 @@ json.dump(c, open(f"{d}/config.json", "w"))
 PY
 # 12,888,481,424 parameters of 4 bytes, their 8-byte length and a header.
 truncate -s 51554000000 "$fx/toobig/model.safetensors"
+# Exports for import: the checkpoint's own (TransformerLens and hf), and
+# TransformerLens files of models trained elsewhere (no headlab metadata),
+# one clean and each of the others with a setting headlab cannot compute.
+"$bin" export --run "$fx/ckpt" --out "$fx/tl.safetensors" >/dev/null &&
+  "$bin" export --run "$fx/ckpt" --format hf --out "$fx/hf.safetensors" >/dev/null &&
+  python3 - "$fx" <<'PY' || { echo "abuse.sh: making the import fixtures failed" >&2; exit 1; }
+import json, struct, sys
+fx = sys.argv[1]
+blob = open(f"{fx}/tl.safetensors", "rb").read()
+(n,) = struct.unpack("<Q", blob[:8])
+header, data = json.loads(blob[8 : 8 + n]), blob[8 + n :]
+for name, change in {"foreign": {}, "rotary": {"positional_embedding_type": "rotary"}, "noln": {"normalization_type": None},
+                     "relu": {"act_fn": "relu"}, "parallel": {"parallel_attn_mlp": True}}.items():
+    cfg = json.loads(header["__metadata__"]["hooked_transformer_config"])
+    cfg.update(change)
+    h = dict(header, __metadata__={"hooked_transformer_config": json.dumps(cfg)})
+    text = json.dumps(h).encode()
+    text += b" " * (-len(text) % 8)
+    open(f"{fx}/{name}.safetensors", "wb").write(struct.pack("<Q", len(text)) + text + data)
+PY
 mkdir -p "$fx/notempty" "$play/dir" "$play/dir.safetensors" "$play/w.json"
 echo mine >"$fx/notempty/notes.txt"
 echo keep >"$play/file"
@@ -137,6 +176,40 @@ expect 2 train --batch 4097
 expect 2 train --steps -5
 expect 2 train --steps many
 expect 2 train --steps 1e3
+# sizes a task cannot take (docs/tasks.md), on every command that builds a model
+expect 2 train --task induction --seq-len 31
+expect 2 train --task induction --seq-len 16 --vocab 7
+expect 2 train --task majority --vocab 40
+expect 2 train --task agreement --vocab 21
+expect 2 train --task modular-addition --seq-len 5
+expect 2 train --task modular-addition --vocab 4
+expect 2 train --task sort --seq-len 16
+expect 2 train --task histogram --seq-len 10 --vocab 11
+expect 2 train --seq-len 2000
+expect 2 train --vocab -1
+expect 2 train --seq-len x
+expect 2 train --seeds 1-2 --seq-len 15
+expect 2 sweep "${small[@]}" --db s.db --seeds 1 --grid 'seq-len=2'
+expect 2 sweep "${small[@]}" --db s.db --seeds 1 --grid 'vocab=x'
+expect 2 view --seq-len 15
+# --task file:PATH: every defect of a data folder (docs/tasks.md)
+mkdata() { # mkdata NAME TRAIN_LINES HELDOUT_LINES: a folder of JSONL
+  mkdir -p "$fx/data/$1" && printf '%b' "$2" >"$fx/data/$1/train.jsonl" && printf '%b' "$3" >"$fx/data/$1/heldout.jsonl"
+}
+ok='{"tokens": [0, 1, 2], "targets": [null, 2, 0]}\n'
+mkdata badjson "$ok{\"tokens\": [1,\n" "$ok"
+mkdata ragged "$ok" '{"tokens": [0, 1, 2], "targets": [null, 2]}\n'
+mkdata lengths "$ok" '{"tokens": [0, 1], "targets": [null, 1]}\n'
+mkdata oov "$ok" "$ok" && printf 'a\nb\n' >"$fx/data/oov/vocab.txt"
+mkdata noanswers "$ok" '{"tokens": [0, 1, 2], "targets": [null, null, null]}\n'
+mkdata empty "" "$ok"
+mkdata noheldout "$ok" "$ok" && rm "$fx/data/noheldout/heldout.jsonl"
+mkdata good "$ok" "$ok" && printf 'a\nb\nc\n' >"$fx/data/good/vocab.txt"
+for d in badjson ragged lengths oov noanswers empty noheldout absent; do expect 2 train --task "file:$fx/data/$d"; done
+expect 2 train --task file:
+expect 2 train --task "file:$fx/data/good" --vocab 4
+expect 2 train --task "file:$fx/data/good" --seq-len 4
+expect 2 sweep "${small[@]}" --db s.db --seeds 1 --grid "task=file:$fx/data/ragged"
 expect 2 train --lr 0
 expect 2 train --lr 1
 expect 2 train --lr -0.1
@@ -274,6 +347,48 @@ expect 2 dump --run "$fx/ckpt" --out dir.safetensors
 expect 2 dump --run "$fx/noweights" --out d.json
 expect 2 dump --run "$fx/ckpt" --out d.json --ablation median
 expect 2 dump --run "$fx/ckpt" --out d.json --ablate L0H0 --ablation resample --examples 1
+# import: flags, files that are not weights, models headlab cannot compute.
+expect 2 import
+expect 2 import --in "$fx/tl.safetensors"
+expect 2 import --in missing.safetensors --out i --task majority
+expect 2 import --in "$fx/text" --out i --task majority
+expect 2 import --in "$fx/random" --out i --task majority
+expect 2 import --in "$fx/huge/model.safetensors" --out i --task majority
+expect 2 import --in "$fx/ckpt" --out i --task majority
+expect 2 import --in "$fx/tl.safetensors" --out i --format gguf
+expect 2 import --in "$fx/tl.safetensors" --out i --backend quantum
+expect 2 import --in "$fx/tl.safetensors" --out file
+expect 2 import --in "$fx/tl.safetensors" --out "$fx/notempty"
+expect 2 import --in "$fx/hf.safetensors" --out i
+expect 2 import --in "$fx/foreign.safetensors" --out i
+expect 2 import --in "$fx/foreign.safetensors" --out i --task agreement
+expect 2 import --in "$fx/foreign.safetensors" --out i --task sorting-hat
+expect 2 import --in "$fx/rotary.safetensors" --out i --task majority
+expect 2 import --in "$fx/noln.safetensors" --out i --task majority
+expect 2 import --in "$fx/relu.safetensors" --out i --task majority
+expect 2 import --in "$fx/parallel.safetensors" --out i --task majority
+expect 2 import --format hf --in "$fx/tl.safetensors" --out i
+# attention-only models: --no-mlp leaves no MLP to size.
+expect 2 train --no-mlp --d-ff 64
+expect 2 sweep "${small[@]}" --db s.db --seeds 1 --grid 'no-mlp=maybe'
+# Outputs where nothing can be made: /proc passes access() for root, but
+# no file can be created there.
+expect 2 train "${small[@]}" --save /proc/x
+expect 2 train "${small[@]}" --png /proc/x.png
+expect 2 sweep "${small[@]}" --seeds 1 --db /proc/x.db
+# circuit and plant: thresholds outside (0, 1], a direction, a task
+# with no such corruption (the fixture is majority), planted kinds.
+expect 2 circuit --run "$fx/ckpt" --threshold 0
+expect 2 circuit --run "$fx/ckpt" --threshold 1.5
+expect 2 circuit --run "$fx/ckpt" --threshold -0.2
+expect 2 circuit --run "$fx/ckpt" --threshold NaN
+expect 2 circuit --run "$fx/ckpt" --direction sideways
+expect 2 circuit --run "$fx/ckpt" --corruption first-half
+expect 2 circuit --run missing
+expect 2 plant --kind bogus --out p
+expect 2 plant --kind induction
+expect 2 plant --kind induction --out /etc/passwd
+expect 2 plant --kind induction --out p --corruption nope
 expect 2 completion klingon
 expect 2 version extra
 
@@ -342,6 +457,15 @@ expect 2 merge --db out.db "$fx/text"
 expect 2 merge --db "$fx/text" "$fx/s.db"
 expect 2 merge --db out.db "$fx/s.db" "$fx/conflict.db"
 expect 2 merge --db dir "$fx/s.db"
+# Beyond one machine: a pod without JOB_COMPLETIONS, a damaged shard
+# (neither resumed nor merged), shards of two sweeps.
+JOB_COMPLETION_INDEX=0 expect 2 sweep "${small[@]}" --db s.db
+for db in damaged-runs damaged-runs_task; do
+  expect 2 sweep "${small[@]}" --seeds 1-2 --db "$fx/$db.db"
+  expect 2 merge --db out.db "$fx/s.db" "$fx/$db.db"
+done
+expect 2 merge --db out.db "$fx/shard-a0.db" "$fx/shard-b1.db"
+expect 2 merge --db "$fx/shard-a0.db" "$fx/shard-b1.db"
 
 # reproduce, view, bench.
 expect 2 reproduce --seeds 0

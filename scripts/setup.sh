@@ -15,7 +15,12 @@
 #                           isolinux, xorriso and cpio (the AVX-512 path,
 #                           emulated: scripts/avx512-emu.sh; bochs-term is
 #                           the smallest of the front ends Bochs depends
-#                           on one of), and every Go module
+#                           on one of), python3-torch (the import test
+#                           trains a model in PyTorch), poppler-utils (pdftotext
+#                           reads the figures' PDF text), slurm-wlm and
+#                           munge (scripts/cluster-test.sh: a one-node
+#                           Slurm), and every Go module, deploy/k8scheck's
+#                           included
 #
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
@@ -28,7 +33,8 @@ case "$mode" in
 run) ;;
 test)
   packages+=(xvfb xauth libgl1-mesa-dri libegl1 libegl-mesa0 python3 python3-numpy qemu-user-static chromium valgrind
-    bochs bochs-term bochsbios vgabios isolinux syslinux-common xorriso cpio)
+    bochs bochs-term bochsbios vgabios isolinux syslinux-common xorriso cpio
+    python3-torch poppler-utils slurm-wlm munge)
   ;;
 *)
   echo "setup: unknown mode $mode (run or test)" >&2
@@ -65,7 +71,7 @@ fi
 fetchlog=$(mktemp)
 trap 'rm -f "$fetchlog"' EXIT
 if [ "$mode" = test ]; then
-  go mod download >"$fetchlog" 2>&1 &
+  { go mod download && (cd deploy/k8scheck && go mod download); } >"$fetchlog" 2>&1 &
 else
   CGO_ENABLED=1 go list -deps ./cmd/headlab >/dev/null 2>"$fetchlog" &
 fi

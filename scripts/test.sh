@@ -41,6 +41,13 @@ gotestsum=(go tool gotestsum --format standard-quiet --jsonfile)
 # Bad input across every command (one binary, ~20 s): exit status, one
 # line, no panic, nothing written or left behind.
 scripts/abuse.sh
+# Sweeps under a real one-node Slurm (~30 s): an array, a requeued task
+# and a dependent merge equal to a one-machine sweep (scripts/cluster-test.sh).
+scripts/cluster-test.sh
+# The Kubernetes manifests against Kubernetes' own Job type: a module of
+# its own (deploy/k8scheck), so the main build does not carry k8s.io.
+sc=$(go tool -n staticcheck)
+(cd deploy/k8scheck && go vet ./... && "$sc" ./... && go test -count=1 ./...)
 # Fuzz what reads user input (seed corpora in */testdata/fuzz/), a few
 # seconds each. Budgets are counts of inputs, not durations: Go 1.26's
 # coordinator can fail a -fuzztime=<duration> run at its deadline with

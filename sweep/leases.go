@@ -61,7 +61,7 @@ func (s *Store) claim(ps []Pair, owner string, lease time.Duration) (mine, busy 
 		if err := tx.QueryRow("SELECT count(*) FROM runs WHERE config_key = ? AND seed = ?", p.Key, seed).Scan(&n); err != nil {
 			return nil, nil, 0, err
 		}
-		if n > 0 {
+		if n > 0 && !s.replace.has(RunID{p.Key, p.Config.Seed}) {
 			stored++
 			continue
 		}
@@ -110,6 +110,12 @@ func (s *Store) storeClaimed(rs []*Record, owner string) (landed []*Record, err 
 		var n int
 		if err := tx.QueryRow("SELECT count(*) FROM runs WHERE config_key = ? AND seed = ?", r.Key, seed).Scan(&n); err != nil {
 			return nil, err
+		}
+		if n > 0 && s.replace.take(r.ID()) {
+			if err := deleteRun(tx, r.ID()); err != nil {
+				return nil, err
+			}
+			n = 0
 		}
 		if n == 0 {
 			if err := put(tx, r); err != nil {

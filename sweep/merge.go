@@ -29,9 +29,10 @@ type MergeResult struct {
 // and never change; the output is built in a temporary file beside out
 // and renamed over it only when every row is in. A pair present twice
 // with the same results is kept once; with different results (see
-// Differ) it is a conflict. A conflict, or an input or out that is not a
-// headlab sweep database, is refused (ErrRefused) with out left as it
-// was.
+// Differ) it is a conflict. A conflict, an input or out that is not a
+// headlab sweep database or is damaged (Intact), or shards of different
+// sweeps (MarkShard) are refused (ErrRefused) with out left as it was;
+// out carries the inputs' sweep mark, if they have one.
 func Merge(out string, ins []string) (res MergeResult, err error) {
 	// Every file is checked before anything is written.
 	var srcs []*Store
@@ -52,12 +53,27 @@ func Merge(out string, ins []string) (res MergeResult, err error) {
 			return res, err
 		}
 	}
+	var mark int32 // the sweep whose shards these are, 0 when none says
+	var marked string
 	for _, in := range names {
 		s, err := OpenExisting(in)
 		if err != nil {
 			return res, err
 		}
 		srcs = append(srcs, s)
+		if err := s.Intact(); err != nil {
+			return res, refusef("merge refused: %v", err)
+		}
+		m, err := s.shardMark()
+		if err != nil {
+			return res, err
+		}
+		if m != 0 && mark != 0 && m != mark {
+			return res, refusef("merge refused: %s and %s are shards of different sweeps (other seeds, grid or flags); merge one sweep's shards at a time", marked, in)
+		}
+		if m != 0 {
+			mark, marked = m, in
+		}
 	}
 
 	dir, base := filepath.Split(out)
@@ -94,7 +110,7 @@ func Merge(out string, ins []string) (res MergeResult, err error) {
 	for i, src := range srcs {
 		recs, err := src.Records()
 		if err != nil {
-			return res, err
+			return res, refusef("merge refused: reading %s: %v", src.path, err)
 		}
 		for _, r := range recs {
 			backends[r.Backend] = true
@@ -120,6 +136,12 @@ func Merge(out string, ins []string) (res MergeResult, err error) {
 	if err := tx.Commit(); err != nil {
 		return res, err
 	}
+	// The shards of one sweep merge into a part of it, or all of it.
+	if mark != 0 {
+		if err := dst.setShardMark(mark); err != nil {
+			return res, err
+		}
+	}
 	// Our own readers would keep out busy.
 	for _, s := range srcs {
 		s.Close()
@@ -138,6 +160,16 @@ func Merge(out string, ins []string) (res MergeResult, err error) {
 	}
 	slices.Sort(res.Backends)
 	return res, nil
+}
+
+// Intact refuses a database that SQLite's integrity check finds damaged
+// (a disk error, a copy cut short), rather than have it read as far as it
+// reads, merged or resumed.
+func (s *Store) Intact() error {
+	if err := s.Check(); err != nil {
+		return refusef("%s is damaged (%v)", s.path, err)
+	}
+	return nil
 }
 
 // removeStale removes the temporary files of merges into base that were

@@ -10,12 +10,15 @@ import (
 // ConfigName is a configuration in words, for titles.
 func ConfigName(c train.Config) string {
 	name := fmt.Sprintf("%s, %d layer%s x %d heads, d-model %d", c.Task, c.Layers, map[bool]string{true: "", false: "s"}[c.Layers == 1], c.Heads, c.DModel)
-	if c.DFF != 2*c.DModel {
+	if c.DFF != 2*c.DModel && !c.NoMLP {
 		name += fmt.Sprintf(", d-ff %d", c.DFF)
 	}
 	name += fmt.Sprintf(", positions %s, causal %s, %d steps of batch %d at lr %g", OnOff(c.Positions), OnOff(c.Causal), c.Steps, c.Batch, c.LR)
 	if c.TiedEmbeddings {
 		name += ", tied embeddings"
+	}
+	if c.NoMLP {
+		name += ", attention only"
 	}
 	name += ", " + c.Loss + " loss"
 	if c.TrainExamples > 0 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"headlab/analysis"
+	"headlab/tasks"
 	"headlab/train"
 )
 
@@ -21,6 +22,10 @@ type ConfigReport struct {
 	Seeds  int       `json:"seeds"`
 	Failed []Failure `json:"failed"`
 	Chance float64   `json:"chance"`
+	// Leakage is how many held-out sequences of a task read from a
+	// folder also occur in its training file, when the folder can be
+	// read (tasks.Data.Leakage).
+	Leakage *int `json:"leakage,omitempty"`
 	// Accuracy is held-out accuracy over seeds; Values has every seed's.
 	Accuracy  Stats       `json:"accuracy"`
 	Values    []SeedValue `json:"values"`
@@ -105,6 +110,12 @@ func Summarize(recs []Record) []ConfigReport {
 			c := r.Config
 			c.Seed = 0
 			out = append(out, ConfigReport{Key: r.Key, Config: c, Failed: []Failure{}, Values: []SeedValue{}, Ablations: []SeedAblation{}, AblationMethods: []string{}})
+			if t, err := c.NewTask(); err == nil {
+				if d, ok := t.(*tasks.Data); ok {
+					n := d.Leakage()
+					out[len(out)-1].Leakage = &n
+				}
+			}
 			accs, secs = append(accs, nil), append(secs, nil)
 		}
 		cr := &out[i]
@@ -235,6 +246,9 @@ func WriteText(w io.Writer, reports []ConfigReport) {
 		}
 		fmt.Fprintf(w, "== %s\n", cr.Key)
 		fmt.Fprintf(w, "training    %s\n", Objective(cr.Config))
+		if cr.Leakage != nil {
+			fmt.Fprintf(w, "data        %s: %d held-out sequences also occur in training\n", cr.Config.Task, *cr.Leakage)
+		}
 		fmt.Fprintf(w, "runs        %d ok, %d failed; %.1f s per run (mean)\n", cr.Seeds, len(cr.Failed), cr.Seconds.Mean)
 		for _, f := range cr.Failed {
 			fmt.Fprintf(w, "  failed    seed %d: %s\n", f.Seed, f.Error)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,11 +23,7 @@ import (
 // analysis.FormsCircuit on its heads and joint ablations (by its
 // AblationMethod).
 func (r *Record) FormsCircuit() bool {
-	heads := make([]analysis.HeadScore, len(r.Heads))
-	for i, h := range r.Heads {
-		heads[i] = h.HeadScore
-	}
-	return analysis.FormsCircuit(heads, r.Ablation.Intact, r.Ablation.Induction.Accuracy, r.Ablation.PreviousToken.Accuracy)
+	return analysis.FormsCircuit(scoresOf(r.Heads), r.Ablation.Intact, r.Ablation.Induction.Accuracy, r.Ablation.PreviousToken.Accuracy)
 }
 
 // Outcome is everything a run learned: the record, and for a run that
@@ -181,6 +178,10 @@ func RunGroup(ps []Pair, pl Platform, a Analysis, hooks GroupHooks) ([]*Outcome,
 	if err != nil {
 		return failAll(err)
 	}
+	first, err := firstRuleOff(ab, held, heads, g.Models[0].Task.SeqLen(), ind, prev)
+	if err != nil {
+		return failAll(err)
+	}
 	for s, o := range outs {
 		r, m := &o.Record, g.Models[s]
 		if r.Status != StatusOK {
@@ -216,9 +217,64 @@ func RunGroup(ps []Pair, pl Platform, a Analysis, hooks GroupHooks) ([]*Outcome,
 			r.Ablation.Single = append(r.Ablation.Single, Single{Head: h.Name, Label: h.Label, Accuracy: r.OffAlone(&r.Heads[i])})
 		}
 		r.Ablation.Induction, r.Ablation.PreviousToken = ind[s], prev[s]
+		r.Ablation.LabelRule = analysis.CurrentRule
 		r.Circuit = r.FormsCircuit()
+		f := first[s]
+		fh := Relabelled(r.Heads, analysis.FirstRule, m.Task.SeqLen())
+		f.Circuit = analysis.FormsCircuit(scoresOf(fh), r.Accuracy, f.Induction.Accuracy, f.PreviousToken.Accuracy)
+		r.Ablation.FirstRule = &f
 	}
 	return finish(), nil
+}
+
+// firstRuleOff is every model's circuit ablations under
+// analysis.FirstRule's labels (the verdict left to the caller): where a
+// label's heads are the same under both rules, the ablation measured
+// for the current labels (ind, prev) is reused, so only models whose
+// sets differ cost a pass.
+func firstRuleOff(ab *inspect.Ablator, held []*tasks.Batch, heads [][]inspect.Head, T int, ind, prev []Joint) ([]RuleAblation, error) {
+	out := make([]RuleAblation, len(heads))
+	for _, half := range []struct {
+		label string
+		cur   []Joint
+		set   func(*RuleAblation, Joint)
+	}{
+		{analysis.LabelInduction, ind, func(r *RuleAblation, j Joint) { r.Induction = j }},
+		{analysis.LabelPreviousToken, prev, func(r *RuleAblation, j Joint) { r.PreviousToken = j }},
+	} {
+		// A model whose set is the same joins the pass with no head of
+		// the label (so nothing switched off), and keeps its own.
+		fhs, same := make([][]inspect.Head, len(heads)), make([]bool, len(heads))
+		for s, hs := range heads {
+			fhs[s] = Relabelled(hs, analysis.FirstRule, T)
+			if same[s] = slices.Equal(labelSet(fhs[s], half.label), half.cur[s].Heads); same[s] {
+				for i := range fhs[s] {
+					fhs[s][i].Label = ""
+				}
+			}
+		}
+		js, err := JointOff(ab, held, fhs, half.label)
+		if err != nil {
+			return nil, err
+		}
+		for s := range heads {
+			if same[s] {
+				half.set(&out[s], half.cur[s])
+			} else {
+				half.set(&out[s], js[s])
+			}
+		}
+	}
+	return out, nil
+}
+
+// scoresOf is the HeadScores of heads.
+func scoresOf(heads []inspect.Head) []analysis.HeadScore {
+	out := make([]analysis.HeadScore, len(heads))
+	for i, h := range heads {
+		out[i] = h.HeadScore
+	}
+	return out
 }
 
 // JointOff is held-out accuracy (on held, the batches ab was made with)
@@ -334,11 +390,20 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 	if err != nil {
 		return sum, err
 	}
+	// Runs relabelled on read whose circuit heads changed are trained
+	// again and replace their rows as they land (never deleted first).
+	stale, err := st.Stale()
+	if err != nil {
+		return sum, err
+	}
+	st.replace.set(stale)
 	var todo []Pair
 	var retry []RunID
 	for _, p := range pairs {
 		id := RunID{p.Key, p.Config.Seed}
 		switch status, ok := done[id]; {
+		case slices.Contains(stale, id):
+			todo = append(todo, p)
 		case ok && status == StatusFailed && opt.RetryFailed:
 			retry = append(retry, id)
 			todo = append(todo, p)

@@ -10,6 +10,7 @@ import (
 
 	"headlab/analysis"
 	"headlab/inspect"
+	"headlab/tasks"
 )
 
 // schemaVersion is stored in PRAGMA user_version; a database from a newer
@@ -24,15 +25,17 @@ import (
 //	5: runs gains ablation_method, lens_layer and icl_score; heads gains
 //	   mean_ablated_accuracy, resample_ablated_accuracy, direct_logit,
 //	   ov_copying, ov_copy_accuracy and prefix_matching (Analysis).
+//	6: runs gains seq_len and vocab (--seq-len, --vocab).
 //
 // A sweep that opens an older database to write migrates it (a version 1
 // run reads as cpu, "", "", 1; versions and revisions are empty; heads are
 // filled from heads_json; a run of before version 4 trained on the
 // answers alone, on a fresh stream, without weight decay, and its answer
 // loss is its training loss; a run of before version 5 ablated by zero
-// and measured nothing of version 5's, which reads as NULL); reading one
-// changes nothing.
-const schemaVersion = 5
+// and measured nothing of version 5's, which reads as NULL; a run of
+// before version 6 has its task's default sizes); reading one changes
+// nothing.
+const schemaVersion = 6
 
 // columns is the version 1 part of runs, in the order put writes and scan
 // reads.
@@ -53,10 +56,15 @@ const objectiveColumns = `, objective, train_examples, weight_decay, train_answe
 // measureColumns are version 5's, after objectiveColumns.
 const measureColumns = `, ablation_method, lens_layer, icl_score`
 
+// sizeColumns are version 6's, after measureColumns.
+const sizeColumns = `, seq_len, vocab`
+
 // runsColumns lists the columns of runs in a database of version v.
 func runsColumns(v int) string {
 	switch {
-	case v >= 5:
+	case v >= 6:
+		return columns + platformColumns + provenanceColumns + objectiveColumns + measureColumns + sizeColumns
+	case v == 5:
 		return columns + platformColumns + provenanceColumns + objectiveColumns + measureColumns
 	case v == 4:
 		return columns + platformColumns + provenanceColumns + objectiveColumns
@@ -114,6 +122,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	ablation_method         TEXT    NOT NULL DEFAULT 'zero',
 	lens_layer              INTEGER,
 	icl_score               REAL,
+	seq_len                 INTEGER NOT NULL DEFAULT 0,
+	vocab                   INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (config_key, seed)
 );
 CREATE INDEX IF NOT EXISTS runs_task ON runs (task, positions, causal, layers, heads);
@@ -238,6 +248,21 @@ ALTER TABLE runs ADD COLUMN ablation_method TEXT NOT NULL DEFAULT 'zero';
 ALTER TABLE runs ADD COLUMN lens_layer INTEGER;
 ALTER TABLE runs ADD COLUMN icl_score REAL;
 `,
+	5: `
+ALTER TABLE runs ADD COLUMN seq_len INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN vocab INTEGER NOT NULL DEFAULT 0;
+` + defaultSizes(),
+}
+
+// defaultSizes sets the sizes of every run stored before they were a
+// choice: its task's default.
+func defaultSizes() string {
+	var b strings.Builder
+	for _, name := range tasks.Names() {
+		t, _ := tasks.New(name)
+		fmt.Fprintf(&b, "UPDATE runs SET seq_len = %d, vocab = %d WHERE task = '%s';\n", t.SeqLen(), t.Vocab(), name)
+	}
+	return b.String()
 }
 
 // querier is a *sql.DB or a *sql.Tx.

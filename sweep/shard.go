@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 )
@@ -103,4 +104,58 @@ func ShardFromEnv(getenv func(string) string) (s Shard, found bool, err error) {
 		return s, true, err
 	}
 	return All, false, nil
+}
+
+// SweepID names the sweep the pairs make up, all of them in order (every
+// shard of one sweep has the same): a hash of each pair's configuration
+// key and seed, never 0.
+func SweepID(all []Pair) int32 {
+	h := fnv.New32a()
+	for _, p := range all {
+		fmt.Fprintf(h, "%s\x00%d\x00", p.Key, p.Config.Seed)
+	}
+	return int32(h.Sum32()) | 1
+}
+
+// MarkShard records in the database that it holds shard sh of the sweep
+// id, for Merge to refuse shards of different sweeps. The mark is SQLite's
+// application id (a header field headlab uses for nothing else), so the
+// schema does not change; the whole sweep (sh.Count 1) leaves it as it is.
+// A later sweep with other pairs sharded into the same file replaces it.
+func (s *Store) MarkShard(sh Shard, id int32) error {
+	if sh.Count < 2 {
+		return nil
+	}
+	return s.setShardMark(id)
+}
+
+func (s *Store) setShardMark(id int32) error {
+	_, err := s.db.Exec(fmt.Sprintf("PRAGMA application_id = %d", id))
+	return err
+}
+
+// shardMark is the sweep id MarkShard recorded, 0 when none was.
+func (s *Store) shardMark() (int32, error) {
+	var id int32
+	err := s.db.QueryRow("PRAGMA application_id").Scan(&id)
+	return id, err
+}
+
+// CheckIntact refuses the database at path, when there is one, if it is
+// not a headlab sweep database or SQLite finds it damaged (Intact),
+// reading it only: a sweep checks the shard it would resume before it
+// writes a byte.
+func CheckIntact(path string) error {
+	if fresh, _, err := sniff(path); err != nil || fresh {
+		return err
+	}
+	s, err := OpenExisting(path)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.Intact(); err != nil {
+		return refusef("sweep refused: %v; remove it to run its pairs again", err)
+	}
+	return nil
 }

@@ -67,9 +67,9 @@ type Axis struct {
 }
 
 // GridKeys are the configuration fields a grid may vary, named like the
-// train flags. positions and causal take on/off.
+// train flags. positions, causal and no-mlp take on/off.
 var GridKeys = []string{"task", "positions", "causal", "layers", "heads", "d-model", "d-ff", "lr", "batch", "steps",
-	"loss", "train-examples", "weight-decay"}
+	"loss", "train-examples", "weight-decay", "no-mlp", "seq-len", "vocab"}
 
 // ParseGrid reads a grid such as "positions=on,off;layers=1,2". Keys are
 // GridKeys (d_model and d_ff are accepted for d-model and d-ff); every
@@ -128,8 +128,8 @@ func set(c *train.Config, key, v string) error {
 		if v == "" {
 			return bad()
 		}
-		c.Task = v
-	case "positions", "causal":
+		c.Task, c.Data = v, "" // Expand hashes a folder's data
+	case "positions", "causal", "no-mlp":
 		var b bool
 		switch strings.ToLower(v) {
 		case "on", "true", "yes", "1":
@@ -138,10 +138,13 @@ func set(c *train.Config, key, v string) error {
 		default:
 			return bad()
 		}
-		if key == "positions" {
+		switch key {
+		case "positions":
 			c.Positions = b
-		} else {
+		case "causal":
 			c.Causal = b
+		default:
+			c.NoMLP = b
 		}
 	case "layers":
 		return atoi(&c.Layers)
@@ -172,6 +175,10 @@ func set(c *train.Config, key, v string) error {
 		c.Loss = v
 	case "train-examples":
 		return atoi(&c.TrainExamples)
+	case "seq-len":
+		return atoi(&c.SeqLen)
+	case "vocab":
+		return atoi(&c.Vocab)
 	default:
 		return fmt.Errorf("unknown grid key %q", key)
 	}
@@ -206,6 +213,10 @@ func Expand(base train.Config, grid []Axis, stepsSet bool) ([]train.Config, erro
 		if !stepsSet && !hasSteps {
 			c.Steps = train.Defaults(c.Task).Steps
 		}
+		c = c.Sized() // sizes left 0 are the task's own
+		if c.NoMLP {
+			c.DFF = 0 // one attention-only model, whatever d-ff says
+		}
 		if err := c.Validate(); err != nil {
 			return nil, fmt.Errorf("configuration %s: %v", Key(c), err)
 		}
@@ -221,8 +232,13 @@ func Expand(base train.Config, grid []Axis, stepsSet bool) ([]train.Config, erro
 // with the seed identifies a run. Its format is part of the database
 // schema: changing it would make resumed sweeps rerun everything.
 func Key(c train.Config) string {
+	task := c.Task
+	if tasks.IsFile(task) {
+		// the data, not its path: two copies of it are one configuration
+		task = tasks.FilePrefix + c.Sized().Data
+	}
 	k := fmt.Sprintf("task=%s layers=%d heads=%d d_model=%d d_ff=%d positions=%s causal=%s steps=%d batch=%d lr=%s",
-		c.Task, c.Layers, c.Heads, c.DModel, c.DFF, OnOff(c.Positions), OnOff(c.Causal), c.Steps, c.Batch,
+		task, c.Layers, c.Heads, c.DModel, c.DFF, OnOff(c.Positions), OnOff(c.Causal), c.Steps, c.Batch,
 		strconv.FormatFloat(c.LR, 'g', -1, 64))
 	// Each only when it differs from what every run had before it was a
 	// choice, so that the keys of every earlier sweep stay as they were
@@ -230,6 +246,9 @@ func Key(c train.Config) string {
 	// weight decay) and a run of another objective never takes their key.
 	if c.TiedEmbeddings {
 		k += " tied_embeddings=on"
+	}
+	if c.NoMLP {
+		k += " no_mlp=on"
 	}
 	if c.Loss != tasks.Answers {
 		k += " loss=" + c.Loss
@@ -239,6 +258,9 @@ func Key(c train.Config) string {
 	}
 	if c.WeightDecay != 0 {
 		k += " weight_decay=" + strconv.FormatFloat(c.WeightDecay, 'g', -1, 64)
+	}
+	if s, d := c.Sized(), (train.Config{Task: c.Task}).Sized(); s.SeqLen != d.SeqLen || s.Vocab != d.Vocab {
+		k += fmt.Sprintf(" seq_len=%d vocab=%d", s.SeqLen, s.Vocab)
 	}
 	return k
 }

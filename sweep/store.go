@@ -80,6 +80,12 @@ type Record struct {
 	// (internal/version); empty for runs stored before schema version 3.
 	Version  string `json:"headlab_version"`
 	Revision string `json:"revision"`
+
+	// Remeasure is set on reading a run labelled by the first label rule
+	// whose induction or previous-token heads changed under the revised
+	// one: their joint ablation is unmeasured (relabelOnRead). Never
+	// stored.
+	Remeasure bool `json:"-"`
 }
 
 // Ablation is a run's ablation table: each head alone, then the heads of
@@ -90,6 +96,12 @@ type Ablation struct {
 	Single        []Single `json:"single"`
 	Induction     Joint    `json:"induction"`
 	PreviousToken Joint    `json:"previous_token"`
+	// LabelRule is the rule the labels and the joint ablations above
+	// follow (absent in a run stored before the revised rule: the first).
+	LabelRule analysis.LabelRule `json:"label_rule,omitempty"`
+	// FirstRule is the circuit under analysis.FirstRule's labels, kept so
+	// that findings can show a verdict under both rules.
+	FirstRule *RuleAblation `json:"first_rule,omitempty"`
 }
 
 // Single is held-out accuracy with one head switched off.
@@ -123,6 +135,10 @@ type Store struct {
 	version int  // the file's schema version: schemaVersion once opened to write
 	write   bool // opened by Create, in WAL mode
 	note    string
+	// relabel counts the runs read under an older label rule; replace
+	// holds the ones a sweep trains again (see relabelOnRead).
+	relabel relabelNote
+	replace replacing
 }
 
 // Create opens the database at path to write: a new one when the file is
@@ -253,8 +269,17 @@ func (s *Store) Version() int { return s.version }
 func (s *Store) Path() string { return s.path }
 
 // Note is a line worth telling the user about how the file was read
-// (its log left unread), or "".
-func (s *Store) Note() string { return s.note }
+// (its log left unread; runs relabelled on read, once Records has read
+// them), or "".
+func (s *Store) Note() string {
+	notes := []string{}
+	for _, n := range []string{s.note, s.relabel.String()} {
+		if n != "" {
+			notes = append(notes, n)
+		}
+	}
+	return strings.Join(notes, "; ")
+}
 
 // Close closes the database. A store opened to write first tries to leave
 // the file whole in rollback-journal mode (the log checkpointed into it,
@@ -356,13 +381,21 @@ func (s *Store) Delete(ids []RunID) error {
 	}
 	defer tx.Rollback()
 	for _, id := range ids {
-		for _, q := range []string{"DELETE FROM runs WHERE config_key = ? AND seed = ?", "DELETE FROM heads WHERE config_key = ? AND seed = ?"} {
-			if _, err := tx.Exec(q, id.Key, int64(id.Seed)); err != nil {
-				return err
-			}
+		if err := deleteRun(tx, id); err != nil {
+			return err
 		}
 	}
 	return tx.Commit()
+}
+
+// deleteRun removes the rows of one run, inside the caller's transaction.
+func deleteRun(tx execer, id RunID) error {
+	for _, q := range []string{"DELETE FROM runs WHERE config_key = ? AND seed = ?", "DELETE FROM heads WHERE config_key = ? AND seed = ?"} {
+		if _, err := tx.Exec(q, id.Key, int64(id.Seed)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func put(db execer, r *Record) error {
@@ -392,7 +425,8 @@ func put(db execer, r *Record) error {
 	args = append(args, r.Seconds, nullIfFailed(r, r.TrainSeconds), r.FinishedAt,
 		cmp.Or(r.Backend, "cpu"), r.Renderer, r.SIMD, max(r.Group, 1), r.Version, r.Revision,
 		c.Loss, c.TrainExamples, c.WeightDecay, nullIfFailed(r, r.TrainAnswerLoss),
-		string(r.method()), nullableInt(r.LensLayer), nullable(r.ICL))
+		string(r.method()), nullableInt(r.LensLayer), nullable(r.ICL),
+		c.Sized().SeqLen, c.Sized().Vocab)
 	_, err = db.Exec("INSERT INTO runs ("+runsColumns(schemaVersion)+") VALUES ("+strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+")", args...)
 	if err != nil {
 		return fmt.Errorf("store seed %d of %s: %v", c.Seed, r.Key, err)
@@ -434,6 +468,9 @@ func (s *Store) Records() ([]Record, error) {
 		if err != nil {
 			return nil, fmt.Errorf("database %s: %v", s.path, err)
 		}
+		if relabelOnRead(&r) {
+			s.relabel.add(&r)
+		}
 		out = append(out, r)
 	}
 	return out, rows.Err()
@@ -470,21 +507,27 @@ func scan(rows *sql.Rows, version int) (Record, error) {
 	if version >= 5 {
 		dst = append(dst, &method, &lens, &icl)
 	}
+	if version >= 6 {
+		dst = append(dst, &c.SeqLen, &c.Vocab)
+	}
 	if err := rows.Scan(dst...); err != nil {
 		return r, err
 	}
 	c.Seed = uint64(seed)
-	// Fields with no column of their own (tied embeddings), and before
+	// Fields with no column of their own (tied embeddings, no MLP), and before
 	// version 4 the objective, come from the whole config kept beside the
 	// columns (one of before version 4 reads as --loss answers).
 	var whole train.Config
 	if err := json.Unmarshal([]byte(cfg), &whole); err != nil {
 		return r, fmt.Errorf("seed %d of %s: config_json: %v", seed, r.Key, err)
 	}
-	c.TiedEmbeddings = whole.TiedEmbeddings
+	c.TiedEmbeddings, c.NoMLP = whole.TiedEmbeddings, whole.NoMLP
 	if version < 4 {
 		c.Loss, c.TrainExamples, c.WeightDecay = whole.Loss, whole.TrainExamples, whole.WeightDecay
 		aloss = tloss
+	}
+	if version < 6 {
+		c.SeqLen, c.Vocab = whole.SeqLen, whole.Vocab // the task's defaults
 	}
 	r.Params, r.Accuracy, r.Chance, r.Loss, r.TrainLoss = int(params.Int64), acc.Float64, chance.Float64, loss.Float64, tloss.Float64
 	r.TrainAnswerLoss = aloss.Float64

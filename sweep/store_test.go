@@ -504,16 +504,78 @@ func TestCreateWaitsForABusyDatabase(t *testing.T) {
 var version5 = []string{"ablation_method", "lens_layer", "icl_score",
 	"mean_ablated_accuracy", "resample_ablated_accuracy", "direct_logit", "ov_copying", "ov_copy_accuracy", "prefix_matching"}
 
+// version6 are the columns schema version 6 added to runs.
+var version6 = []string{"seq_len", "vocab"}
+
 // schemaV4 is the database of schema version 4: this version's tables
-// without version 5's columns.
-func schemaV4() string {
+// without version 5's and 6's columns.
+func schemaV4() string { return schemaWithout(append(version5, version6...)) }
+
+// schemaWithout is this version's tables without the columns dropped.
+func schemaWithout(dropped []string) string {
 	var kept []string
 	for _, line := range strings.Split(runsTable+headsTable()+claimsTable, "\n") {
-		if f := strings.Fields(line); len(f) == 0 || !slices.Contains(version5, f[0]) {
+		if f := strings.Fields(line); len(f) == 0 || !slices.Contains(dropped, f[0]) {
 			kept = append(kept, line)
 		}
 	}
 	return strings.Join(kept, "\n")
+}
+
+// TestVersion5Sizes: a run of schema version 5 reads at its task's
+// default sizes; a sweep that opens the file to write fills the new
+// columns with them, and a run at other sizes stores and reads its own.
+func TestVersion5Sizes(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "v5.db")
+	rawDB(t, path, schemaWithout(version6), "PRAGMA user_version = 5")
+	old := knownRecords()[3]
+	st, err := Create(filepath.Join(dir, "scratch.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Put(&old); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	cols := strings.Join(names(runsColumns(5)), ", ")
+	rawDB(t, path, "ATTACH DATABASE '"+filepath.Join(dir, "scratch.db")+"' AS s",
+		"INSERT INTO runs ("+cols+") SELECT "+cols+" FROM s.runs",
+		// the config_json a version-5 sweep wrote, without the sizes
+		`UPDATE runs SET config_json = json_remove(config_json, '$.seq_len', '$.vocab')`)
+	ro, err := OpenExisting(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ro.Records()
+	ro.Close()
+	if err != nil || len(recs) != 1 || recs[0].Config.SeqLen != 16 || recs[0].Config.Vocab != 16 {
+		t.Fatalf("a version-5 induction run reads as %+v, %v; want sizes 16, 16", recs, err)
+	}
+	st, err = Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var T, V int
+	if err := st.db.QueryRow(`SELECT seq_len, vocab FROM runs WHERE seed = 4`).Scan(&T, &V); err != nil || T != 16 || V != 16 {
+		t.Errorf("the version-5 run after the upgrade: seq_len %d, vocab %d, %v", T, V, err)
+	}
+	big := knownRecords()[0]
+	big.Config.SeqLen, big.Config.Vocab = 32, 64
+	big.Key = Key(big.Config)
+	if err := st.Put(&big); err != nil {
+		t.Fatal(err)
+	}
+	recs, err = st.Records()
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	for _, r := range recs {
+		if r.Key == big.Key && (r.Config.SeqLen != 32 || r.Config.Vocab != 64) {
+			t.Errorf("a run at --seq-len 32 --vocab 64 reads back at %d, %d", r.Config.SeqLen, r.Config.Vocab)
+		}
+	}
 }
 
 // TestVersion4Database: a file of schema version 4 reads as it is, its

@@ -215,7 +215,7 @@ func fakeRecord(key string, seed uint64, acc float64, labels []string, indOff, p
 	c := train.Defaults("induction")
 	c.Seed = seed
 	r := Record{Key: key, Config: c, Status: StatusOK, Accuracy: acc, Chance: 1.0 / 7, Params: 100, Seconds: 1, FinishedAt: "2026-01-01T00:00:00Z"}
-	r.Ablation.Intact = acc
+	r.Ablation.Intact, r.Ablation.LabelRule = acc, analysis.CurrentRule
 	r.Ablation.Induction.Heads, r.Ablation.PreviousToken.Heads = []string{}, []string{}
 	for i, l := range labels {
 		h := inspect.Head{HeadScore: analysis.HeadScore{Name: "L" + string(rune('0'+i/2)) + "H" + string(rune('0'+i%2)),

@@ -23,7 +23,10 @@ import (
 // Relations (RelationTask): verb->subject, from the verb slot to the
 // subject; adjective->noun, from every adjective to the noun it follows.
 // Kinds (KindTask): "attractor" and "no attractor".
-type Agreement struct{}
+//
+// T is the sequence length, 16 when 0; past 16 the sequence ends in more
+// fillers.
+type Agreement struct{ T int }
 
 // The agreement vocabulary, in id order.
 const (
@@ -50,7 +53,25 @@ func (Agreement) Name() string { return "agreement" }
 func (Agreement) Vocab() int { return agrVocab }
 
 // SeqLen implements Task.
-func (Agreement) SeqLen() int { return agrSeqLen }
+func (t Agreement) SeqLen() int {
+	if t.T == 0 {
+		return agrSeqLen
+	}
+	return t.T
+}
+
+// sizes implements resizer.
+func (Agreement) sizes() string {
+	return fmt.Sprintf("--seq-len in %d..%d (the longest sentence fills 16) and only --vocab %d", agrSeqLen, MaxSeqLen, agrVocab)
+}
+
+// resize implements resizer.
+func (t Agreement) resize(T, V int) (Task, error) {
+	if T < agrSeqLen || V != agrVocab {
+		return nil, sizeError(t.Name(), t.sizes(), T, V)
+	}
+	return Agreement{T: T}, nil
+}
 
 // Chance implements Task.
 func (Agreement) Chance() float64 { return 0.5 }

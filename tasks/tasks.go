@@ -61,6 +61,9 @@ var registry = map[string]Task{
 	// training or held-out data: the Unseen split is made only of them.
 	"induction-unseen": Induction{N: 8, V: 24, Unseen: 8},
 	"agreement":        Agreement{},
+	"modular-addition": ModAdd{P: 113},
+	"sort":             Sort{N: 8, V: 17},
+	"histogram":        Histogram{T: 10, L: 6},
 }
 
 // Names lists the known tasks, sorted.
@@ -73,8 +76,12 @@ func Names() []string {
 	return names
 }
 
-// New returns the named task with its default settings.
+// New returns the named task with its default settings; file:PATH is
+// the task read from folder PATH (ReadData).
 func New(name string) (Task, error) {
+	if IsFile(name) {
+		return ReadData(strings.TrimPrefix(name, FilePrefix))
+	}
 	t, ok := registry[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown task %q (known: %s)", name, strings.Join(Names(), ", "))
@@ -139,6 +146,9 @@ type Stream struct {
 // Unseen split of a task without held-back tokens is its HeldOut split.
 func NewStream(t Task, seed uint64, split Split) *Stream {
 	s := &Stream{task: t, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15^uint64(split))), sample: t.Sample}
+	if sp, ok := t.(splitter); ok {
+		s.sample = sp.sampler(split)
+	}
 	if split == Unseen && HasUnseen(t) {
 		s.sample = t.(UnseenTask).SampleUnseen
 	}
@@ -411,6 +421,16 @@ type KindTask interface {
 	Kinds() []string
 	// Kind is the index into Kinds of one example, from its tokens.
 	Kind(tokens []int) int
+}
+
+// TokenName is how pictures and tables show token id of task t: the
+// name vocab.txt gives it for a task read from a folder that has one,
+// else TokenLabel.
+func TokenName(t Task, id int) string {
+	if d, ok := t.(*Data); ok && id >= 0 && id < len(d.names) {
+		return d.names[id]
+	}
+	return TokenLabel(id)
 }
 
 // TokenLabel is how pictures and tables show token id: letters A..Z for the

@@ -15,6 +15,9 @@ docs/causal.md puts them, and recomputes what headlab reported:
   --patch FILE      `headlab patch --json`: activation patching
   --attribute FILE  `headlab attribute --json`: direct logit attribution
                     and the logit lens
+  --circuit FILE    `headlab circuit --json`: every edge's effect by path
+                    patching, the intact runs' logit difference and the
+                    circuit's faithfulness (docs/circuits.md)
   --ablated-dump F  a dump written with --ablate/--ablation: its logits,
                     with those heads replaced as the method says, from the
                     dump's own examples
@@ -58,6 +61,7 @@ class Model:
 
     def __init__(self, W, cfg):
         self.f = lambda k: W[k].astype(np.float64)
+        self.keys = set(W.keys())
         self.cfg = cfg
         self.L, self.H, self.Dh = cfg["n_layers"], cfg["n_heads"], cfg["d_head"]
         self.D, self.V = cfg["d_model"], cfg["d_vocab"]
@@ -107,6 +111,73 @@ class Model:
     def unembed(self, x):
         f = self.f
         return layer_norm(x, f("ln_final.w"), f("ln_final.b"), self.eps) @ f("unembed.W_U") + f("unembed.b_U")
+
+
+def edge_run(model, tokens, patched, other):
+    """Runs tokens [B, T] with edges patched (docs/circuits.md): patched
+    maps a receiver's name (L1H0.q, mlp0, logits) to the senders (embed,
+    pos_embed, L0H1, mlp0) whose output it reads from other[sender]
+    instead of from this run; every other receiver reads this run's
+    residual stream. Each receiver's input is the residual plus, for each
+    patched sender, other less this run's output of it. Returns the
+    logits and every sender's output in this run."""
+    f, L, H = model.f, model.L, model.H
+    B, T = tokens.shape
+    sent = {"embed": f("embed.W_E")[tokens], "pos_embed": np.broadcast_to(f("pos_embed.W_pos")[:T][None], (B, T, model.D))}
+    x = sent["embed"] + sent["pos_embed"]
+    mask = np.tril(np.ones((T, T), dtype=bool)) if model.causal else np.ones((T, T), dtype=bool)
+
+    def read(name, x):
+        return x + sum((other[s] - sent[s] for s in patched.get(name, [])), np.zeros_like(x))
+
+    for l in range(L):
+        p = f"blocks.{l}."
+        qkv = {}
+        for c in "QKV":
+            xs = np.stack([read(f"L{l}H{h}.{c.lower()}", x) for h in range(H)], 2)  # [B, T, H, D]
+            hn = layer_norm(xs, f(p + "ln1.w"), f(p + "ln1.b"), model.eps)
+            qkv[c] = np.einsum("bphm,hmd->bphd", hn, f(p + f"attn.W_{c}")) + f(p + f"attn.b_{c}")
+        sc = np.einsum("bqhd,bkhd->bhqk", qkv["Q"], qkv["K"]) / math.sqrt(model.Dh)
+        sc = np.where(mask, sc, -np.inf)
+        a = np.exp(sc - sc.max(-1, keepdims=True))
+        a = a / a.sum(-1, keepdims=True)
+        z = np.einsum("bhqk,bkhd->bqhd", a, qkv["V"])
+        for h in range(H):
+            sent[f"L{l}H{h}"] = z[:, :, h] @ f(p + "attn.W_O")[h]
+        x = x + sum(sent[f"L{l}H{h}"] for h in range(H)) + f(p + "attn.b_O")
+        if p + "ln2.w" not in model.keys:
+            continue
+        hn = layer_norm(read(f"mlp{l}", x), f(p + "ln2.w"), f(p + "ln2.b"), model.eps)
+        sent[f"mlp{l}"] = gelu(hn @ f(p + "mlp.W_in") + f(p + "mlp.b_in")) @ f(p + "mlp.W_out") + f(p + "mlp.b_out")
+        x = x + sent[f"mlp{l}"]
+    return model.unembed(read("logits", x)), sent
+
+
+def check_circuit(model, rep, tokens, targets, task, ck):
+    N = rep["examples"]
+    X, Y = tokens[:N], targets[:N]
+    Xc = corrupt(X, rep["corruption"], task, model.V)
+    M = lambda lg: float(logit_diff(lg, Y).mean())
+    clean, sent_clean = edge_run(model, X, {}, {})
+    bad, sent_bad = edge_run(model, Xc, {}, {})
+    mc, mb = M(clean), M(bad)
+    ck.close("circuit clean logit_diff", rep["clean_logit_diff"], mc)
+    ck.close("circuit corrupted logit_diff", rep["corrupted_logit_diff"], mb)
+    noising = rep["direction"] == "noising"
+    base, other = (X, sent_bad) if noising else (Xc, sent_clean)
+    m_base = mc if noising else mb
+    for e in rep["edges"]:
+        lg, _ = edge_run(model, base, {e["to"]: [e["from"]]}, other)
+        # (M - M_base) / (M_other - M_base): the share of the way to the other run.
+        ck.close("circuit edge effect", e["effect"], normalise(M(lg), m_base, mc + mb - m_base))
+    # The circuit: every edge outside it patched (noising), or every edge
+    # in it (denoising).
+    patched = {}
+    for e in rep["edges"]:
+        if e["in_circuit"] != noising:
+            patched.setdefault(e["to"], []).append(e["from"])
+    lg, _ = edge_run(model, base, patched, other)
+    ck.close("circuit faithfulness", rep["faithfulness"], normalise(M(lg), mb, mc))
 
 
 def answers(targets):
@@ -336,6 +407,7 @@ def main():
     ap.add_argument("--heads")
     ap.add_argument("--patch")
     ap.add_argument("--attribute")
+    ap.add_argument("--circuit")
     ap.add_argument("--ablated-dump")
     ap.add_argument("--ablate", default="", help="the --ablate of --ablated-dump")
     ap.add_argument("--ablation", default="zero", help="the --ablation of --ablated-dump")
@@ -352,6 +424,8 @@ def main():
     load = lambda p: json.load(open(p))
     if args.patch:
         check_patch(model, load(args.patch), tokens, targets, task, ck)
+    if args.circuit:
+        check_circuit(model, load(args.circuit), tokens, targets, task, ck)
     if args.attribute:
         check_attribute(model, load(args.attribute), tokens, targets, ck)
     if args.heads:

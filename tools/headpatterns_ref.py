@@ -9,10 +9,13 @@ Usage: headpatterns_ref.py FILE.json   (or - for standard input)
 The input is {"causal": bool, "tokens": [N][T], "attention": [N][L][H][T][T]}.
 The output is a JSON list, one object per head in layer-major order:
 {"name", "layer", "head", "label", "score", "scores": {8 keys},
- "offset_d", "position_j", "mirror_c", "sink", "rest_mass"}: sink is the
+ "offset_d", "position_j", "mirror_c", "sink", "rest_mass", "runner_up",
+ "runner_up_score"}: sink is the
 attention-sink score; rest_mass the mean mass on key 0 over the queries
 (seeing more than one key) for which the label's pattern has no eligible
-cell, null for no clear pattern, uniform, or a pattern eligible everywhere.
+cell, null for no clear pattern, uniform, or a pattern eligible everywhere;
+runner_up the second-best cell pattern's label where it scores at least 0.4
+and within 0.1 of the label's score, else null.
 """
 
 import json
@@ -22,7 +25,10 @@ import sys
 
 PATTERNS = ["previous-token", "induction", "matching", "mirror",
             "attention-sink", "offset", "position", "uniform"]
-THRESHOLD = 0.4
+THRESHOLD = 0.4          # a cell pattern names a head from this score up
+UNIFORM_THRESHOLD = 0.9  # uniform names a head only from this score up ("near 1")
+RUNNER_UP_MARGIN = 0.1   # a runner-up within this of the label's score is shown
+CELL_PATTERNS = [p for p in PATTERNS if p != "uniform"]
 
 
 def f32(x):
@@ -170,11 +176,27 @@ def score_head(A, causal, T, tokens):
         per_example.append(vals)
     scores["uniform"] = batch_mean(per_example)
 
-    best = PATTERNS[0]
-    for p in PATTERNS[1:]:
+    # The label (revised rule): the best cell pattern (ties to the earlier
+    # row) if it reaches THRESHOLD; else uniform if it reaches
+    # UNIFORM_THRESHOLD; else no clear pattern, scored by the best cell
+    # pattern.
+    best = CELL_PATTERNS[0]
+    for p in CELL_PATTERNS[1:]:
         if scores[p] > scores[best]:
             best = p
     score = scores[best]
+    labelled = score >= THRESHOLD
+    if not labelled and scores["uniform"] >= UNIFORM_THRESHOLD:
+        best, score, labelled = "uniform", scores["uniform"], True
+    runner_up, runner_up_score = None, None
+    if labelled and best != "uniform":
+        others = [p for p in CELL_PATTERNS if p != best]
+        ru = others[0]
+        for p in others[1:]:
+            if scores[p] > scores[ru]:
+                ru = p
+        if scores[ru] >= THRESHOLD and scores[ru] >= score - RUNNER_UP_MARGIN - 1e-9:
+            runner_up, runner_up_score = ru, scores[ru]
     cell_of = {"previous-token": prev, "induction": induction, "matching": matching,
                "mirror": mirror_at(best_c), "attention-sink": sink}
     if best_d:
@@ -182,7 +204,7 @@ def score_head(A, causal, T, tokens):
     if best_j:
         cell_of["position"] = lambda tok, i: best_j if best_j != i else None
     rest = None
-    if score >= THRESHOLD and best in cell_of:
+    if labelled and best in cell_of:
         per_example = []
         for n in range(len(A)):
             per_example.append([A[n][i][0] for i in range(T)
@@ -190,17 +212,17 @@ def score_head(A, causal, T, tokens):
                                 and not cell_eligible(causal, T, i, cell_of[best](tokens[n], i))])
         if any(per_example):
             rest = batch_mean(per_example)
-    if not score >= THRESHOLD:
-        label = "no clear pattern"
-    elif best == "offset":
-        label = "offset -%d" % best_d
-    elif best == "position":
-        label = "position-%d" % best_j
-    elif best == "mirror" and best_c == T - 2:
-        label = "mirror shifted"
-    else:
-        label = best
-    return label, score, scores, best_d, best_j, best_c, rest
+    def name(p):
+        if p == "offset":
+            return "offset -%d" % best_d
+        if p == "position":
+            return "position-%d" % best_j
+        if p == "mirror" and best_c == T - 2:
+            return "mirror shifted"
+        return p
+    label = name(best) if labelled else "no clear pattern"
+    runner = (name(runner_up), runner_up_score) if runner_up else (None, None)
+    return label, score, scores, best_d, best_j, best_c, rest, runner
 
 
 def main(argv):
@@ -224,11 +246,12 @@ def main(argv):
         for h in range(H):
             A = [[[f32(float(x)) for x in att[n][l][h][i]] for i in range(T)]
                  for n in range(N)]
-            label, score, scores, d, j, c, rest = score_head(A, causal, T, tokens)
+            label, score, scores, d, j, c, rest, runner = score_head(A, causal, T, tokens)
             out.append({"name": "L%dH%d" % (l, h), "layer": l, "head": h,
                         "label": label, "score": score, "scores": scores,
                         "offset_d": d, "position_j": j, "mirror_c": c,
-                        "sink": scores["attention-sink"], "rest_mass": rest})
+                        "sink": scores["attention-sink"], "rest_mass": rest,
+                        "runner_up": runner[0], "runner_up_score": runner[1]})
     json.dump(out, sys.stdout, indent=1)
     sys.stdout.write("\n")
     return 0

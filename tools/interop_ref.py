@@ -92,6 +92,8 @@ def forward_transformerlens(W, cfg, tokens):
         patterns.append(pattern)
         z = np.einsum("bhqk,bkhd->bqhd", pattern, v)
         resid = resid + np.einsum("bqhd,hdm->bqm", z, f(p + "attn.W_O")) + f(p + "attn.b_O")
+        if cfg.get("attn_only"):
+            continue
         x = layer_norm(resid, f(p + "ln2.w"), f(p + "ln2.b"), eps)
         resid = resid + gelu(x @ f(p + "mlp.W_in") + f(p + "mlp.b_in")) @ f(p + "mlp.W_out") + f(p + "mlp.b_out")
     x = layer_norm(resid, f("ln_final.w"), f("ln_final.b"), eps)
@@ -118,6 +120,8 @@ def forward_hf(W, model, tokens):
         patterns.append(pattern)
         o = (pattern @ v).transpose(0, 2, 1, 3).reshape(B, T, D)
         resid = resid + lin(o, p + "attn.out_proj")
+        if model.get("no_mlp"):
+            continue
         x = layer_norm(resid, f(p + "ln2.weight"), f(p + "ln2.bias"), 1e-5)
         resid = resid + lin(gelu(lin(x, p + "mlp.fc1")), p + "mlp.fc2")
     x = layer_norm(resid, f("ln_f.weight"), f("ln_f.bias"), 1e-5)

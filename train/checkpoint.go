@@ -16,7 +16,6 @@ import (
 	"headlab/graph"
 	"headlab/internal/atomicfile"
 	"headlab/internal/memlimit"
-	"headlab/tasks"
 )
 
 // Checkpoint file names inside a run directory.
@@ -192,7 +191,7 @@ func decodeConfig(cfgJSON []byte) (configFile, int, error) {
 	if err := cf.Train.Validate(); err != nil {
 		return cf, 0, fmt.Errorf("%s: %v", ConfigFile, err)
 	}
-	t, _ := tasks.New(cf.Train.Task)
+	t, _ := cf.Train.NewTask()
 	if cf.Train.Model(t) != cf.Model {
 		return cf, 0, fmt.Errorf("%s: model shape %s does not match the training flags", ConfigFile, cf.Model)
 	}
@@ -220,7 +219,7 @@ func Decode(cfgJSON, weights []byte) (m *Model, res *Result, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	t, _ := tasks.New(cf.Train.Task)
+	t, _ := cf.Train.NewTask()
 	// Check the size before allocating: a config can ask for a huge model.
 	if len(weights) < 4*count {
 		return nil, nil, fmt.Errorf("%s: %d bytes, too short for %d parameters", WeightsFile, len(weights), count)

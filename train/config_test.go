@@ -3,6 +3,9 @@ package train
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"headlab/tasks"
@@ -13,7 +16,8 @@ import (
 // sweep database's config_json): graph.Arch is embedded in both, and its
 // fields read as their own, in the order they had when each struct
 // declared them. A configuration written before the loss was recorded
-// reads as --loss answers, the only loss there was.
+// reads as --loss answers, the only loss there was, and one written
+// before the sizes were, at its task's default sizes.
 func TestConfigJSON(t *testing.T) {
 	c := Defaults("induction")
 	task, _ := tasks.New(c.Task)
@@ -27,7 +31,7 @@ func TestConfigJSON(t *testing.T) {
 			v    any
 			want string
 		}{
-			{c, `{"task":"induction","seed":1,"steps":2500,"batch":32,"lr":0.003,"loss":"next-token","train_examples":0,"weight_decay":0,"layers":2,"heads":2,"d_model":32,"d_ff":64,"positions":true,"causal":true` + tail + `}`},
+			{c, `{"task":"induction","seed":1,"steps":2500,"batch":32,"lr":0.003,"loss":"next-token","train_examples":0,"weight_decay":0,"seq_len":16,"vocab":16,"layers":2,"heads":2,"d_model":32,"d_ff":64,"positions":true,"causal":true` + tail + `}`},
 			{c.Model(task), `{"vocab":16,"seq_len":16,"layers":2,"heads":2,"d_model":32,"d_ff":64,"positions":true,"causal":true` + tail + `}`},
 		} {
 			b, err := json.Marshal(x.v)
@@ -56,5 +60,61 @@ func TestConfigJSON(t *testing.T) {
 		if m := c.Model(task); m.Arch != c.Arch || m.Vocab != task.Vocab() || m.SeqLen != task.SeqLen() {
 			t.Errorf("Model: %+v for %+v", m, c)
 		}
+	}
+}
+
+// TestConfigSizes checks that --seq-len and --vocab reach the model's
+// shape, that 0 is the task's default (Sized writes it in), and that a
+// size the task cannot take is refused by Validate in one line naming
+// what it takes.
+func TestConfigSizes(t *testing.T) {
+	c := Defaults("induction")
+	c.SeqLen, c.Vocab = 32, 64
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	task, err := c.NewTask()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := c.Model(task); m.SeqLen != 32 || m.Vocab != 64 {
+		t.Errorf("--seq-len 32 --vocab 64 gives the shape %s", m)
+	}
+	z := Config{Task: "majority"}
+	if s := z.Sized(); s.SeqLen != 15 || s.Vocab != 3 {
+		t.Errorf("majority at sizes 0 sized as %d, %d; want 15, 3", s.SeqLen, s.Vocab)
+	}
+	c.SeqLen = 31
+	err = c.Validate()
+	if err == nil || !strings.Contains(err.Error(), "even --seq-len") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("--seq-len 31 on induction: %v", err)
+	}
+}
+
+// TestConfigData: a configuration of a task read from a folder carries
+// the data's hash (Sized), and is refused once the data has changed.
+func TestConfigData(t *testing.T) {
+	dir := t.TempDir()
+	write := func(heldout string) {
+		for name, text := range map[string]string{
+			"train.jsonl":   `{"tokens": [0, 1, 2], "targets": [null, 2, 0]}` + "\n",
+			"heldout.jsonl": heldout,
+		} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write(`{"tokens": [2, 0, 1], "targets": [null, 1, 2]}` + "\n")
+	c := Defaults(tasks.FilePrefix + dir)
+	if c.Data == "" || c.SeqLen != 3 || c.Vocab != 3 {
+		t.Fatalf("a folder's defaults: %+v", c)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	write(`{"tokens": [2, 0, 0], "targets": [null, 1, 2]}` + "\n")
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "has changed") {
+		t.Errorf("changed data: %v", err)
 	}
 }

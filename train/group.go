@@ -59,7 +59,7 @@ func NewGroup(cs []Config, dev kernels.Device) (_ *Group, err error) {
 		}
 		lrs[i], wds[i] = c.LR, c.WeightDecay
 	}
-	t, _ := tasks.New(cs[0].Task)
+	t, _ := cs[0].NewTask()
 	shape := cs[0].Model(t)
 	// A host device (the CPU) runs a group's kernels on a handle of the
 	// group's own, seed by seed (backend/cpu/group.go).
@@ -75,7 +75,7 @@ func NewGroup(cs []Config, dev kernels.Device) (_ *Group, err error) {
 	}()
 	var ws []*graph.Weights
 	for _, c := range cs {
-		tk, _ := tasks.New(c.Task)
+		tk, _ := c.NewTask()
 		m := &Model{Train: c, Shape: shape, Task: tk, Weights: graph.InitWeights(shape, c.Seed)}
 		g.Models, ws = append(g.Models, m), append(ws, m.Weights)
 		st := tasks.NewStream(tk, c.Seed, tasks.Train)

@@ -161,6 +161,10 @@ func Run(c Config, dev kernels.Device, reportEvery int, progress func(Progress),
 		res.TrainLoss, res.TrainAnswerLoss = loss, al[0]
 		res.MsPerStep = 1000 * secs / float64(c.Steps)
 	}
+	if d, ok := m.Task.(*tasks.Data); ok {
+		n := d.Leakage()
+		res.Leakage = &n
+	}
 	if tasks.HasUnseen(m.Task) {
 		acc, err := UnseenAccuracy(eval, m)
 		if err != nil {

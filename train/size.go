@@ -7,7 +7,6 @@ import (
 	"headlab/graph"
 	"headlab/internal/memlimit"
 	"headlab/kernels"
-	"headlab/tasks"
 )
 
 // MaxGroup is the documented cap on the models of one Group: about where
@@ -105,13 +104,20 @@ func EstimateBytes(c Config, probed bool) int64 {
 		return 0
 	}
 	L, D, F, H, T, V := int64(m.Layers), int64(m.DModel), int64(m.DFF), int64(m.Heads), int64(m.SeqLen), int64(m.Vocab)
-	perPosition := L*(12*D+3*F+2*H*T) + 4*D + 2*V
+	// A block's activations of width D (and their gradients): its
+	// LayerNorms, projections, residual adds; an attention-only block
+	// has no second LayerNorm, MLP or second add (F is 0).
+	blockD, sites := 12*D, int64(4)
+	if m.NoMLP {
+		blockD, sites = 8*D, 3
+	}
+	perPosition := L*(blockD+3*F+2*H*T) + 4*D + 2*V
 	floats := 5*params + (int64(c.Batch)+EvalChunk)*T*perPosition
 	if probed {
-		// Four sites kept, two gated with their replacements, on the
-		// device and on the host, and the lens logits, per block; the
-		// head outputs resample ablation keeps.
-		floats += EvalChunk*T*(perPosition+L*(4*D+8*D+V)) + HeldOutExamples*T*L*D
+		// Four sites kept (three without an MLP), two gated with their
+		// replacements, on the device and on the host, and the lens
+		// logits, per block; the head outputs resample ablation keeps.
+		floats += EvalChunk*T*(perPosition+L*(sites*D+8*D+V)) + HeldOutExamples*T*L*D
 	}
 	return 4 * floats
 }
@@ -139,7 +145,7 @@ func EstimateHostBytes(c Config, probed bool) int64 {
 // shapeOf is c's model shape and parameter count; ok is false for an
 // unknown task.
 func shapeOf(c Config) (m graph.Config, params int64, ok bool) {
-	t, err := tasks.New(c.Task)
+	t, err := c.NewTask()
 	if err != nil {
 		return m, 0, false
 	}

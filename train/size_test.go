@@ -25,6 +25,9 @@ func TestEstimateBounds(t *testing.T) {
 		c.DModel = c.Heads * (4 + 4*r.IntN(10))
 		c.DFF = 8 + 8*r.IntN(20)
 		c.Positions = r.IntN(2) == 0
+		if i%4 >= 2 { // attention-only: no MLP, no d-ff
+			c.NoMLP, c.DFF = true, 0
+		}
 		probed := i%2 == 1
 		_, total, err := Footprint(c, probed)
 		if err != nil {

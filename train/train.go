@@ -29,6 +29,15 @@ type Config struct {
 	TrainExamples int `json:"train_examples"`
 	// WeightDecay is AdamW's decoupled weight decay (0: none).
 	WeightDecay float64 `json:"weight_decay"`
+	// SeqLen and Vocab are the task's sequence length and vocabulary
+	// (--seq-len, --vocab; tasks.Make); 0 is the task's default, which
+	// Sized writes in.
+	SeqLen int `json:"seq_len"`
+	Vocab  int `json:"vocab"`
+	// Data is the content hash of a task read from a folder (--task
+	// file:PATH; tasks.Data.Hash), which Sized writes in: the data, not
+	// its path, is part of what determines the run.
+	Data string `json:"data,omitempty"`
 	// Arch is the model's architecture (layers, heads, widths, positions,
 	// the causal mask, tied embeddings); its fields are Config's own, in
 	// Go and in JSON.
@@ -37,7 +46,8 @@ type Config struct {
 
 // UnmarshalJSON reads a configuration, refusing unknown fields. One
 // written before the loss was recorded, when headlab trained on the
-// answer positions alone, reads as that loss.
+// answer positions alone, reads as that loss; one written before the
+// sizes were, at its task's default sizes.
 func (c *Config) UnmarshalJSON(data []byte) error {
 	type fields Config // Config's fields without this method
 	f := fields{Loss: tasks.Answers}
@@ -46,8 +56,25 @@ func (c *Config) UnmarshalJSON(data []byte) error {
 	if err := dec.Decode(&f); err != nil {
 		return err
 	}
-	*c = Config(f)
+	*c = Config(f).Sized()
 	return nil
+}
+
+// NewTask is c's task at c's sizes.
+func (c Config) NewTask() (tasks.Task, error) {
+	return tasks.Make(c.Task, tasks.Sizes{SeqLen: c.SeqLen, Vocab: c.Vocab})
+}
+
+// Sized is c with the sizes its task takes by default written in where
+// c leaves them 0; c itself when its task or sizes are unknown.
+func (c Config) Sized() Config {
+	if t, err := c.NewTask(); err == nil {
+		c.SeqLen, c.Vocab = t.SeqLen(), t.Vocab()
+		if d, ok := t.(*tasks.Data); ok && c.Data == "" {
+			c.Data = d.Hash()
+		}
+	}
+	return c
 }
 
 // Defaults returns the default configuration for a task (Steps = the
@@ -58,7 +85,7 @@ func Defaults(task string) Config {
 	if t, err := tasks.New(task); err == nil {
 		c.Steps = t.DefaultSteps()
 	}
-	return c
+	return c.Sized()
 }
 
 // HeldOutExamples is the size of the held-out set the final accuracy is
@@ -67,7 +94,7 @@ const HeldOutExamples = 1000
 
 // Validate names the first problem with c, as a user would fix it.
 func (c Config) Validate() error {
-	t, err := tasks.New(c.Task)
+	t, err := c.NewTask()
 	if err != nil {
 		return err
 	}
@@ -88,10 +115,13 @@ func (c Config) Validate() error {
 	if err := tasks.CheckLoss(c.Loss); err != nil {
 		return err
 	}
+	if d, ok := t.(*tasks.Data); ok && c.Data != "" && c.Data != d.Hash() {
+		return fmt.Errorf("the data of --task %s has changed: it hashes to %s, the configuration's to %s", c.Task, d.Hash(), c.Data)
+	}
 	return c.Model(t).Validate()
 }
 
-// Model is the model shape c asks for on task t.
+// Model is the model shape c asks for on task t (c.NewTask()).
 func (c Config) Model(t tasks.Task) graph.Config {
 	return graph.Config{Vocab: t.Vocab(), SeqLen: t.SeqLen(), Arch: c.Arch}
 }
@@ -143,6 +173,9 @@ type Result struct {
 	// UnseenAccuracy is held-out accuracy on sequences made only of
 	// vocabulary that training never showed, for tasks that hold some back.
 	UnseenAccuracy *float64 `json:"unseen_accuracy,omitempty"`
+	// Leakage is how many held-out sequences of a task read from a
+	// folder also occur in its training file.
+	Leakage *int `json:"leakage,omitempty"`
 }
 
 // Trainer trains one model: a Group of one, which reads its loss back
@@ -192,6 +225,17 @@ func (tr *Trainer) Sync() error { return tr.g.Sync() }
 
 // Close releases the model's tensors on the device.
 func (tr *Trainer) Close() error { return tr.g.Close() }
+
+// TrainingSample is the examples training accuracy is measured on: the
+// first HeldOutExamples of m's training stream, which are the first of
+// its finite training set when it has one (at most the whole set).
+func TrainingSample(m *Model) *tasks.Batch {
+	n := HeldOutExamples
+	if m.Train.TrainExamples > 0 {
+		n = min(n, m.Train.TrainExamples)
+	}
+	return tasks.NewStream(m.Task, m.Train.Seed, tasks.Train).Next(n)
+}
 
 // HeldOut is the fixed held-out set of a model's task and seed.
 func HeldOut(m *Model) *tasks.Batch {

@@ -36,6 +36,10 @@ type Curves struct {
 	Title    string
 	Loss     Curve
 	Accuracy Curve
+	// TrainAccuracy is accuracy on the training data, drawn beside the
+	// held-out accuracy (a grokking run shows the delay between them);
+	// none when it has no points (a history recorded before it was).
+	TrainAccuracy Curve
 	// ICL is the in-context learning score (docs/causal.md); no panel
 	// when it has no points (a history recorded before it was).
 	ICL     Curve
@@ -289,13 +293,23 @@ func (c Curves) Figure() (*Figure, error) {
 		return nil, err
 	} else if l != nil {
 		accLegend = append(accLegend, legendEntry{"held-out accuracy", l})
+		tl, err := line(c.TrainAccuracy, palette[1], false)
+		if err != nil {
+			return nil, err
+		}
+		if tl != nil {
+			accLegend = append(accLegend, legendEntry{"training accuracy", tl})
+		}
 		if phase {
 			band, err := phaseBand(c.PhaseFrom, c.PhaseTo, 1.05)
 			if err != nil {
 				return nil, err
 			}
-			acc.Add(band) // under the line
+			acc.Add(band) // under the lines
 			accLegend = append(accLegend, legendEntry{"phase change", band})
+		}
+		if tl != nil {
+			acc.Add(tl)
 		}
 		acc.Add(l)
 	}

@@ -22,7 +22,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"headlab/internal/atomicfile"
@@ -103,7 +102,7 @@ func (f *Figure) Encode(w io.Writer, ext string) error {
 		// Liberation Sans.
 		c = vgsvg.NewWith(vgsvg.UseWH(f.W, f.H), vgsvg.EmbedFonts(true))
 	case ".pdf":
-		c = pdfCanvas{vgpdf.New(f.W, f.H)}
+		c = newPDFCanvas(f.W, f.H)
 	default:
 		return fmt.Errorf("viz: unknown figure format %q", ext)
 	}
@@ -137,19 +136,6 @@ var (
 func init() {
 	// gonum/plot's own text (axes, ticks, legends) in the same face as ours.
 	plot.DefaultFont = sans
-}
-
-// pdfCanvas works around vgpdf (gonum/plot v0.17) losing bold faces: it
-// embeds a face under its name alone, then asks for it by that name with
-// a "B" style, which fpdf cannot find. A bold face is handed over as a
-// regular face of a variant of its own name, with the bold outlines.
-type pdfCanvas struct{ *vgpdf.Canvas }
-
-func (c pdfCanvas) FillString(f font.Face, pt vg.Point, s string) {
-	if f.Font.Weight == xfont.WeightBold {
-		f.Font.Weight, f.Font.Variant = xfont.WeightNormal, f.Font.Variant+"Bold"
-	}
-	c.Canvas.FillString(f, pt, s)
 }
 
 // style is a text style in face at size points.

@@ -567,7 +567,7 @@ func TestWriteFormats(t *testing.T) {
 			if !bytes.HasPrefix(data, []byte("%PDF-")) || !bytes.Contains(data[len(data)-32:], []byte("%%EOF")) {
 				t.Errorf("not a whole PDF")
 			}
-			for _, face := range []string{"/BaseFont /LiberationSans\n", "/BaseFont /LiberationSans-Bold"} {
+			for _, face := range []string{"/BaseFont /utf8liberationsans-regular\n", "/BaseFont /utf8liberationsans-bold\n"} {
 				if !bytes.Contains(data, []byte(face)) {
 					t.Errorf("PDF does not embed %q", face)
 				}

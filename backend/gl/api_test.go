@@ -9,10 +9,11 @@ import (
 	"sync"
 	"testing"
 
+	ogl "github.com/go-gl/gl/v4.3-core/gl"
+
 	"headlab/backend/cpu"
 	"headlab/glctx"
 	"headlab/kernels"
-	ogl "headlab/third_party/glbind/gl43"
 )
 
 func mustAlloc(t *testing.T, d kernels.Device, n int) kernels.Buffer {

@@ -58,9 +58,10 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	ogl "github.com/go-gl/gl/v4.3-core/gl"
+
 	"headlab/glctx"
 	"headlab/kernels"
-	ogl "headlab/third_party/glbind/gl43"
 )
 
 // Options configures New.
@@ -138,8 +139,8 @@ var _ interface {
 	kernels.Driver
 } = (*Device)(nil)
 
-// gl43 is the OpenGL 4.3 core bindings (internal/gl43), loaded once per
-// process (glctx.Profile).
+// gl43 is go-gl's OpenGL 4.3 core package, loaded once per process
+// (glctx.Profile).
 var gl43 = glctx.Profile{Init: ogl.InitWithProcAddrFunc}
 
 // New makes a Device: on opts.Thread, or on a new GL thread with an

@@ -5,8 +5,9 @@ import (
 	"math"
 	"os"
 
+	ogl "github.com/go-gl/gl/v4.3-core/gl"
+
 	"headlab/kernels"
-	ogl "headlab/third_party/glbind/gl43"
 )
 
 // groupSize is local_size_x in common.glsl (WG).

@@ -3,8 +3,9 @@ package gl
 import (
 	"os"
 
+	ogl "github.com/go-gl/gl/v4.3-core/gl"
+
 	"headlab/kernels"
-	ogl "headlab/third_party/glbind/gl43"
 )
 
 // Per-dispatch timing. With profiling on, every dispatch is bracketed by

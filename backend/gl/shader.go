@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	ogl "github.com/go-gl/gl/v4.3-core/gl"
+
 	"headlab/glctx"
-	ogl "headlab/third_party/glbind/gl43"
 )
 
 // The kernels' GLSL sources: one .comp file per program, common.glsl the

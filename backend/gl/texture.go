@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	ogl "github.com/go-gl/gl/v4.3-core/gl"
+
 	"headlab/kernels"
-	ogl "headlab/third_party/glbind/gl43"
 )
 
 // FillTexture copies layers consecutive w x h matrices of floats of src
@@ -41,8 +42,7 @@ func (d *Device) FillTexture(src kernels.Tensor, tex uint32, first, layers, w, h
 		ogl.BindBuffer(ogl.PIXEL_UNPACK_BUFFER, id)
 		ogl.BindTexture(ogl.TEXTURE_2D_ARRAY, tex)
 		ogl.PixelStorei(ogl.UNPACK_ALIGNMENT, 4)
-		// TexSubImage3D has no WithOffset form: the pointer is an offset
-		// into the bound unpack buffer.
+		//lint:ignore SA1019 TexSubImage3D has no WithOffset form: the pointer is an offset into the bound unpack buffer.
 		at := ogl.PtrOffset(4 * src.Off)
 		ogl.TexSubImage3D(ogl.TEXTURE_2D_ARRAY, 0, 0, 0, int32(first), int32(w), int32(h), int32(layers),
 			ogl.RED, ogl.FLOAT, at)

@@ -1,6 +1,6 @@
 package gl
 
-import ogl "headlab/third_party/glbind/gl43"
+import ogl "github.com/go-gl/gl/v4.3-core/gl"
 
 // The upload ring. Upload writes its data into a staging buffer with
 // glBufferSubData and has the GPU copy it where it belongs

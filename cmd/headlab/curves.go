@@ -26,7 +26,8 @@ func newCurvesCmd(e *env, runF func(*curvesOptions) error) *cobra.Command {
 		Use:   "curves --run DIR --png FILE.{png,svg,pdf}",
 		Short: "Plot loss, accuracy and every head's score over training, with the phase change",
 		Long: `Reads the history that train --record-every K --save DIR recorded and plots
-loss, held-out accuracy, the in-context learning score (next-token loss late
+loss, held-out accuracy beside training accuracy (a grokking run shows
+the delay between them), the in-context learning score (next-token loss late
 in the sequence minus early, docs/causal.md; histories recorded before it
 have none) and each head's winning score against step, marking
 where a head's label changed and shading the phase change: the steps over
@@ -73,7 +74,7 @@ func runCurves(e *env, o *curvesOptions) error {
 // curves is the figure of history h: its series and label changes from
 // inspect, the phase change's span shaded.
 func curves(title string, h inspect.History) viz.Curves {
-	c := viz.Curves{Title: title, Loss: vizCurve(h.Loss()), Accuracy: vizCurve(h.Accuracy()), ICL: vizCurve(h.ICL())}
+	c := viz.Curves{Title: title, Loss: vizCurve(h.Loss()), Accuracy: vizCurve(h.Accuracy()), TrainAccuracy: vizCurve(h.TrainAccuracy()), ICL: vizCurve(h.ICL())}
 	for _, s := range h.HeadScores() {
 		c.Heads = append(c.Heads, vizCurve(s))
 	}

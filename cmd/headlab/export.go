@@ -7,6 +7,7 @@ import (
 
 	"headlab/internal/atomicfile"
 	"headlab/interop"
+	"headlab/train"
 )
 
 func init() {
@@ -39,7 +40,8 @@ func newExportCmd(e *env, runF func(*exportOptions) error) *cobra.Command {
   hf               PyTorch's usual names, nn.Linear weights [out, in]
 
 FILE ends in .safetensors or .npz ("-" writes safetensors to stdout). Every
-file carries headlab's config, the task's vocabulary and the revision.`,
+file carries headlab's config and result, the task's vocabulary and the
+revision; headlab import reads a .safetensors export back.`,
 		Args: cobra.NoArgs,
 		RunE: runE(e, o, runF, runExport),
 	}
@@ -69,14 +71,16 @@ func (o *exportOptions) check(*cobra.Command, []string) error {
 }
 
 func runExport(e *env, o *exportOptions) error {
-	m, err := o.run.load()
+	m, res, err := train.Load(o.run.dir)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	b, err := interop.Export(m, o.layout, provenance())
 	if err != nil {
 		return err
 	}
+	// The result travels too, so that import gives the checkpoint back whole.
+	interop.AddResult(b, res)
 	if err := atomicfile.WriteStdout(o.out, e.stdout, func(w io.Writer) error { return interop.Write(w, o.outFormat, b) }); err != nil {
 		return err
 	}

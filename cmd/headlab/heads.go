@@ -44,12 +44,18 @@ func (p *pictureFlags) outputs() []output {
 }
 
 // write draws example 0 of att with each head titled by its score, the
-// figure titled title (the run); "-" is stdout.
-func (p *pictureFlags) write(e *env, title string, att *analysis.Attention, heads []analysis.HeadScore) error {
+// figure titled title (the run), its tokens named as task names them
+// (nil: as tasks.TokenLabel does); "-" is stdout.
+func (p *pictureFlags) write(e *env, title string, att *analysis.Attention, heads []analysis.HeadScore, task tasks.Task) error {
 	if p.png == "" && p.arcs == "" {
 		return nil
 	}
 	g := viz.HeadGrid(title, att, heads, 0)
+	for i := range g.Tokens {
+		if task != nil {
+			g.Tokens[i] = tasks.TokenName(task, att.Tokens[i])
+		}
+	}
 	if err := e.writeFigure(p.png, func() (*viz.Figure, error) { return viz.Heatmaps(g) }); err != nil {
 		return err
 	}
@@ -140,7 +146,7 @@ func runHeads(e *env, o *headsOptions) error {
 			return err
 		}
 	}
-	if err := o.pics.write(e, runTitle(m.Train), att, rep.Scores()); err != nil {
+	if err := o.pics.write(e, runTitle(m.Train), att, rep.Scores(), m.Task); err != nil {
 		return err
 	}
 	if err := o.html.write(e, m, be, att, rep.Scores()); err != nil {
@@ -286,7 +292,7 @@ func runScore(e *env, o *scoreOptions) error {
 		return usageError{fmt.Errorf("%s: %v", o.file, err)}
 	}
 	heads := analysis.ScoreAll(att)
-	if err := o.pics.write(e, "attention from "+o.file, att, heads); err != nil {
+	if err := o.pics.write(e, "attention from "+o.file, att, heads, nil); err != nil {
 		return err
 	}
 	return e.report(o.json, struct {

@@ -31,7 +31,9 @@ func newMergeCmd(e *env, runF func(*mergeOptions) error) *cobra.Command {
 different results the merge is refused with one line naming the pair, and
 OUT is left as it was. The inputs are only read. The new OUT is built in a
 temporary file beside it and renamed into place when every row is in. A
-conflict, or an input or OUT that is not a headlab sweep database, exits 2.`,
+conflict, an input or OUT that is not a headlab sweep database or that
+SQLite's integrity check finds damaged, or shards of different sweeps
+(each shard records its sweep: every pair, hashed) exit 2.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: runE(e, o, runF, runMerge),
 	}

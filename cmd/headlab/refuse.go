@@ -110,8 +110,18 @@ func (o output) check() error {
 			return errors.New("is a directory, want a file")
 		}
 		if exists && !fi.Mode().IsRegular() {
-			// A device or a pipe is written in place (atomicfile).
+			// A device or a pipe is written in place (atomicfile). It is
+			// not opened to try it: closing a pipe's only writer ends
+			// its reader's input.
 			return unix.Access(o.path, unix.W_OK)
+		}
+		if exists && o.kind == outDatabase {
+			// SQLite writes the file itself, and its journal beside it.
+			f, err := os.OpenFile(o.path, os.O_WRONLY, 0)
+			if err != nil {
+				return fmt.Errorf("cannot write it: %v", cause(err))
+			}
+			f.Close()
 		}
 		// The file is replaced by a rename in its directory, which must
 		// exist and be writable.
@@ -132,8 +142,11 @@ func (o output) check() error {
 	}
 }
 
-// writableDir checks that files can be made in dir or, with create, in
-// the nearest ancestor that exists (the rest is created).
+// writableDir checks that files can be made in dir or, with create, that
+// directories can be made in the nearest ancestor that exists (the rest
+// is created). It asks the file system, by making one and removing it:
+// access() says yes to root wherever the mode bits would, even in /proc
+// or on a read-only mount, where the write would fail after the work.
 func writableDir(dir string, create bool) error {
 	for {
 		fi, err := os.Stat(dir)
@@ -141,7 +154,7 @@ func writableDir(dir string, create bool) error {
 			if !fi.IsDir() {
 				return fmt.Errorf("%s is not a directory", dir)
 			}
-			if err := unix.Access(dir, unix.W_OK|unix.X_OK); err != nil {
+			if err := tryWrite(dir, create); err != nil {
 				return fmt.Errorf("cannot write in %s: %v", dir, err)
 			}
 			return nil
@@ -159,6 +172,32 @@ func writableDir(dir string, create bool) error {
 		}
 		dir = up
 	}
+}
+
+// tryWrite makes a file in dir, or a directory with mkdir, and removes it.
+func tryWrite(dir string, mkdir bool) error {
+	const pattern = ".headlab-check-*"
+	if mkdir {
+		d, err := os.MkdirTemp(dir, pattern)
+		if err != nil {
+			return cause(err)
+		}
+		return os.Remove(d)
+	}
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return cause(err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// cause is what the system said, without the path a message names already.
+func cause(err error) error {
+	if u := errors.Unwrap(err); u != nil {
+		return u
+	}
+	return err
 }
 
 // missing reports an error of a path that does not exist, also where a

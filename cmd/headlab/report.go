@@ -130,6 +130,10 @@ func readDB(stderr io.Writer, path, csvDir string) ([]sweep.Record, error) {
 		return nil, usageError{err}
 	}
 	defer st.Close()
+	recs, err := st.Records()
+	if err != nil {
+		return nil, err
+	}
 	if n := st.Note(); n != "" {
 		fmt.Fprintf(stderr, "report: %s\n", n)
 	}
@@ -141,5 +145,5 @@ func readDB(stderr io.Writer, path, csvDir string) ([]sweep.Record, error) {
 			return nil, err
 		}
 	}
-	return st.Records()
+	return recs, nil
 }

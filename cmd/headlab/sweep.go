@@ -39,6 +39,7 @@ type sweepOptions struct {
 	// shardNote the line that says so ("" without one).
 	shardOf   sweep.Shard
 	shardNote string
+	sweepID   int32 // sweep.SweepID of every pair, marked in a shard's database
 	ask       sweep.Ask
 	analysis  sweep.Analysis
 }
@@ -155,6 +156,7 @@ func (o *sweepOptions) check(cmd *cobra.Command, _ []string) error {
 	}
 	all := sweep.Pairs(configs, seeds)
 	o.pairs = o.shardOf.Select(all)
+	o.sweepID = sweep.SweepID(all)
 	o.shardNote = ""
 	if found {
 		o.shardNote = fmt.Sprintf("sweep: shard %s: %d of %d pairs", o.shardOf, len(o.pairs), len(all))
@@ -162,7 +164,13 @@ func (o *sweepOptions) check(cmd *cobra.Command, _ []string) error {
 	if o.db == "" {
 		return usagef("--db FILE is required")
 	}
-	return checkOutputs(dbOut("db", o.db))
+	if err := checkOutputs(dbOut("db", o.db)); err != nil {
+		return err
+	}
+	if err := sweep.CheckIntact(o.db); err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 // runSweepCmd is the sweep command's run: the pairs into the database.
@@ -182,6 +190,10 @@ func runSweepCmd(e *env, o *sweepOptions) error {
 	st, err := sweep.Create(o.db)
 	if err != nil {
 		return usageError{err}
+	}
+	if err := st.MarkShard(o.shardOf, o.sweepID); err != nil {
+		st.Close()
+		return err
 	}
 	if err := noteOthers(e.stderr, st.Backends, dev.Name(), func(held []string) string {
 		return fmt.Sprintf("sweep: %s holds runs made on %s; these run on %s (backends agree as distributions over seeds, not bit for bit)",

@@ -364,7 +364,8 @@ func TestSweepMeasuresAndAblation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{"ALTER TABLE runs DROP COLUMN ablation_method", "ALTER TABLE runs DROP COLUMN lens_layer", "ALTER TABLE runs DROP COLUMN icl_score", "PRAGMA user_version = 4"} {
+	for _, q := range []string{"ALTER TABLE runs DROP COLUMN ablation_method", "ALTER TABLE runs DROP COLUMN lens_layer", "ALTER TABLE runs DROP COLUMN icl_score",
+		"ALTER TABLE runs DROP COLUMN seq_len", "ALTER TABLE runs DROP COLUMN vocab", "PRAGMA user_version = 4"} {
 		if _, err := conn.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

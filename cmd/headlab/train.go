@@ -35,6 +35,8 @@ func (f *trainFlags) register(cmd *cobra.Command) {
 	fs := pflag.NewFlagSet("train", pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.StringVar(&f.cfg.Task, "task", "induction", "task: "+strings.Join(tasks.Names(), ", "))
+	fs.IntVar(&f.cfg.SeqLen, "seq-len", 0, "sequence length (default: the task's, induction 16; docs/tasks.md says which each task takes)")
+	fs.IntVar(&f.cfg.Vocab, "vocab", 0, "vocabulary size (default: the task's, induction 16)")
 	fs.Uint64Var(&f.cfg.Seed, "seed", d.Seed, "random seed for weights and data")
 	fs.IntVar(&f.cfg.Steps, "steps", 0, "training steps (default: the task's plateau, induction 2500)")
 	fs.IntVar(&f.cfg.Batch, "batch", d.Batch, "sequences per step")
@@ -49,18 +51,24 @@ func (f *trainFlags) register(cmd *cobra.Command) {
 	fs.BoolVar(&f.noPositions, "no-positions", false, "switch positional embeddings off")
 	fs.BoolVar(&f.noCausal, "no-causal", false, "switch the causal mask off")
 	fs.BoolVar(&f.cfg.TiedEmbeddings, "tied-embeddings", false, "unembed with the token embedding transposed (no separate unembedding matrix)")
+	fs.BoolVar(&f.cfg.NoMLP, "no-mlp", false, "attention-only: no MLP (and no LayerNorm before it) in any block")
 	fs.VisitAll(func(fl *pflag.Flag) { f.names = append(f.names, fl.Name) })
 	cmd.Flags().AddFlagSet(fs)
 	_ = cmd.RegisterFlagCompletionFunc("task", cobra.FixedCompletions(tasks.Names(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("loss", cobra.FixedCompletions(tasks.Losses(), cobra.ShellCompDirectiveNoFileComp))
 }
 
-// config resolves the flags into a validated configuration.
+// config resolves the flags into a validated configuration; sizes not
+// given stay 0, the task's own (train.Config.Sized writes them in), so
+// that a sweep's grid over tasks gives each its own.
 func (f *trainFlags) config(cmd *cobra.Command) (train.Config, error) {
 	c := f.cfg
 	c.Positions, c.Causal = !f.noPositions, !f.noCausal
 	if !cmd.Flags().Changed("steps") {
 		c.Steps = train.Defaults(c.Task).Steps
+	}
+	if c.NoMLP && !cmd.Flags().Changed("d-ff") {
+		c.DFF = 0 // an attention-only model has no MLP to size
 	}
 	if err := c.Validate(); err != nil {
 		return c, usageError{err}
@@ -129,7 +137,8 @@ func (o *trainOptions) check(cmd *cobra.Command, _ []string) error {
 	if err := checkOutputs(append(o.pics.outputs(), checkpointOut("save", o.save))...); err != nil {
 		return err
 	}
-	task, _ := tasks.New(o.config.Task)
+	o.config = o.config.Sized()
+	task, _ := o.config.NewTask()
 	if o.rel, err = o.relation.index(task); err != nil {
 		return err
 	}
@@ -203,7 +212,7 @@ func runTrain(e *env, o *trainOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := o.pics.write(e, runTitle(c), att, heads.Scores()); err != nil {
+	if err := o.pics.write(e, runTitle(c), att, heads.Scores(), m.Task); err != nil {
 		return err
 	}
 	report := trainReport{Config: configReport{Config: c, Backend: be.Name(), SIMD: simd.Path()}, Result: res, Heads: heads.Heads, ByKind: heads.ByKind, History: rec.History}
@@ -249,8 +258,12 @@ type trainReport struct {
 
 func printTrainReport(w io.Writer, m *train.Model, r trainReport) {
 	fmt.Fprintf(w, "task        %s: %s\n", m.Task.Name(), m.Task.Describe())
-	fmt.Fprintf(w, "model       %d layers, %d heads, d-model %d, d-ff %d, positions %v, causal %v, tied embeddings %v\n",
-		m.Shape.Layers, m.Shape.Heads, m.Shape.DModel, m.Shape.DFF, m.Shape.Positions, m.Shape.Causal, m.Shape.TiedEmbeddings)
+	mlp := fmt.Sprintf("d-ff %d", m.Shape.DFF)
+	if m.Shape.NoMLP {
+		mlp = "no MLP"
+	}
+	fmt.Fprintf(w, "model       %d layers, %d heads, d-model %d, %s, positions %v, causal %v, tied embeddings %v\n",
+		m.Shape.Layers, m.Shape.Heads, m.Shape.DModel, mlp, m.Shape.Positions, m.Shape.Causal, m.Shape.TiedEmbeddings)
 	fmt.Fprintf(w, "parameters  %d\n", r.Params)
 	fmt.Fprintf(w, "training    %s\n", trainingLine(r.Config.Config))
 	fmt.Fprintf(w, "accuracy    %.4f on %d held-out examples (chance %.4f)\n", r.Accuracy, train.HeldOutExamples, r.Chance)

@@ -85,6 +85,7 @@ func (o *viewOptions) check(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	c = c.Sized()
 	o.window.Config, o.window.Steps = c, c.Steps
 	if cmd.Flags().Changed("after-steps") {
 		o.window.Steps = o.after

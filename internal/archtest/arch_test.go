@@ -281,7 +281,7 @@ func TestImports(t *testing.T) {
 // glPackage says whether an import path is one the GL table governs:
 // go-gl's packages and headlab's generated bindings, a module of their own.
 func glPackage(path string) bool {
-	return strings.HasPrefix(path, "github.com/go-gl/") || strings.HasPrefix(path, "headlab/third_party/glbind/")
+	return strings.HasPrefix(path, "github.com/go-gl/")
 }
 
 // glRule is one row of the GL table: which headlab packages may import
@@ -321,7 +321,7 @@ func parseGLTable(r io.Reader) (map[string]*glRule, error) {
 		}
 		path := strings.Trim(cells[pathCol], "`")
 		if !glPackage(path) {
-			return nil, fmt.Errorf("line %d: %q is neither go-gl's nor third_party/glbind's", i+1, path)
+			return nil, fmt.Errorf("line %d: %q is not a go-gl package", i+1, path)
 		}
 		if _, dup := rules[path]; dup {
 			return nil, fmt.Errorf("line %d: %s has a row already", i+1, path)
@@ -337,7 +337,7 @@ func parseGLTable(r io.Reader) (map[string]*glRule, error) {
 	return rules, nil
 }
 
-// TestGLImports holds the imports of GL packages (go-gl's, third_party/glbind's)
+// TestGLImports holds the imports of GL packages (go-gl's)
 // by headlab's code, test files aside, to the GL table of
 // docs/architecture.md, both ways.
 func TestGLImports(t *testing.T) {
@@ -607,19 +607,19 @@ after
 // TestParseGLTable checks the reader of the GL table on a small one.
 func TestParseGLTable(t *testing.T) {
 	md := "| GL package | imported by | why |\n|---|---|---|\n" +
-		"| `headlab/third_party/glbind/gl43` | `a`, `b/c` | x |\n| `github.com/go-gl/glfw/v3.3/glfw` | `a` | y |\n"
+		"| `github.com/go-gl/gl/v4.3-core/gl` | `a`, `b/c` | x |\n| `github.com/go-gl/glfw/v3.3/glfw` | `a` | y |\n"
 	rules, err := parseGLTable(strings.NewReader(md))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := rules["headlab/third_party/glbind/gl43"]; r == nil || !r.importers["a"] || !r.importers["b/c"] || len(r.importers) != 2 || r.line != 3 {
+	if r := rules["github.com/go-gl/gl/v4.3-core/gl"]; r == nil || !r.importers["a"] || !r.importers["b/c"] || len(r.importers) != 2 || r.line != 3 {
 		t.Errorf("gl43: %+v", r)
 	}
 	if r := rules["github.com/go-gl/glfw/v3.3/glfw"]; r == nil || !r.importers["a"] || len(r.importers) != 1 {
 		t.Errorf("glfw: %+v", r)
 	}
 	for _, bad := range []string{
-		"| GL package | importers |\n|---|---|\n| `headlab/third_party/glbind/gl43` | `a` |\n",
+		"| GL package | importers |\n|---|---|\n| `github.com/go-gl/gl/v4.3-core/gl` | `a` |\n",
 		"| GL package | imported by |\n|---|---|\n| `gonum.org/v1/gonum` | `a` |\n",
 		"| GL package | imported by |\n|---|---|\n| `headlab/internal/gl43` | `a` |\n",
 		"| GL package | imported by |\n|---|---|\n| `github.com/go-gl/glfw/v3.3/glfw` | `a` |\n| `github.com/go-gl/glfw/v3.3/glfw` | `b` |\n",

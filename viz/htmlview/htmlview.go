@@ -1,7 +1,8 @@
 // Package htmlview writes every head's attention as one self-contained
 // HTML page, after CircuitsVis's attention grid: each head's pattern under
-// its label, hover for query, key and weight, click to lock the readout,
-// and a picker over the examples; with the causal tools' results
+// its label, its rows and columns labelled with the example's tokens (as
+// the viewer's panels), hover for query, key and weight, click to lock
+// the readout, and a picker over the examples; with the causal tools' results
 // (Causal), also the example's activation patching heatmap and its direct
 // logit attribution bars. The data, the script and the style are inline
 // and the page's Content-Security-Policy forbids every request, so it
@@ -17,7 +18,6 @@ import (
 	"math"
 
 	"headlab/analysis"
-	"headlab/tasks"
 	"headlab/viz"
 )
 
@@ -133,7 +133,7 @@ func Write(w io.Writer, title string, att *analysis.Attention, heads []analysis.
 			ex.Parts, ex.Logit = roundAll(c.Attribution[n], 1e-3), math.Round(c.Logit[n]*1e3)/1e3
 		}
 		for _, id := range att.Tokens[n*att.T : (n+1)*att.T] {
-			ex.Tokens = append(ex.Tokens, tasks.TokenLabel(id))
+			ex.Tokens = append(ex.Tokens, viz.TokenLabel(id))
 		}
 		for l := range att.L {
 			for h := range att.H {

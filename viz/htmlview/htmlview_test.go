@@ -15,7 +15,6 @@ import (
 
 	"headlab/analysis"
 	"headlab/internal/browsertest"
-	"headlab/tasks"
 	"headlab/viz"
 )
 
@@ -69,7 +68,7 @@ func writePage(t *testing.T, a *analysis.Attention) string {
 func cellCenter(t *testing.T, tab context.Context, name string, i, j int) (float64, float64) {
 	t.Helper()
 	r := browsertest.Eval[[]float64](t, tab, fmt.Sprintf(`(() => { const c = document.getElementById("head-%s"), r = c.getBoundingClientRect();
-		return [r.left + c.clientLeft + window.scrollX, r.top + c.clientTop + window.scrollY, c.width / %d]; })()`, name, T))
+		return [r.left + c.clientLeft + window.scrollX, r.top + c.clientTop + window.scrollY, c.width / DATA.seq_len]; })()`, name))
 	return r[0] + (float64(j)+0.5)*r[2], r[1] + (float64(i)+0.5)*r[2]
 }
 
@@ -140,7 +139,30 @@ func TestPageInChromium(t *testing.T) {
 		t.Errorf("screenshot is %v", b)
 	}
 
-	tok := func(n, i int) string { return tasks.TokenLabel(a.Tokens[n*T+i]) }
+	// The caption's colours are the cells': viridis from 0 to 1, and a
+	// swatch of the masked cells' colour.
+	caption := browsertest.Eval[string](t, tab, `document.getElementById("legend").textContent`)
+	if strings.Contains(caption, "grey") || !strings.Contains(caption, "masked") {
+		t.Errorf("caption %q", caption)
+	}
+	masked := viz.CellColor(true, 0)
+	if got := browsertest.Eval[string](t, tab, `getComputedStyle(document.getElementById("swatch-masked")).backgroundColor`); got != fmt.Sprintf("rgb(%d, %d, %d)", masked.R, masked.G, masked.B) {
+		t.Errorf("the caption's masked swatch is %s, the masked cells %v", got, masked)
+	}
+	if x, y := cellCenter(t, tab, "L0H0", 2, 5); !sameRGB(img.At(int(x), int(y)), masked) {
+		t.Errorf("a masked cell is %v, not the caption's %v", img.At(int(x), int(y)), masked)
+	}
+	ramp := browsertest.Eval[string](t, tab, `getComputedStyle(document.querySelector("#legend .ramp")).backgroundImage`)
+	lo, hi := viz.CellColor(false, 0), viz.CellColor(false, 1)
+	if !strings.HasPrefix(ramp, fmt.Sprintf("linear-gradient(to right, rgb(%d, %d, %d)", lo.R, lo.G, lo.B)) || !strings.HasSuffix(ramp, fmt.Sprintf("rgb(%d, %d, %d))", hi.R, hi.G, hi.B)) {
+		t.Errorf("the caption's ramp is %s, want %v to %v", ramp, lo, hi)
+	}
+
+	// Every head's axes carry the example's tokens, each beside its row
+	// or under its column.
+	checkAxes(t, tab, a, 0, 1)
+
+	tok := func(n, i int) string { return viz.TokenLabel(a.Tokens[n*T+i]) }
 	hover := func(name string, i, j int) {
 		x, y := cellCenter(t, tab, name, i, j)
 		if err := chromedp.Do(tab, chromedp.MouseEvent(chromedp.MouseMoved, x, y)); err != nil {
@@ -201,6 +223,9 @@ func TestPageInChromium(t *testing.T) {
 			t.Errorf("example 1's L1H1 (5,5) drawn as %v, want %v", got, viz.CellColor(false, 0.2))
 		}
 	}
+
+	// The axes follow the example too.
+	checkAxes(t, tab, a, 1, 1)
 
 	// Clicking the locked cell again releases it.
 	click("L1H1", 5, 5)
@@ -277,7 +302,7 @@ func TestPageCausalInChromium(t *testing.T) {
 	if got := cells(); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("example 0's patching cells:\n%v\nwant\n%v", got, want)
 	}
-	if head := browsertest.Eval[string](t, tab, `[...document.querySelectorAll("#patch th")].map(e => e.textContent).join("|")`); head != "|3 "+tasks.TokenLabel(a.Tokens[3])+"|5 "+tasks.TokenLabel(a.Tokens[5])+"|L0H0|L1H1|resid L0" {
+	if head := browsertest.Eval[string](t, tab, `[...document.querySelectorAll("#patch th")].map(e => e.textContent).join("|")`); head != "|3 "+viz.TokenLabel(a.Tokens[3])+"|5 "+viz.TokenLabel(a.Tokens[5])+"|L0H0|L1H1|resid L0" {
 		t.Errorf("patching headers %q", head)
 	}
 	bars := browsertest.Eval[[]string](t, tab, `[...document.querySelectorAll("#attr .bar")].map(e => e.querySelector(".name").textContent + " " + e.querySelector(".value").textContent)`)
@@ -307,5 +332,75 @@ func TestPageCausalInChromium(t *testing.T) {
 	c.Patch = c.Patch[:1]
 	if err := Write(&buf, "short", a, nil, c); err == nil {
 		t.Error("results for 1 example on a page of 3")
+	}
+}
+
+// checkAxes: every head's query labels (left) and key labels (below) are
+// example n's tokens (viz.TokenLabel), every step-th shown, each centred
+// on its row or column, and no two shown labels overlap.
+func checkAxes(t *testing.T, tab context.Context, a *analysis.Attention, n, step int) {
+	t.Helper()
+	for l := range a.L {
+		for h := range a.H {
+			name := analysis.HeadName(l, h)
+			for _, axis := range []string{"queries", "keys"} {
+				// Each label's text box (a range over its text, not its
+				// box in the layout): left, top, right, bottom.
+				labels := browsertest.Eval[[]struct {
+					Text string
+					Box  []float64
+				}](t, tab, fmt.Sprintf(`[...document.getElementById("%s-%s").children].map(s => {
+					const r = document.createRange(); r.selectNodeContents(s); const b = r.getBoundingClientRect();
+					return {Text: s.textContent, Box: [b.left + scrollX, b.top + scrollY, b.right + scrollX, b.bottom + scrollY]}; })`, axis, name))
+				if len(labels) != a.T {
+					t.Fatalf("%s's %s: %d labels, want %d", name, axis, len(labels), a.T)
+				}
+				var prev []float64
+				for i, lab := range labels {
+					want := ""
+					if i%step == 0 {
+						want = viz.TokenLabel(a.Tokens[n*a.T+i])
+					}
+					if lab.Text != want {
+						t.Errorf("%s's %s label %d is %q, want %q (example %d)", name, axis, i, lab.Text, want, n)
+					}
+					if want == "" {
+						continue
+					}
+					b := lab.Box
+					x, y := cellCenter(t, tab, name, i, i)
+					centre, at := (b[1]+b[3])/2, y
+					if axis == "keys" {
+						centre, at = (b[0]+b[2])/2, x
+					}
+					if d := centre - at; d < -1.5 || d > 1.5 {
+						t.Errorf("%s's %s label %d %q is centred at %.1f, its cell at %.1f", name, axis, i, want, centre, at)
+					}
+					if prev != nil && prev[0] < b[2] && b[0] < prev[2] && prev[1] < b[3] && b[1] < prev[3] {
+						t.Errorf("%s's %s labels overlap before %d: %v and %v", name, axis, i, prev, b)
+					}
+					prev = b
+				}
+			}
+		}
+	}
+}
+
+// TestLongExampleAxes: at T=48 a cell is 4 pixels, narrower than a line
+// of label text: every third token labels the axes, clear of the next.
+func TestLongExampleAxes(t *testing.T) {
+	const long = 48
+	a := &analysis.Attention{Causal: true, N: 1, L: 1, H: 2, T: long, Probs: make([]float32, 2*long*long)}
+	for i := range long {
+		a.Tokens = append(a.Tokens, i%7)
+		for h := range 2 {
+			a.Probs[(h*long+i)*long+i] = 1
+		}
+	}
+	ctx := browsertest.Start(t)
+	tab, v := browsertest.Open(t, ctx, writePage(t, a))
+	checkAxes(t, tab, a, 0, 3)
+	if ex := v.Exceptions(); len(ex) > 0 {
+		t.Errorf("the script threw: %v", ex)
 	}
 }

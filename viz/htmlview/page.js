@@ -9,6 +9,13 @@
   const tokensEl = document.getElementById("tokens");
   const picker = document.getElementById("example");
   let ex = 0, hover = null, locked = null;
+  // Token labels on both axes of every head, as the viewer's: every
+  // step-th one where a cell is narrower than a line of label text
+  // (viz.PanelGrid.LabelStep's rule).
+  const labelLine = 12, step = Math.max(1, Math.ceil(labelLine / cell));
+  // The palette (viz.CellPalette): the viridis steps, then the masked
+  // cells' colour, then a weight that is not a number's.
+  const steps = D.colors.length - 2, maskedColor = steps, badColor = steps + 1;
 
   D.examples.forEach((e, n) => {
     const o = document.createElement("option");
@@ -17,7 +24,7 @@
     picker.appendChild(o);
   });
 
-  const canvases = [];
+  const canvases = [], axes = [];
   for (let l = 0; l < D.layers; l++) {
     const row = document.createElement("div");
     row.className = "layer";
@@ -44,14 +51,55 @@
         hover = p;
         show();
       });
+      // Query labels left of the canvas, key labels under it.
+      const panel = document.createElement("div");
+      panel.className = "panel";
+      const qs = document.createElement("div");
+      qs.className = "axis q";
+      qs.id = "queries-" + info.name;
+      const ks = document.createElement("div");
+      ks.className = "axis k";
+      ks.id = "keys-" + info.name;
+      panel.append(qs, c, document.createElement("div"), ks);
       box.appendChild(label);
-      box.appendChild(c);
+      box.appendChild(panel);
       row.appendChild(box);
       canvases.push(c);
+      axes.push([qs, ks]);
     }
     grid.appendChild(row);
   }
-  picker.addEventListener("change", () => { ex = Number(picker.value); show(); showCausal(); });
+  picker.addEventListener("change", () => { ex = Number(picker.value); labelAxes(); show(); showCausal(); });
+
+  function labelAxes() {
+    const toks = D.examples[ex].tokens;
+    const spans = (across) => toks.map((t, n) => {
+      const s = document.createElement("span");
+      s.textContent = n % step === 0 ? t : "";
+      s.style[across ? "width" : "height"] = cell + "px";
+      s.style.lineHeight = cell + "px";
+      return s;
+    });
+    axes.forEach(([qs, ks]) => { qs.replaceChildren(...spans(false)); ks.replaceChildren(...spans(true)); });
+  }
+
+  // The caption's colours are the cells' own palette.
+  function legend() {
+    const ramp = document.createElement("span");
+    ramp.className = "ramp";
+    ramp.style.background = "linear-gradient(to right, " + D.colors.slice(0, steps).join(", ") + ")";
+    const parts = [document.createTextNode("0"), ramp, document.createTextNode("1")];
+    const swatch = (id, color, text) => {
+      const s = document.createElement("span");
+      s.className = "swatch";
+      s.id = id;
+      s.style.background = D.colors[color];
+      parts.push(document.createTextNode("; "), s, document.createTextNode(text));
+    };
+    if (D.causal) swatch("swatch-masked", maskedColor, "masked (a key after its query)");
+    if (D.examples.some((e) => e.cells.some((m) => m.includes(badColor)))) swatch("swatch-bad", badColor, "not a number");
+    document.getElementById("scale").replaceChildren(...parts);
+  }
 
   function at(k, c, ev) {
     const r = c.getBoundingClientRect();
@@ -161,6 +209,8 @@
     readout.textContent = D.head_labels[p.k].name + " · query " + p.i + " " + JSON.stringify(toks[p.i]) +
       " → key " + p.j + " " + JSON.stringify(toks[p.j]) + ": " + (masked(p.i, p.j) ? "masked" : w.toFixed(3));
   }
+  legend();
+  labelAxes();
   show();
   showCausal();
 })();

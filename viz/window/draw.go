@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"headlab/analysis"
-	"headlab/tasks"
 	"headlab/viz"
 )
 
@@ -77,7 +76,7 @@ func drawSidebar(b *batch, st *state, source string) {
 	b.text(sbX, yConfig, fit(fmt.Sprintf("%s %c %dL x %dH %c seed %d", c.Task, viz.MidDot, st.shape.Layers, st.shape.Heads, viz.MidDot, c.Seed), sbW), colMuted)
 
 	chance := 0.0
-	if t, err := tasks.New(c.Task); err == nil {
+	if t, err := c.NewTask(); err == nil {
 		chance = t.Chance()
 	}
 	if st.training {

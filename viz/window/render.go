@@ -8,13 +8,13 @@ import (
 	"time"
 	"unsafe"
 
+	// OpenGL 4.1 core, macOS's ceiling: the viewer draws in a 4.1 context
+	// with CPU kernels, and in the GL device's 4.3 one with GL kernels.
+	ogl "github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
 
 	"headlab/glctx"
-	// OpenGL 4.1 core, macOS's ceiling: the viewer draws in a 4.1 context
-	// with CPU kernels, and in the GL device's 4.3 one with GL kernels.
 	"headlab/graph"
-	ogl "headlab/third_party/glbind/gl41"
 	"headlab/viz"
 )
 
@@ -145,7 +145,7 @@ type gpu struct {
 	drawnAt                         time.Time
 }
 
-// gl41 is the OpenGL 4.1 core bindings (internal/gl41), loaded once per process (glctx.Profile).
+// gl41 is go-gl's OpenGL 4.1 core package, loaded once per process (glctx.Profile).
 var gl41 = glctx.Profile{Init: ogl.InitWithProcAddrFunc}
 
 // maxSlices is GL_MAX_ARRAY_TEXTURE_LAYERS, read once by initGL.

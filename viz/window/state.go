@@ -251,7 +251,7 @@ func appendThinned(h []point, p point) []point {
 // layout is the layout of the current model in the current window.
 func (st *state) layout() Layout {
 	chars := 1
-	if t, err := tasks.New(st.cfg.Task); err == nil {
+	if t, err := st.cfg.NewTask(); err == nil {
 		chars = tokenChars(t)
 	}
 	return NewLayout(st.shape.Layers, st.shape.Heads, st.shape.SeqLen, chars, st.m.size())
@@ -418,8 +418,9 @@ func (st *state) widgets(lay Layout) []widget {
 			ti = i
 		}
 	}
-	stepper(0, func(n *train.Config) { n.Task = names[(ti+len(names)-1)%len(names)] },
-		func(n *train.Config) { n.Task = names[(ti+1)%len(names)] })
+	// Another task takes its own default sizes.
+	stepper(0, func(n *train.Config) { n.Task, n.SeqLen, n.Vocab = names[(ti+len(names)-1)%len(names)], 0, 0 },
+		func(n *train.Config) { n.Task, n.SeqLen, n.Vocab = names[(ti+1)%len(names)], 0, 0 })
 	stepper(1, func(n *train.Config) { n.Layers = max(1, n.Layers-1) }, func(n *train.Config) { n.Layers = min(6, n.Layers+1) })
 	divs := headDivisors(c.DModel)
 	hi := 0

@@ -7,7 +7,7 @@
 // All GL work runs on a glctx Thread (through Call), in the context of its
 // GLFW window, which the viewer shows and resizes; under glctx.Main that is
 // the process's main thread, as GLFW requires. The drawing needs OpenGL 4.1
-// core (internal/gl41). With kernels that are a TextureSource
+// core (go-gl's v4.1-core package). With kernels that are a TextureSource
 // on the same thread (the GL device), the attention of every captured
 // example goes from the evaluator's tensors into the heatmap textures
 // inside the GPU; with CPU kernels it is uploaded once per refresh.
@@ -132,7 +132,7 @@ func Open(opts Options) (*Viewer, error) {
 	if ts, ok := opts.Kernels.(TextureSource); ok && ts.Thread() == opts.Display {
 		v.texSrc, v.gpuFill = ts, true
 	}
-	t, err := tasks.New(cfg.Task)
+	t, err := cfg.NewTask()
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"headlab/circuit"
+	"headlab/inspect"
+	"headlab/internal/progress"
+	"headlab/train"
+	"headlab/viz"
+)
+
+func init() {
+	commands = append(commands, func(e *env) *cobra.Command { return newCircuitCmd(e, nil) })
+}
+
+// circuitOptions are circuit's flags.
+type circuitOptions struct {
+	evalFlags
+	corruption, direction string
+	threshold             float64
+}
+
+func newCircuitCmd(e *env, runF func(*circuitOptions) error) *cobra.Command {
+	o := &circuitOptions{}
+	cmd := &cobra.Command{
+		Use:   "circuit --run DIR",
+		Short: "The model's circuit as edges: which part reads which, by path patching and attribution patching",
+		Long: `Measures every edge of the model, a sender (the token or position embedding,
+a head's output, an MLP's output) reaching one receiver (a head's query, key or
+value input, an MLP's input, the logits), by path patching: the sender's
+contribution to that one receiver's input is replaced by its value on the
+corrupted run (--direction noising, the default) or, running the corrupted
+examples, by its value on the clean run (denoising), every other path left as
+it is and every LayerNorm recomputed. Attribution patching estimates every edge
+at once from one forward and one backward pass.
+
+The circuit is the smallest edge set found that keeps at least --threshold of
+the answer's logit difference, (M - M_corrupted) / (M_clean - M_corrupted),
+with every other edge patched: the edges ranked by attribution, the shortest
+prefix of the ranking that keeps the threshold (the faithfulness curve is
+every prefix's share), then each of its edges dropped, last-ranked first, when
+the rest still keep it (docs/circuits.md).
+
+Corruptions (--corruption; the task's default first):
+  first-half  induction tasks: every first-half token replaced by a token the
+              example does not hold, so no query has an earlier copy
+  other       every task: another held-out example (the next one)`,
+		Args: cobra.NoArgs,
+		RunE: runE(e, o, runF, runCircuit),
+	}
+	o.register(cmd, train.EvalChunk, "held-out examples (from the first) run clean and corrupted",
+		"draw the circuit: nodes by layer, edges by effect, with the faithfulness curve")
+	cmd.Flags().StringVar(&o.corruption, "corruption", "", "how each clean example is corrupted: first-half (induction tasks) or other (every task); default the task's first")
+	cmd.Flags().StringVar(&o.direction, "direction", circuit.Noising, "noising (patch corrupted values into the clean run) or denoising (clean values into the corrupted run)")
+	cmd.Flags().Float64Var(&o.threshold, "threshold", circuit.DefaultThreshold, "the share of the logit difference the circuit keeps, in (0, 1]")
+	return cmd
+}
+
+func (o *circuitOptions) check(*cobra.Command, []string) error {
+	if err := circuit.CheckThreshold(o.threshold); err != nil {
+		return usagef("--threshold: %v", err)
+	}
+	if err := circuit.CheckDirection(o.direction); err != nil {
+		return usagef("--direction: %v", err)
+	}
+	return o.evalFlags.check(2)
+}
+
+func runCircuit(e *env, o *circuitOptions) error {
+	m, err := o.run.load()
+	if err != nil {
+		return err
+	}
+	corruption := cmp.Or(o.corruption, inspect.Corruptions(m.Task)[0])
+	if err := inspect.CheckCorruption(m.Task, corruption); err != nil {
+		return usagef("--corruption: %v", err)
+	}
+	dev, done, err := o.backend.open(e.stderr)
+	if err != nil {
+		return err
+	}
+	defer done()
+	r, err := circuit.NewRunner(m, dev, circuit.Options{Examples: o.examples, Corruption: corruption, Direction: o.direction})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var bar *progress.Bar
+	rep, err := circuit.Find(r, o.threshold, true, func(done, total int) {
+		if bar == nil {
+			bar = progress.New(e.stderr, "circuit", "edge sets", total)
+		}
+		bar.Update(done, "")
+	})
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	return o.out.write(e, func() (*viz.Figure, error) {
+		return circuitFigure("circuit · "+runTitle(m.Train), m.Shape.Layers, rep).Figure()
+	}, rep, func(w io.Writer) { printCircuit(w, rep) })
+}
+
+// circuitFigure is rep's drawing: its nodes by layer, every edge with an
+// effect, the circuit's drawn strong, and the faithfulness curve.
+func circuitFigure(title string, layers int, rep *circuit.Report) viz.CircuitGraph {
+	g := viz.CircuitGraph{Title: title, Layers: layers, Curve: rep.Curve, Threshold: rep.Threshold, Kept: len(rep.Circuit),
+		Note: fmt.Sprintf("%s, %s corruption, %d examples: the circuit keeps %.0f%% of the logit difference with %d of %d edges",
+			rep.Direction, rep.Corruption, rep.Examples, 100*rep.Faithfulness, len(rep.Circuit), len(rep.Edges))}
+	for _, e := range rep.Edges {
+		g.Edges = append(g.Edges, viz.CircuitEdge{From: e.From, To: e.To, Effect: e.Effect, In: e.InCircuit})
+	}
+	return g
+}
+
+func printCircuit(w io.Writer, r *circuit.Report) {
+	fmt.Fprintf(w, "Corruption %s, %s, on %d held-out examples. Clean logit difference %.3f; corrupted %.3f.\n",
+		r.Corruption, r.Direction, r.Examples, r.Clean, r.Corrupted)
+	fmt.Fprintf(w, "Circuit: %d of %d edges keep %.1f%% of the logit difference (threshold %.0f%%) with every other edge patched.\n\n",
+		len(r.Circuit), len(r.Edges), 100*r.Faithfulness, 100*r.Threshold)
+	fmt.Fprintln(w, "| Edge | Path patching | Attribution | In circuit |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, name := range r.Circuit {
+		for _, e := range r.Edges {
+			if e.Edge == name {
+				fmt.Fprintf(w, "| %s | %s | %s | yes |\n", e.Edge, twoDecimals(e.Effect), twoDecimals(e.Attribution))
+			}
+		}
+	}
+	var rest []string
+	for _, e := range r.Edges {
+		if !e.InCircuit && (e.Effect >= 0.005 || e.Effect <= -0.005) {
+			rest = append(rest, fmt.Sprintf("| %s | %s | %s | no |", e.Edge, twoDecimals(e.Effect), twoDecimals(e.Attribution)))
+		}
+	}
+	if len(rest) > 0 {
+		fmt.Fprintln(w, strings.Join(rest, "\n"))
+	}
+	fmt.Fprintf(w, "\nEffects are shares of the logit difference, (M_clean - M) / (M_clean - M_corrupted) noising, (M - M_corrupted) / (M_clean - M_corrupted) denoising; other edges' effects round to 0.00.\n")
+	fmt.Fprintf(w, "Attribution patching against path patching: rank correlation %.3f over every edge.\n", r.RankCorrelation)
+	fmt.Fprint(w, "Faithfulness curve (share kept by the first k edges of the attribution ranking):")
+	for k, f := range r.Curve {
+		if k%10 == 0 {
+			fmt.Fprintf(w, "\n  k=%d:", k)
+		}
+		fmt.Fprintf(w, " %.2f", f)
+	}
+	fmt.Fprintln(w)
+}

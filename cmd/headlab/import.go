@@ -1,0 +1,179 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"headlab/internal/memlimit"
+	"headlab/interop"
+	"headlab/tasks"
+	"headlab/train"
+)
+
+func init() {
+	commands = append(commands, func(e *env) *cobra.Command { return newImportCmd(e, nil) })
+}
+
+// importOptions are import's flags, and what check makes of them.
+type importOptions struct {
+	format, in, out, task string
+	backend               backendFlag
+	json                  bool
+
+	// What check read: the model, and the result to save with it.
+	model *train.Model
+	// own is the result the file carries when its config is headlab's
+	// own and unchanged (an export of a checkpoint): saved as it is.
+	own *train.Result
+}
+
+func newImportCmd(e *env, runF func(*importOptions) error) *cobra.Command {
+	o := &importOptions{}
+	cmd := &cobra.Command{
+		Use:   "import --format transformerlens|hf --in FILE.safetensors --out DIR [--task NAME]",
+		Short: "Read a model trained elsewhere (TransformerLens or PyTorch weights) into a checkpoint",
+		Long: `Reads weights in TransformerLens's or PyTorch's layout (docs/interop.md) and
+writes a headlab checkpoint (config.json + model.safetensors) that every
+command reads, after evaluating it on the task's held-out examples:
+
+  transformerlens  a HookedTransformer state dict; its HookedTransformerConfig
+                   from the file's metadata or FILE.json beside it
+  hf               headlab's PyTorch layout, with headlab's metadata
+
+--task names the task to evaluate on (as train takes it); it may be left out
+when the file is a headlab export, which names its own. A model headlab cannot
+compute (rotary positions, no LayerNorm, another activation, parallel
+attention, ...) is refused in one line naming what. An export imported again
+gives the checkpoint it came from, byte for byte.`,
+		Args: cobra.NoArgs,
+		RunE: runE(e, o, runF, runImport),
+	}
+	cmd.Flags().StringVar(&o.format, "format", string(interop.TransformerLens), "layout: transformerlens or hf")
+	cmd.Flags().StringVar(&o.in, "in", "", "weights file (.safetensors)")
+	cmd.Flags().StringVar(&o.out, "out", "", "checkpoint directory to write")
+	cmd.Flags().StringVar(&o.task, "task", "", "task to evaluate on, as train takes it: "+strings.Join(tasks.Names(), ", ")+" (default: the one a headlab export names)")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object on stdout")
+	o.backend.register(cmd)
+	return cmd
+}
+
+// check reads and converts the file, refusing anything headlab cannot
+// take, before the evaluation; nothing is written on a refusal.
+func (o *importOptions) check(cmd *cobra.Command, _ []string) error {
+	if o.in == "" || o.out == "" {
+		return usagef("--in FILE and --out DIR are required")
+	}
+	layout, err := interop.ParseExportFormat(o.format)
+	if err != nil {
+		return usagef("--format: %v", err)
+	}
+	if err := o.backend.check(); err != nil {
+		return err
+	}
+	if err := checkOutputs(checkpointOut("out", o.out)); err != nil {
+		return err
+	}
+	fi, err := os.Stat(o.in)
+	if err != nil {
+		return usagef("--in: %v", err)
+	}
+	// The file, its tensors and the model are held at once (about three
+	// copies): a file this process cannot hold is refused unread.
+	if lim := memlimit.Read(); lim.Known() && 3*fi.Size() > lim.Bytes {
+		return usagef("%s: importing its %s needs about %s, more than the %s this process may use (%s)",
+			o.in, memlimit.GiB(fi.Size()), memlimit.GiB(3*fi.Size()), memlimit.GiB(lim.Bytes), lim.What)
+	}
+	b, err := interop.ReadSafetensorsFile(o.in)
+	if err != nil {
+		return usagef("%s: %v", o.in, err)
+	}
+	var side []byte
+	if layout == interop.TransformerLens {
+		side, err = os.ReadFile(interop.TLConfigPath(o.in))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return usagef("%s: %v", interop.TLConfigPath(o.in), err)
+		}
+	}
+	im, err := interop.Import(layout, b, side)
+	if err != nil {
+		return usagef("%s: %v", o.in, err)
+	}
+	var tc train.Config
+	switch {
+	case im.Train != nil && (o.task == "" || o.task == im.Train.Task):
+		tc, o.own = *im.Train, im.Result
+	case o.task == "" && im.Train == nil:
+		return usagef("%s carries no headlab config: --task names the task to evaluate it on", o.in)
+	default:
+		// Trained elsewhere: no headlab training (steps 0), evaluated
+		// on the task's held-out examples of seed 1.
+		tc = train.Defaults(o.task)
+		tc.Steps = 0
+	}
+	tc.Arch, tc.SeqLen, tc.Vocab = im.Shape.Arch, im.Shape.SeqLen, im.Shape.Vocab
+	if err := tc.Validate(); err != nil {
+		return usagef("--task %s: %v", tc.Task, err)
+	}
+	t, err := tc.NewTask()
+	if err != nil {
+		return usagef("--task: %v", err)
+	}
+	if got := tc.Model(t); got != im.Shape {
+		return usagef("--task %s: its model would be %s, the file's is %s", tc.Task, got, im.Shape)
+	}
+	o.model = &train.Model{Train: tc, Shape: im.Shape, Task: t, Weights: im.Weights}
+	return nil
+}
+
+// importReport is what import prints.
+type importReport struct {
+	Config train.Config `json:"config"`
+	train.Result
+	// Kept says whether the result saved is the one the file carried.
+	Kept bool `json:"kept_result"`
+}
+
+func runImport(e *env, o *importOptions) error {
+	m := o.model
+	dev, release, err := o.backend.open(e.stderr)
+	if err != nil {
+		return err
+	}
+	defer release()
+	ev, err := train.NewEvaluator(m, dev)
+	if err != nil {
+		return err
+	}
+	defer ev.Close()
+	acc, loss, err := ev.Accuracy(train.HeldOut(m), nil)
+	if err != nil {
+		return err
+	}
+	res := train.Result{Params: m.Weights.Count(), Accuracy: acc, Chance: m.Task.Chance(), Loss: loss}
+	if tasks.HasUnseen(m.Task) {
+		u, err := train.UnseenAccuracy(ev, m)
+		if err != nil {
+			return err
+		}
+		res.UnseenAccuracy = &u
+	}
+	saved := &res
+	if o.own != nil {
+		saved = o.own
+	}
+	if err := train.Save(o.out, m, saved); err != nil {
+		return err
+	}
+	return e.report(o.json, importReport{Config: m.Train, Result: res, Kept: o.own != nil}, func(w io.Writer) {
+		fmt.Fprintf(w, "imported    %s into %s (%d parameters, %s)\n", o.in, o.out, res.Params, m.Shape)
+		fmt.Fprintf(w, "accuracy    %.4f on %d held-out examples of %s (chance %.4f), loss %.4f\n", acc, train.HeldOutExamples, m.Task.Name(), res.Chance, loss)
+		if o.own != nil {
+			fmt.Fprintln(w, "result      the file's own (a headlab export), saved as it was")
+		}
+	})
+}
