@@ -216,6 +216,8 @@ type Measured struct {
 	// DynamicsConfig is the configuration the Dynamics seeds trained, so
 	// that a resume with another setting does not reuse them.
 	DynamicsConfig train.Config `json:"dynamics_config"`
+	// Grokking is the grokking run, with its configuration (GrokkingFor).
+	Grokking *Grokking `json:"grokking,omitempty"`
 }
 
 // KeyedExtra is one run's Extra.

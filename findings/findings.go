@@ -59,6 +59,7 @@ type Plan struct {
 	Agreement          train.Config // claim 9
 	Unseen, UnseenTied train.Config // claim 10
 	Dynamics           train.Config // claim 7: the default run, trained outside the sweep with a history
+	Grokking           train.Config // modular addition, trained outside the sweep with a history (grokking.go)
 	// Regime is the grid of --regime, on CircuitSeeds; empty without it.
 	Regime []train.Config
 }
@@ -104,6 +105,7 @@ func (p *Plan) claims(steps func(int) int, regime bool, loss string) {
 	p.UnseenTied = p.Unseen
 	p.UnseenTied.TiedEmbeddings = true
 	p.Dynamics = p.Induction
+	p.Grokking = grokking(steps)
 	if regime {
 		p.Regime = RegimeGrid(steps, loss)
 	}
@@ -180,6 +182,8 @@ type Input struct {
 	// Dynamics the claim-7 seeds (claims.go).
 	Extras   map[sweep.RunID]*Extra
 	Dynamics []DynamicsSeed
+	// Grokking is the grokking run (grokking.go).
+	Grokking *Grokking
 }
 
 func (in *Input) report(c train.Config) *sweep.ConfigReport {

@@ -134,7 +134,7 @@ func firstRuleColumn(t, tf *tally) []string {
 		f, ok := byName[r[0]]
 		switch {
 		case !ok:
-			out[i] = "no such finding"
+			out[i] = "no such row: it labels the head otherwise"
 		case f[2] != r[2] || f[3] != r[3]:
 			out[i] = f[2] + ": " + f[3]
 		}

@@ -66,6 +66,7 @@ func (in Input) sections() (tally, string) {
 	var body strings.Builder
 	for _, section := range []func(*strings.Builder, *tally){
 		in.defaultModelSection, in.positionsSection, in.circuitSection, in.layersSection, in.maskSection, in.measuresSection,
+		in.grokkingSection,
 	} {
 		section(&body, &t)
 	}
@@ -490,7 +491,7 @@ func (in *Input) method(w *strings.Builder) {
 	fmt.Fprintf(w, "- Every run trains on the CPU backend from its seed (weights and data), then measures held-out accuracy on %d examples, labels every head on the first 256 of them (docs/head-patterns.md), and switches heads off alone and by label (docs/sweeps.md).\n", train.HeldOutExamples)
 	fmt.Fprintf(w, "- Verdicts: a single run agrees with a published number within %.0f points, a mean over seeds within %.0f points; the circuit fraction agrees when a third lies inside its 95%% Wilson interval; the other rules are stated in their sections, and a rule of \"k of 8\" seeds asks ceil(k n / 8) of n. Modes follow the two-mode rule of docs/sweeps.md.\n",
 		100*tolSingle, 100*tolMean)
-	fmt.Fprintf(w, "- The claims' extra measurements (pruning orders of the wide model, attractor accuracy with each verb->subject head off and with all of them off together, accuracy on unseen tokens) and section 6's (the default model's circuit by mean and resample ablation, activation patching, the OV copying and prefix-matching scores) are taken on the CPU from the trained models as the sweep finishes them, and the phase-change seeds (claim 7) train outside the sweep with a history; they are kept beside the database in `findings/claims.json`, which `--resume` reads.\n")
+	fmt.Fprintf(w, "- The claims' extra measurements (pruning orders of the wide model, attractor accuracy with each verb->subject head off and with all of them off together, accuracy on unseen tokens) and section 6's (the default model's circuit by mean and resample ablation, activation patching, the OV copying and prefix-matching scores) are taken on the CPU from the trained models as the sweep finishes them, and the phase-change seeds (claim 7) and the grokking run train outside the sweep with a history; they are kept beside the database in `findings/claims.json`, which `--resume` reads.\n")
 	fmt.Fprintf(w, "- The runs are in `%s` (`headlab report --db` reads it); seconds per run, training and analysis:\n\n", in.dbPath())
 	fmt.Fprintln(w, "| Configuration | Seeds | Failed | Seconds per run (mean) |")
 	fmt.Fprintln(w, "|---|---|---|---|")

@@ -107,7 +107,7 @@ func TestDifferencesAndSummary(t *testing.T) {
 	some.summary(&b, firstRuleColumn(&some, &first))
 	want := "## Summary\n\nVerdicts by the revised label rule (docs/head-patterns.md); the last column gives the rule first fixed's where it differs.\n\n" +
 		"| Finding | Published | Measured | Verdict | Under the first label rule |\n|---|---|---|---|---|\n" +
-		"| a | 1 | 1 | agrees | 2: **differs** |\n| b | 2 | 3 | **differs** |  |\n| c | 4 | not run (`--c`) | not run | no such finding |\n\n"
+		"| a | 1 | 1 | agrees | 2: **differs** |\n| b | 2 | 3 | **differs** |  |\n| c | 4 | not run (`--c`) | not run | no such row: it labels the head otherwise |\n\n"
 	if b.String() != want {
 		t.Errorf("summary\n%q\nwant\n%q", b.String(), want)
 	}

@@ -12,6 +12,7 @@ import (
 	"headlab/inspect"
 	"headlab/internal/atomicfile"
 	"headlab/kernels"
+	"headlab/tasks"
 	"headlab/train"
 	"headlab/viz/htmlview"
 )
@@ -43,7 +44,8 @@ func (f *htmlFlag) write(e *env, m *train.Model, dev kernels.Device, att *analys
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteStdout(f.path, e.stdout, func(w io.Writer) error { return htmlview.Write(w, runTitle(m.Train), att, heads, c) })
+	name := func(id int) string { return tasks.TokenName(m.Task, id) } // as the figures name them
+	return atomicfile.WriteStdout(f.path, e.stdout, func(w io.Writer) error { return htmlview.Write(w, runTitle(m.Train), att, heads, c, name) })
 }
 
 // pageCausal is the page's patching (the task's default corruption) and

@@ -62,7 +62,10 @@ activation patching, OV copying and prefix-matching scores), and ten
 claims of the sources (task signatures, redundancy, the pinned uniform head,
 sinks, leaky tasks, interpretability by seed, the phase change, pruning,
 syntax heads, unseen tokens), each measured number beside the published one
-with a verdict whose rule is fixed in the code before the runs. Every number
+with a verdict whose rule is fixed in the code before the runs, every verdict
+that depends on head labels shown under both label rules; and one grokking
+run on modular addition (its setting, the delay between training and
+held-out accuracy, its curves; no verdict). Every number
 is measured by the run (with --resume, the sweep's runs by the run it
 resumes; the claims' extra measurements are taken again). The full setting
 is about 150 runs, under 20 minutes on 2 cores; --quick (--steps-scale 0.02
@@ -152,7 +155,7 @@ func reproduce(e *env, o *reproduceOptions) error {
 			}
 		}
 		old, _ := filepath.Glob(filepath.Join(pics, "hist-*.png"))
-		for _, f := range append(old, filepath.Join(pics, findings.HeatmapFile), claimsPath) {
+		for _, f := range append(old, filepath.Join(pics, findings.HeatmapFile), filepath.Join(pics, findings.GrokkingFile), claimsPath) {
 			os.Remove(f)
 		}
 	}
@@ -187,10 +190,13 @@ func reproduce(e *env, o *reproduceOptions) error {
 		}
 	}
 	var dyn []findings.DynamicsSeed
+	grok := stored.GrokkingFor(p)
 	var extraErr error
 	var mu sync.Mutex
 	save := func() error {
-		data, err := json.MarshalIndent(findings.NewMeasured(p, extras, dyn), "", " ")
+		m := findings.NewMeasured(p, extras, dyn)
+		m.Grokking = grok
+		data, err := json.MarshalIndent(m, "", " ")
 		if err != nil {
 			return err
 		}
@@ -294,6 +300,26 @@ func reproduce(e *env, o *reproduceOptions) error {
 			return err
 		}
 	}
+	if grok == nil {
+		if !o.quiet {
+			fmt.Fprintf(e.stderr, "reproduce: the grokking run, %d steps of modular addition with a history\n", p.Grokking.Steps)
+		}
+		if grok, err = p.RunGrokking(dev); err != nil {
+			return err
+		}
+		if err := save(); err != nil {
+			return err
+		}
+	}
+	// Its curves, drawn as curves draws them, from the history kept in
+	// claims.json (a resumed run's too).
+	fig, err := curves(runTitle(grok.Config), grok.History).Figure()
+	if err != nil {
+		return err
+	}
+	if err := viz.Write(filepath.Join(pics, findings.GrokkingFile), fig); err != nil {
+		return err
+	}
 	reports := sweep.Summarize(recs)
 	if err := writeHistograms(pics, ".png", reports); err != nil {
 		return err
@@ -314,7 +340,7 @@ func reproduce(e *env, o *reproduceOptions) error {
 	}
 	var md strings.Builder
 	findings.Markdown(&md, findings.Input{Plan: p, Reports: reports, ByID: byID, Summary: sum, Wall: wall,
-		Workers: lay.Workers, Out: o.out, Notes: notes, Version: versionLine(), Extras: extras, Dynamics: dyn})
+		Workers: lay.Workers, Out: o.out, Notes: notes, Version: versionLine(), Extras: extras, Dynamics: dyn, Grokking: grok})
 	path := filepath.Join(o.out, "findings.md")
 	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := io.WriteString(w, md.String()); return err }); err != nil {
 		return err

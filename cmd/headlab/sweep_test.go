@@ -456,6 +456,7 @@ func TestReproduceQuick(t *testing.T) {
 	if err != nil || json.Unmarshal(data, &m) != nil || len(m.Extras) != 4+4*2 || len(m.Dynamics) != 2 {
 		t.Fatalf("claims.json: %v, %d extras (want 12), %d dynamics seeds (want 2)", err, len(m.Extras), len(m.Dynamics))
 	}
+	checkGrokking(t, dir, string(md), m.Grokking)
 	// A claims.json of before section 6 (no extras of the default
 	// model): --resume trains those seeds again, and only those, and
 	// measures them.
@@ -476,6 +477,10 @@ func TestReproduceQuick(t *testing.T) {
 	if err != nil || json.Unmarshal(data, &m) != nil || len(m.Extras) != 12 {
 		t.Errorf("claims.json after --resume: %v, %d extras (want 12)", err, len(m.Extras))
 	}
+	// The stored grokking run is reused, not trained again.
+	if strings.Contains(errs, "the grokking run") || m.Grokking == nil || len(m.Grokking.History) != 31 {
+		t.Errorf("--resume trained the grokking run again, or lost it: %s", errs)
+	}
 	if md, err := os.ReadFile(filepath.Join(dir, "findings.md")); err != nil || strings.Contains(string(md), "Seeds without these measurements") ||
 		!strings.Contains(string(md), "## 6. The circuit by other measures") {
 		t.Errorf("findings.md after --resume: %v", err)
@@ -488,5 +493,44 @@ func TestReproduceQuick(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "findings", findings.ClaimsFile), []byte(`{"extras": [`), 0o644)
 	if code, _, errs := headlab(t, "reproduce", "--out", dir, "--quick", "--resume", "--quiet"); code != 2 || strings.Count(errs, "\n") != 1 {
 		t.Errorf("corrupt claims.json: exit %d, %q", code, errs)
+	}
+}
+
+// checkGrokking checks reproduce --quick's grokking run (issue 38): kept
+// in claims.json at the scaled setting (60 steps, a record every 2), its
+// section in findings.md says it is scaled, and the section's command
+// line trains the same history.
+func checkGrokking(t *testing.T, dir, md string, g *findings.Grokking) {
+	t.Helper()
+	if g == nil || g.Config.Task != "modular-addition" || g.Config.Steps != 60 || g.Every != 2 || len(g.History) != 31 {
+		t.Fatalf("claims.json's grokking run: %+v", g)
+	}
+	_, section, _ := strings.Cut(md, "## Grokking on modular addition\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	for _, s := range []string{"> **Scaled:**", "findings/" + findings.GrokkingFile, "No verdict", "| 60 | "} {
+		if !strings.Contains(section, s) {
+			t.Errorf("grokking section lacks %q:\n%s", s, section)
+		}
+	}
+	_, line, _ := strings.Cut(section, "```\nheadlab ")
+	line, _, _ = strings.Cut(line, "\n")
+	args := strings.Fields(line)
+	if len(args) < 2 || args[0] != "train" || args[len(args)-2] != "--save" {
+		t.Fatalf("grokking command %q", line)
+	}
+	run := filepath.Join(dir, "grok")
+	args[len(args)-1] = run
+	if code, _, errs := headlab(t, append(args, "--quiet")...); code != 0 {
+		t.Fatalf("%s: %s", line, errs)
+	}
+	h, err := inspect.LoadHistory(run)
+	if err != nil || len(h) != len(g.History) {
+		t.Fatalf("the section's command recorded %d records (%v), reproduce %d", len(h), err, len(g.History))
+	}
+	for i, s := range h {
+		r := g.History[i]
+		if s.Step != r.Step || s.Accuracy != r.Accuracy || *s.TrainAccuracy != *r.TrainAccuracy {
+			t.Errorf("step %d: the section's command gives held-out %g, training %g; reproduce %g, %g", s.Step, s.Accuracy, *s.TrainAccuracy, r.Accuracy, *r.TrainAccuracy)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"unicode/utf8"
 
 	"headlab/analysis"
 	"headlab/viz"
@@ -24,6 +25,12 @@ import (
 // MaxExamples is how many examples a page holds at most: the picker's
 // choice, and a page that stays small (a few hundred kB at T=16).
 const MaxExamples = 32
+
+// LabelChars is the most characters of a token's name the heatmaps' axes
+// and the patching table's columns show: a longer name is cut with an
+// ellipsis, as the figures cut theirs (the strip of tokens and the
+// readout show it whole).
+const LabelChars = 8
 
 var (
 	//go:embed page.html
@@ -63,7 +70,10 @@ type head struct {
 }
 
 type example struct {
+	// Tokens are the example's token names, Labels the same cut to
+	// LabelChars.
 	Tokens []string `json:"tokens"`
+	Labels []string `json:"labels"`
 	// Att[l*H+h] is that head's T*T weights, row-major (query, key),
 	// rounded to 1e-4: the readout shows three decimals.
 	Att [][]float64 `json:"att"`
@@ -101,10 +111,12 @@ type Causal struct {
 }
 
 // Write writes a page of the first MaxExamples examples of att, each head
-// labelled with its verdict in heads (analysis.ScoreAll), under title;
-// with c, each example's patching and attribution too (c holds at least
-// as many examples as the page shows).
-func Write(w io.Writer, title string, att *analysis.Attention, heads []analysis.HeadScore, c *Causal) error {
+// labelled with its verdict in heads (analysis.ScoreAll), under title,
+// each token named by token (the figures' name of token id: tasks.TokenName
+// of the model's task; nil: viz.TokenLabel); with c, each example's
+// patching and attribution too (c holds at least as many examples as the
+// page shows).
+func Write(w io.Writer, title string, att *analysis.Attention, heads []analysis.HeadScore, c *Causal, token func(id int) string) error {
 	if err := att.Validate(); err != nil {
 		return fmt.Errorf("html: %w", err)
 	}
@@ -123,6 +135,9 @@ func Write(w io.Writer, title string, att *analysis.Attention, heads []analysis.
 			d.Heads[hs.Layer*att.H+hs.Head].Title = hs.Title()
 		}
 	}
+	if token == nil {
+		token = viz.TokenLabel
+	}
 	if c != nil {
 		d.Tools = &tools{Corruption: c.Corruption, Positions: c.Positions, Rows: c.Rows, Parts: c.Parts}
 	}
@@ -133,7 +148,9 @@ func Write(w io.Writer, title string, att *analysis.Attention, heads []analysis.
 			ex.Parts, ex.Logit = roundAll(c.Attribution[n], 1e-3), math.Round(c.Logit[n]*1e3)/1e3
 		}
 		for _, id := range att.Tokens[n*att.T : (n+1)*att.T] {
-			ex.Tokens = append(ex.Tokens, viz.TokenLabel(id))
+			name := token(id)
+			ex.Tokens = append(ex.Tokens, name)
+			ex.Labels = append(ex.Labels, viz.Fit(name, LabelChars, utf8.RuneCountInString))
 		}
 		for l := range att.L {
 			for h := range att.H {

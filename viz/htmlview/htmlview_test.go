@@ -50,10 +50,22 @@ func fixture() *analysis.Attention {
 	return a
 }
 
-func writePage(t *testing.T, a *analysis.Attention) string {
+// vocab is the fixture's tokens named as a vocab.txt names them, and
+// vocabLabel the same on the axes: the last name, too long, cut.
+var (
+	vocab      = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "a-very-long-name"}
+	vocabLabel = append(vocab[:9:9], "a-very-"+string(viz.Ellipsis))
+)
+
+// named is the fixture's tokens' names: token for Write.
+func named(id int) string { return vocab[id] }
+
+// writePage writes a's page with its tokens named by token (nil: the
+// figures' letters).
+func writePage(t *testing.T, a *analysis.Attention, token func(int) string) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Write(&buf, "test run: 2 layers x 2 heads", a, analysis.ScoreAll(a), nil); err != nil {
+	if err := Write(&buf, "test run: 2 layers x 2 heads", a, analysis.ScoreAll(a), nil, token); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "heads.html")
@@ -85,9 +97,12 @@ func readout(t *testing.T, tab context.Context) (text string, locked bool) {
 	return r[0].(string), r[1].(bool)
 }
 
+// TestPageInChromium: the page of a model whose task names its tokens
+// (a vocab.txt) draws every head, hover and click read out the names, the
+// axes carry them (cut to LabelChars), the picker switches example.
 func TestPageInChromium(t *testing.T) {
 	a := fixture()
-	file := writePage(t, a)
+	file := writePage(t, a, named)
 	ctx := browsertest.Start(t)
 	tab, v := browsertest.Open(t, ctx, file)
 
@@ -158,11 +173,12 @@ func TestPageInChromium(t *testing.T) {
 		t.Errorf("the caption's ramp is %s, want %v to %v", ramp, lo, hi)
 	}
 
-	// Every head's axes carry the example's tokens, each beside its row
-	// or under its column.
-	checkAxes(t, tab, a, 0, 1)
+	// Every head's axes carry the example's token names, each beside its
+	// row or under its column.
+	label := func(id int) string { return vocabLabel[id] }
+	checkAxes(t, tab, a, 0, 1, label)
 
-	tok := func(n, i int) string { return viz.TokenLabel(a.Tokens[n*T+i]) }
+	tok := func(n, i int) string { return vocab[a.Tokens[n*T+i]] }
 	hover := func(name string, i, j int) {
 		x, y := cellCenter(t, tab, name, i, j)
 		if err := chromedp.Do(tab, chromedp.MouseEvent(chromedp.MouseMoved, x, y)); err != nil {
@@ -224,8 +240,15 @@ func TestPageInChromium(t *testing.T) {
 		}
 	}
 
-	// The axes follow the example too.
-	checkAxes(t, tab, a, 1, 1)
+	// The axes follow the example too: its position 6 is the long name,
+	// cut on the axes, whole in the strip of tokens and the label's tooltip.
+	if a.Tokens[T+6] != 9 || !strings.Contains(toks, vocab[9]) {
+		t.Fatalf("example 1's position 6 is token %d, its strip %q: want the long name", a.Tokens[T+6], toks)
+	}
+	checkAxes(t, tab, a, 1, 1, label)
+	if tip := browsertest.Eval[string](t, tab, `document.getElementById("keys-L0H0").children[6].title`); tip != vocab[9] {
+		t.Errorf("the long name's key label has the tooltip %q, want %q", tip, vocab[9])
+	}
 
 	// Clicking the locked cell again releases it.
 	click("L1H1", 5, 5)
@@ -248,7 +271,7 @@ func TestPageInChromium(t *testing.T) {
 // request its policy refuses, and one a page without a policy makes (to
 // a closed local port, so nothing leaves this machine).
 func TestRequestWatchSeesRequests(t *testing.T) {
-	file := writePage(t, fixture())
+	file := writePage(t, fixture(), nil)
 	b, _ := os.ReadFile(file)
 	bad := strings.Replace(string(b), "</body>", `<img src="https://example.invalid/x.png"></body>`, 1)
 	withImg := filepath.Join(filepath.Dir(file), "img.html")
@@ -282,7 +305,7 @@ func TestPageCausalInChromium(t *testing.T) {
 		c.Logit = append(c.Logit, v-0.5)
 	}
 	var buf bytes.Buffer
-	if err := Write(&buf, "causal page", a, analysis.ScoreAll(a), c); err != nil {
+	if err := Write(&buf, "causal page", a, analysis.ScoreAll(a), c, named); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "causal.html")
@@ -302,7 +325,10 @@ func TestPageCausalInChromium(t *testing.T) {
 	if got := cells(); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("example 0's patching cells:\n%v\nwant\n%v", got, want)
 	}
-	if head := browsertest.Eval[string](t, tab, `[...document.querySelectorAll("#patch th")].map(e => e.textContent).join("|")`); head != "|3 "+viz.TokenLabel(a.Tokens[3])+"|5 "+viz.TokenLabel(a.Tokens[5])+"|L0H0|L1H1|resid L0" {
+	headers := func() string {
+		return browsertest.Eval[string](t, tab, `[...document.querySelectorAll("#patch th")].map(e => e.textContent).join("|")`)
+	}
+	if head := headers(); head != "|3 "+vocab[a.Tokens[3]]+"|5 "+vocab[a.Tokens[5]]+"|L0H0|L1H1|resid L0" {
 		t.Errorf("patching headers %q", head)
 	}
 	bars := browsertest.Eval[[]string](t, tab, `[...document.querySelectorAll("#attr .bar")].map(e => e.querySelector(".name").textContent + " " + e.querySelector(".value").textContent)`)
@@ -312,6 +338,10 @@ func TestPageCausalInChromium(t *testing.T) {
 	browsertest.Eval[bool](t, tab, `(() => { const s = document.getElementById("example"); s.value = "2"; s.dispatchEvent(new Event("change")); return true; })()`)
 	if got := cells(); got[0] != "1.50 "+hex(1) || got[2] != "-0.25 "+hex(-0.25/1.5) {
 		t.Errorf("example 2's patching cells %v", got)
+	}
+	// Example 2's position 3 is the long name: cut in its column's header.
+	if head := headers(); a.Tokens[2*T+3] != 9 || head != "|3 "+vocabLabel[9]+"|5 "+vocab[a.Tokens[2*T+5]]+"|L0H0|L1H1|resid L0" {
+		t.Errorf("example 2's patching headers %q", head)
 	}
 	if note := browsertest.Eval[string](t, tab, `document.getElementById("attr-note").textContent`); !strings.Contains(note, "2.500") {
 		t.Errorf("example 2's attribution note %q", note)
@@ -324,21 +354,21 @@ func TestPageCausalInChromium(t *testing.T) {
 	}
 	// Without the results the section is hidden, and a page whose
 	// results cover fewer examples than it shows is refused.
-	plain := writePage(t, a)
+	plain := writePage(t, a, nil)
 	tab, _ = browsertest.Open(t, ctx, plain)
 	if !browsertest.Eval[bool](t, tab, `document.getElementById("causal").hidden`) {
 		t.Error("the causal section shows without results")
 	}
 	c.Patch = c.Patch[:1]
-	if err := Write(&buf, "short", a, nil, c); err == nil {
+	if err := Write(&buf, "short", a, nil, c, nil); err == nil {
 		t.Error("results for 1 example on a page of 3")
 	}
 }
 
 // checkAxes: every head's query labels (left) and key labels (below) are
-// example n's tokens (viz.TokenLabel), every step-th shown, each centred
-// on its row or column, and no two shown labels overlap.
-func checkAxes(t *testing.T, tab context.Context, a *analysis.Attention, n, step int) {
+// example n's tokens as label labels them, every step-th shown, each
+// centred on its row or column, and no two shown labels overlap.
+func checkAxes(t *testing.T, tab context.Context, a *analysis.Attention, n, step int, label func(id int) string) {
 	t.Helper()
 	for l := range a.L {
 		for h := range a.H {
@@ -359,7 +389,7 @@ func checkAxes(t *testing.T, tab context.Context, a *analysis.Attention, n, step
 				for i, lab := range labels {
 					want := ""
 					if i%step == 0 {
-						want = viz.TokenLabel(a.Tokens[n*a.T+i])
+						want = label(a.Tokens[n*a.T+i])
 					}
 					if lab.Text != want {
 						t.Errorf("%s's %s label %d is %q, want %q (example %d)", name, axis, i, lab.Text, want, n)
@@ -398,8 +428,8 @@ func TestLongExampleAxes(t *testing.T) {
 		}
 	}
 	ctx := browsertest.Start(t)
-	tab, v := browsertest.Open(t, ctx, writePage(t, a))
-	checkAxes(t, tab, a, 0, 3)
+	tab, v := browsertest.Open(t, ctx, writePage(t, a, nil))
+	checkAxes(t, tab, a, 0, 3, viz.TokenLabel)
 	if ex := v.Exceptions(); len(ex) > 0 {
 		t.Errorf("the script threw: %v", ex)
 	}

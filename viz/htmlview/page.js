@@ -71,11 +71,14 @@
   }
   picker.addEventListener("change", () => { ex = Number(picker.value); labelAxes(); show(); showCausal(); });
 
+  // Each label is the token's name cut to htmlview.LabelChars; its
+  // tooltip the whole name.
   function labelAxes() {
-    const toks = D.examples[ex].tokens;
-    const spans = (across) => toks.map((t, n) => {
+    const E = D.examples[ex];
+    const spans = (across) => E.labels.map((t, n) => {
       const s = document.createElement("span");
       s.textContent = n % step === 0 ? t : "";
+      if (n % step === 0) s.title = E.tokens[n];
       s.style[across ? "width" : "height"] = cell + "px";
       s.style.lineHeight = cell + "px";
       return s;
@@ -139,7 +142,8 @@
     head.appendChild(document.createElement("th"));
     C.positions.forEach((p) => {
       const th = document.createElement("th");
-      th.textContent = p + " " + E.tokens[p];
+      th.textContent = p + " " + E.labels[p];
+      th.title = E.tokens[p];
       head.appendChild(th);
     });
     const rows = [head];

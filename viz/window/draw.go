@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"headlab/analysis"
+	"headlab/tasks"
 	"headlab/viz"
 )
 
@@ -33,16 +34,30 @@ func compose(st *state, source string) *composed {
 	if sn := st.snap; sn != nil && (sn.l != lay.L || sn.h != lay.H || sn.t != lay.T) {
 		f.snap = nil // from the previous model; the new one is on its way
 	}
-	drawSidebar(&f.under, st, source)
-	drawHeader(&f.under, st, lay, f.snap)
-	drawPanels(f, st, lay)
+	task, err := st.cfg.NewTask()
+	if err != nil {
+		task = nil // a folder gone since training: tokens as letters, no chance line
+	}
+	drawSidebar(&f.under, st, task, source)
+	drawHeader(&f.under, st, task, lay, f.snap)
+	drawPanels(f, st, task, lay)
 	drawLegend(&f.under, lay.Legend())
 	for _, w := range st.widgets(lay) {
 		drawWidget(&f.under, w)
 	}
-	drawHover(f, st, lay)
+	drawHover(f, st, task, lay)
 	return f
 }
+
+// maxTokenW is the widest a token label is drawn: eight glyphs, as the
+// figures cut theirs at a fixed width.
+const maxTokenW = 8 * glyphW
+
+// tokenLabel is how the viewer labels token id of task t (nil: as
+// tasks.TokenLabel does): the figures' name for it, tasks.TokenName
+// (vocab.txt's for a task read from a folder), cut with an ellipsis
+// beyond maxTokenW as the figures cut theirs.
+func tokenLabel(t tasks.Task, id int) string { return fit(tasks.TokenName(t, id), maxTokenW) }
 
 func drawWidget(b *batch, w widget) {
 	if w.off { // ⊘: red when the head is switched off
@@ -66,8 +81,9 @@ func drawWidget(b *batch, w widget) {
 	b.text(w.r.Min.X+(w.r.Dx()-textW(w.label))/2, w.r.Min.Y+(w.r.Dy()-lineH)/2, w.label, fg)
 }
 
-// drawSidebar draws the controls' labels, the numbers and the curves.
-func drawSidebar(b *batch, st *state, source string) {
+// drawSidebar draws the controls' labels, the numbers and the curves;
+// task is st's (nil when it cannot be read: no chance line).
+func drawSidebar(b *batch, st *state, task tasks.Task, source string) {
 	c := st.cfg
 	b.text(sbX, yTitle, "headlab view", colText)
 	if st.fps > 0 {
@@ -76,8 +92,8 @@ func drawSidebar(b *batch, st *state, source string) {
 	b.text(sbX, yConfig, fit(fmt.Sprintf("%s %c %dL x %dH %c seed %d", c.Task, viz.MidDot, st.shape.Layers, st.shape.Heads, viz.MidDot, c.Seed), sbW), colMuted)
 
 	chance := 0.0
-	if t, err := c.NewTask(); err == nil {
-		chance = t.Chance()
+	if task != nil {
+		chance = task.Chance()
 	}
 	if st.training {
 		stepText := fmt.Sprintf("step %d", st.step)
@@ -238,8 +254,9 @@ func drawCurve(b *batch, r image.Rectangle, pts []point, maxStep int, lo, hi flo
 	}
 }
 
-// drawHeader draws the example's tokens and how to read the panels.
-func drawHeader(b *batch, st *state, lay Layout, sn *snapshot) {
+// drawHeader draws the example's tokens, named as task names them, and
+// how to read the panels.
+func drawHeader(b *batch, st *state, task tasks.Task, lay Layout, sn *snapshot) {
 	x := lay.origin().X
 	w := lay.Size.X - x - margin
 	line := "waiting for the first evaluation..."
@@ -247,7 +264,7 @@ func drawHeader(b *batch, st *state, lay Layout, sn *snapshot) {
 		e := st.example % sn.n
 		toks := make([]string, sn.t)
 		for i := range toks {
-			toks[i] = viz.TokenLabel(sn.tokens[e*sn.t+i])
+			toks[i] = tokenLabel(task, sn.tokens[e*sn.t+i])
 		}
 		line = fmt.Sprintf("held-out example %d of %d:  %s", e+1, sn.n, strings.Join(toks, " "))
 	}
@@ -259,14 +276,15 @@ func drawHeader(b *batch, st *state, lay Layout, sn *snapshot) {
 	b.text(x, margin+16, fit(axes, w), colMuted)
 }
 
-// drawPanels draws every head's frame, title, token labels and heatmap
-// instance.
-func drawPanels(f *composed, st *state, lay Layout) {
+// drawPanels draws every head's frame, title, token labels (named as task
+// names them, each cut to the labels' column) and heatmap instance.
+func drawPanels(f *composed, st *state, task tasks.Task, lay Layout) {
 	b := &f.under
 	sn := f.snap
 	s := b.s
 	hl, hh, hi, hj, hovering := lay.CellAt(st.cursor)
 	hovering = hovering && st.cursorIn && sn != nil
+	labelW := lay.labelW - 4 // the row labels' column, and each column label's room at colStep
 	for l := 0; l < lay.L; l++ {
 		for h := 0; h < lay.H; h++ {
 			p := lay.Panel(l, h)
@@ -314,15 +332,15 @@ func drawPanels(f *composed, st *state, lay Layout) {
 				if here && i == hi {
 					c = colText
 				}
-				b.textRight(p.Min.X-4, p.Min.Y+i*lay.Cell+(lay.Cell-lineH)/2, viz.TokenLabel(toks[i]), c)
+				b.textRight(p.Min.X-4, p.Min.Y+i*lay.Cell+(lay.Cell-lineH)/2, fit(tokenLabel(task, toks[i]), labelW), c)
 			}
-			colStep := lay.stepLabels(lay.labelW - 4)
+			colStep := lay.stepLabels(labelW)
 			for j := 0; j < lay.T; j += colStep {
 				c := colMuted
 				if here && j == hj {
 					c = colText
 				}
-				t := viz.TokenLabel(toks[j])
+				t := fit(tokenLabel(task, toks[j]), labelW)
 				b.text(p.Min.X+j*lay.Cell+(lay.Cell-textW(t))/2, p.Max.Y+3, t, c)
 			}
 		}
@@ -349,8 +367,8 @@ func drawLegend(b *batch, r image.Rectangle) {
 }
 
 // drawHover outlines the cell under the cursor and shows its query, key
-// and weight in a tooltip and in the sidebar.
-func drawHover(f *composed, st *state, lay Layout) {
+// (named as task names them) and weight in a tooltip and in the sidebar.
+func drawHover(f *composed, st *state, task tasks.Task, lay Layout) {
 	sn := f.snap
 	l, h, i, j, ok := lay.CellAt(st.cursor)
 	b := &f.under
@@ -366,8 +384,8 @@ func drawHover(f *composed, st *state, lay Layout) {
 	if masked {
 		weight = "masked"
 	}
-	q := fmt.Sprintf("query %d %s", i, viz.TokenLabel(toks[i]))
-	k := fmt.Sprintf("key %d %s", j, viz.TokenLabel(toks[j]))
+	q := fmt.Sprintf("query %d %s", i, tokenLabel(task, toks[i]))
+	k := fmt.Sprintf("key %d %s", j, tokenLabel(task, toks[j]))
 	b.text(sbX, yHover, analysis.HeadName(l, h)+"  "+q, colText)
 	b.text(sbX, yHover+16, fmt.Sprintf("%s  weight %s", k, weight), colText)
 

@@ -168,7 +168,7 @@ func Open(opts Options) (*Viewer, error) {
 func tokenChars(t tasks.Task) int {
 	n := 1
 	for id := 0; id < t.Vocab(); id++ {
-		n = max(n, len(viz.TokenLabel(id)))
+		n = max(n, textW(tokenLabel(t, id))/glyphW)
 	}
 	return n
 }
