@@ -67,7 +67,15 @@ func PhaseChange(steps []int, induction, accuracy []float64) Phase {
 
 // Span is the phase change as one stretch of steps: from the earlier of
 // the two rises' starts to the later of their ends (the band the curves
-// figure shades).
+// figure shades). A curve that does not rise (a model with no induction
+// head to grow: a grokking run) leaves the other's stretch alone, rather
+// than stretching the band back to the first sample.
 func (p Phase) Span() (from, to int) {
+	switch {
+	case !(p.InductionRise > 0) && p.AccuracyRise > 0:
+		return p.AccuracyFrom, p.AccuracyTo
+	case !(p.AccuracyRise > 0) && p.InductionRise > 0:
+		return p.InductionFrom, p.InductionTo
+	}
 	return min(p.InductionFrom, p.AccuracyFrom), max(p.InductionTo, p.AccuracyTo)
 }

@@ -47,7 +47,8 @@ func TestPhaseChangeOnSigmoids(t *testing.T) {
 }
 
 // TestPhaseSpan: the span runs from the earlier start to the later end,
-// whichever rise comes first, and covers both when one holds the other.
+// whichever rise comes first, and covers both when one holds the other;
+// a curve with no rise does not stretch it.
 func TestPhaseSpan(t *testing.T) {
 	for _, c := range []struct {
 		p        Phase
@@ -58,6 +59,10 @@ func TestPhaseSpan(t *testing.T) {
 		{Phase{InductionFrom: 10, InductionTo: 20, AccuracyFrom: 300, AccuracyTo: 400}, 10, 400},
 		{Phase{InductionFrom: 300, InductionTo: 400, AccuracyFrom: 10, AccuracyTo: 20}, 10, 400},
 		{Phase{}, 0, 0},
+		// A curve that does not rise leaves the other's stretch alone.
+		{Phase{AccuracyFrom: 1600, AccuracyTo: 1900, AccuracyRise: 0.9}, 1600, 1900},
+		{Phase{InductionFrom: 300, InductionTo: 400, InductionRise: 0.5}, 300, 400},
+		{Phase{InductionFrom: 300, InductionTo: 400, InductionRise: 0.5, AccuracyFrom: 350, AccuracyTo: 600, AccuracyRise: 0.9}, 300, 600},
 	} {
 		if from, to := c.p.Span(); from != c.from || to != c.to {
 			t.Errorf("%+v: Span = %d, %d, want %d, %d", c.p, from, to, c.from, c.to)

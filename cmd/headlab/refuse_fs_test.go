@@ -45,17 +45,7 @@ func TestReadOnlyOutputsAsUnprivilegedUser(t *testing.T) {
 		}
 		prefix = []string{setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"}
 	}
-	mk := func(mode os.FileMode) string {
-		d, err := os.MkdirTemp("", "headlab-out-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.Chmod(d, 0o755); os.RemoveAll(d) })
-		if err := os.Chmod(d, mode); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
+	mk := func(mode os.FileMode) string { return modeDir(t, mode) }
 	bin := filepath.Join(mk(0o755), "headlab.test")
 	copyFile(t, os.Args[0], bin, 0o755)
 	ro := mk(0o755)

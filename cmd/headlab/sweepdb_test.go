@@ -155,17 +155,7 @@ func TestForeignDatabasesRefused(t *testing.T) {
 // directory, and on a copy with its log beside it, writing CSV elsewhere;
 // nothing in the read-only directory changes.
 func TestReportReadOnlyAsUnprivilegedUser(t *testing.T) {
-	mk := func(mode os.FileMode) string {
-		d, err := os.MkdirTemp("", "headlab-ro-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.Chmod(d, 0o755); os.RemoveAll(d) })
-		if err := os.Chmod(d, mode); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
+	mk := func(mode os.FileMode) string { return modeDir(t, mode) }
 	bin := filepath.Join(mk(0o755), "headlab.test")
 	copyFile(t, os.Args[0], bin, 0o755)
 	ro := mk(0o755)
@@ -280,4 +270,20 @@ func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 	if err := os.Chmod(to, mode); err != nil {
 		t.Fatal(fmt.Errorf("chmod %s: %v", to, err))
 	}
+}
+
+// modeDir is a new temporary folder of the given mode (outside the test's
+// own, so that another user can reach it), made writable again and
+// removed when t ends.
+func modeDir(t *testing.T, mode os.FileMode) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "headlab-mode-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(d, 0o755); os.RemoveAll(d) })
+	if err := os.Chmod(d, mode); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

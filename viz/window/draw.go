@@ -34,7 +34,7 @@ func compose(st *state, source string) *composed {
 	if sn := st.snap; sn != nil && (sn.l != lay.L || sn.h != lay.H || sn.t != lay.T) {
 		f.snap = nil // from the previous model; the new one is on its way
 	}
-	task, err := st.cfg.NewTask()
+	task, err := st.task()
 	if err != nil {
 		task = nil // a folder gone since training: tokens as letters, no chance line
 	}

@@ -179,3 +179,22 @@ func checkAxisLabels(t *testing.T, f *composed, lay Layout, want []string) {
 		}
 	}
 }
+
+// TestTaskMadeOncePerConfiguration: a frame asks for the task several
+// times; a task read from a folder is read once per configuration, and
+// made again when the configuration changes.
+func TestTaskMadeOncePerConfiguration(t *testing.T) {
+	dir, _ := vocabFolder(t)
+	st := &state{cfg: train.Defaults(tasks.FilePrefix + dir)}
+	a, err := st.task()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := st.task(); b != a {
+		t.Error("the same configuration's task was made twice")
+	}
+	st.cfg = train.Defaults("majority")
+	if b, err := st.task(); err != nil || b == a || b.Name() != "majority" {
+		t.Errorf("after picking majority: %v, %v", b, err)
+	}
+}

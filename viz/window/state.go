@@ -70,6 +70,12 @@ type snapshot struct {
 type state struct {
 	// steps is Options.Steps, where a reset training run pauses.
 	steps int
+	// made is the task of the configuration it was made for (task).
+	made struct {
+		key  taskKey
+		task tasks.Task
+		err  error
+	}
 	// poke wakes the worker; nil in tests.
 	poke func()
 
@@ -248,10 +254,28 @@ func appendThinned(h []point, p point) []point {
 	return append(h, p)
 }
 
+// taskKey is what a configuration's task is made from.
+type taskKey struct {
+	name, data    string
+	seqLen, vocab int
+}
+
+// task is the current configuration's task, made once per configuration
+// rather than once per frame: a task read from a folder reads and checks
+// every line of its data.
+func (st *state) task() (tasks.Task, error) {
+	key := taskKey{st.cfg.Task, st.cfg.Data, st.cfg.SeqLen, st.cfg.Vocab}
+	if st.made.key != key || st.made.task == nil && st.made.err == nil {
+		st.made.key = key
+		st.made.task, st.made.err = st.cfg.NewTask()
+	}
+	return st.made.task, st.made.err
+}
+
 // layout is the layout of the current model in the current window.
 func (st *state) layout() Layout {
 	chars := 1
-	if t, err := st.cfg.NewTask(); err == nil {
+	if t, err := st.task(); err == nil {
 		chars = tokenChars(t)
 	}
 	return NewLayout(st.shape.Layers, st.shape.Heads, st.shape.SeqLen, chars, st.m.size())
