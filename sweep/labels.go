@@ -84,9 +84,11 @@ func relabelOnRead(r *Record) bool {
 	if r.Status != StatusOK || r.Ablation.LabelRule >= analysis.CurrentRule {
 		return false
 	}
+	stored := *r
 	first := RuleAblation{Induction: r.Ablation.Induction, PreviousToken: r.Ablation.PreviousToken, Circuit: r.Circuit}
 	r.Ablation.FirstRule, r.Ablation.LabelRule = &first, analysis.CurrentRule
 	r.Heads = Relabelled(r.Heads, analysis.CurrentRule, seqLen(r))
+	r.Ablation.Single = slices.Clone(r.Ablation.Single)
 	for i := range r.Ablation.Single {
 		for _, h := range r.Heads {
 			if h.Name == r.Ablation.Single[i].Head {
@@ -102,6 +104,9 @@ func relabelOnRead(r *Record) bool {
 		r.Ablation.PreviousToken, r.Remeasure = Joint{Heads: prev}, true
 	}
 	r.Circuit = !r.Remeasure && r.FormsCircuit()
+	if r.Remeasure {
+		r.stored = &stored
+	}
 	return true
 }
 
@@ -109,6 +114,13 @@ func relabelOnRead(r *Record) bool {
 type relabelNote struct {
 	mu              sync.Mutex
 	runs, remeasure int
+}
+
+// reset forgets the counts: each read of the records counts afresh.
+func (n *relabelNote) reset() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.runs, n.remeasure = 0, 0
 }
 
 func (n *relabelNote) add(r *Record) {

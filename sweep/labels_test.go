@@ -92,6 +92,25 @@ func TestRelabelOnRead(t *testing.T) {
 	if ids, err := ro.Stale(); err != nil || len(ids) != 1 || ids[0].Seed != 1 {
 		t.Errorf("stale %v, %v", ids, err)
 	}
+	// Read again, the note counts the same runs, not twice as many.
+	if n := ro.Note(); !strings.Contains(n, "2 runs were labelled") {
+		t.Errorf("note after a second read %q", n)
+	}
+	// A merge says so too, and keeps seed 1 marked for measuring again:
+	// it writes the row as the database held it, not the relabelled one.
+	out := filepath.Join(t.TempDir(), "merged.db")
+	res, err := Merge(out, []string{path})
+	if err != nil || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "1 of them") {
+		t.Fatalf("merge: %+v, %v", res, err)
+	}
+	mo, err := OpenExisting(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mo.Close()
+	if ids, err := mo.Stale(); err != nil || len(ids) != 1 || ids[0].Seed != 1 {
+		t.Errorf("after the merge, stale %v, %v", ids, err)
+	}
 }
 
 // TestRunReplacesStaleRuns: a sweep over a run whose circuit heads
@@ -124,9 +143,14 @@ func TestRunReplacesStaleRuns(t *testing.T) {
 	if ids, err := st.Stale(); err != nil || len(ids) != 1 {
 		t.Fatalf("stale %v, %v", ids, err)
 	}
+	var notes []string
+	opt.Note = func(n string) { notes = append(notes, n) }
 	sum, err := Run(context.Background(), st, pairs, opt)
 	if err != nil || sum.Done != 1 || sum.Skipped != 1 {
 		t.Fatalf("second sweep: %+v, %v", sum, err)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "1 runs were labelled") || !strings.Contains(notes[0], "1 of them") {
+		t.Errorf("the sweep's notes: %q", notes)
 	}
 	got, err := st.Records()
 	if err != nil || len(got) != 2 {

@@ -22,6 +22,9 @@ type MergeResult struct {
 	// worth a word to the user, since results agree across backends only
 	// as distributions (docs/model.md).
 	Backends []string
+	// Notes are what the inputs said on reading their runs (Store.Note:
+	// runs relabelled on read), one per input that said something.
+	Notes []string
 }
 
 // Merge copies the rows of the databases ins and of out (when it exists)
@@ -111,6 +114,9 @@ func Merge(out string, ins []string) (res MergeResult, err error) {
 		recs, err := src.Records()
 		if err != nil {
 			return res, refusef("merge refused: reading %s: %v", src.path, err)
+		}
+		if n := src.relabel.String(); n != "" {
+			res.Notes = append(res.Notes, src.path+": "+n)
 		}
 		for _, r := range recs {
 			backends[r.Backend] = true

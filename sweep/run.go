@@ -337,6 +337,9 @@ type Options struct {
 	// start, and when pairs are found stored by another process; one call
 	// at a time.
 	Progress func(Progress)
+	// Note, if set, is told once what the store said on reading its runs
+	// (Store.Note: runs relabelled on read, those trained again).
+	Note func(string)
 	// Keep, if set, is called in the worker with each run that trained to
 	// the end, before its record is stored (reproduce draws pictures of
 	// models this way).
@@ -397,6 +400,9 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 		return sum, err
 	}
 	st.replace.set(stale)
+	if n := st.relabel.String(); n != "" && opt.Note != nil {
+		opt.Note(n)
+	}
 	var todo []Pair
 	var retry []RunID
 	for _, p := range pairs {

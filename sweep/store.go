@@ -86,6 +86,10 @@ type Record struct {
 	// one: their joint ablation is unmeasured (relabelOnRead). Never
 	// stored.
 	Remeasure bool `json:"-"`
+	// stored is such a record as its database holds it, which is what
+	// is written when it is stored again (a merge), so that it stays
+	// marked for measuring again.
+	stored *Record
 }
 
 // Ablation is a run's ablation table: each head alone, then the heads of
@@ -399,6 +403,9 @@ func deleteRun(tx execer, id RunID) error {
 }
 
 func put(db execer, r *Record) error {
+	if r.Remeasure && r.stored != nil {
+		r = r.stored
+	}
 	c := r.Config
 	cfg, err := json.Marshal(c)
 	if err != nil {
@@ -462,6 +469,7 @@ func (s *Store) Records() ([]Record, error) {
 		return nil, err
 	}
 	defer rows.Close()
+	s.relabel.reset()
 	var out []Record
 	for rows.Next() {
 		r, err := scan(rows, s.version)

@@ -69,6 +69,9 @@ func runMerge(e *env, o *mergeOptions) error {
 	if err != nil {
 		return err
 	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(e.stderr, "merge: %s\n", n)
+	}
 	if len(res.Backends) > 1 {
 		fmt.Fprintf(e.stderr, "merge: %s now holds runs of backends %s: they agree as distributions over seeds, not bit for bit\n",
 			o.out, strings.Join(res.Backends, ", "))

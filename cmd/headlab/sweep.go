@@ -335,6 +335,7 @@ func runSweep(stderr io.Writer, st *sweep.Store, pairs []sweep.Pair, run sweepRu
 		Keep:        run.keep,
 		RetryFailed: run.retry,
 		Analysis:    run.analysis,
+		Note:        func(n string) { fmt.Fprintf(stderr, "sweep: %s: %s\n", st.Path(), n) },
 	}
 	if run.bar {
 		opt.Progress = func(p sweep.Progress) {
