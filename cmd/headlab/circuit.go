@@ -47,16 +47,13 @@ prefix of the ranking that keeps the threshold (the faithfulness curve is
 every prefix's share), then each of its edges dropped, last-ranked first, when
 the rest still keep it (docs/circuits.md).
 
-Corruptions (--corruption; the task's default first):
-  first-half  induction tasks: every first-half token replaced by a token the
-              example does not hold, so no query has an earlier copy
-  other       every task: another held-out example (the next one)`,
+` + corruptionHelp,
 		Args: cobra.NoArgs,
 		RunE: runE(e, o, runF, runCircuit),
 	}
 	o.register(cmd, train.EvalChunk, "held-out examples (from the first) run clean and corrupted",
 		"draw the circuit: nodes by layer, edges by effect, with the faithfulness curve")
-	cmd.Flags().StringVar(&o.corruption, "corruption", "", "how each clean example is corrupted: first-half (induction tasks) or other (every task); default the task's first")
+	corruptionFlag(cmd, &o.corruption)
 	cmd.Flags().StringVar(&o.direction, "direction", circuit.Noising, "noising (patch corrupted values into the clean run) or denoising (clean values into the corrupted run)")
 	cmd.Flags().Float64Var(&o.threshold, "threshold", circuit.DefaultThreshold, "the share of the logit difference the circuit keeps, in (0, 1]")
 	return cmd

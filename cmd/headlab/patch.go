@@ -75,16 +75,13 @@ answer's logit difference (its logit less the mean logit) and for M the
 accuracy on the clean answers, and names the heads whose restored logit
 difference, summed over positions, reaches 0.1 (docs/causal.md).
 
-Corruptions (--corruption; the task's default first):
-  first-half  induction tasks: every first-half token replaced by a token the
-              example does not hold, so no query has an earlier copy
-  other       every task: another held-out example (the next one)`,
+` + corruptionHelp,
 		Args: cobra.NoArgs,
 		RunE: runE(e, o, runF, runPatch),
 	}
 	o.register(cmd, train.EvalChunk, "held-out examples (from the first) run clean and corrupted",
 		"draw the heatmap: every head and each block's residual stream by position")
-	cmd.Flags().StringVar(&o.corruption, "corruption", "", "how each clean example is corrupted: first-half (induction tasks) or other (every task); default the task's first")
+	corruptionFlag(cmd, &o.corruption)
 	o.only.register(cmd, " patched")
 	return cmd
 }
@@ -170,4 +167,16 @@ func printPatch(w io.Writer, r *inspect.PatchReport) {
 		located = strings.Join(r.Located, ", ")
 	}
 	fmt.Fprintf(w, "\nHeads located by patching (sum at least %.1f): %s.\n", inspect.PatchLocated, located)
+}
+
+// corruptionHelp ends the help of every command that runs examples clean
+// and corrupted (patch, circuit): the corruptions --corruption names.
+const corruptionHelp = `Corruptions (--corruption; the task's default first):
+  first-half  induction tasks: every first-half token replaced by a token the
+              example does not hold, so no query has an earlier copy
+  other       every task: another held-out example (the next one)`
+
+// corruptionFlag registers --corruption into v.
+func corruptionFlag(cmd *cobra.Command, v *string) {
+	cmd.Flags().StringVar(v, "corruption", "", "how each clean example is corrupted: first-half (induction tasks) or other (every task); default the task's first")
 }
