@@ -24,7 +24,8 @@ import (
 )
 
 // pytorchScript is bench/pytorch/train_step.py, the PyTorch eager reference
-// of the default model (used only for comparison, never by the product).
+// of an induction model of any shape (the default model unless told
+// otherwise; used only for comparison, never by the product).
 //
 //go:embed pytorch/train_step.py
 var pytorchScript []byte
@@ -113,7 +114,7 @@ func NewPyTorch(python string) (*PyTorch, error) {
 		p.Close()
 		return nil, err
 	}
-	if _, err := p.run(context.Background(), BLASDefault, tasks.NextToken, 1, 1, 0, 0); err != nil {
+	if _, err := p.run(context.Background(), BLASDefault, BenchConfig(1, tasks.NextToken), 1, 0, 0); err != nil {
 		p.Close()
 		return nil, err
 	}
@@ -136,14 +137,16 @@ const (
 	BLASHaswell BLAS = "haswell"
 )
 
-// run runs the script with its BLAS chosen by blas, training on loss;
-// with startAt set (Unix seconds) it trains from then for seconds, else
-// steps steps. The script computes what headlab's training step computes:
-// under --loss answers, the last block's MLP and the unembedding on the
-// answer rows only (--answer-rows); under next-token, every row.
-func (p *PyTorch) run(ctx context.Context, blas BLAS, loss string, batch, steps int, startAt, seconds float64) (PyTorchStep, error) {
-	args := []string{p.script(), "--loss", loss, "--batch", strconv.Itoa(batch), "--steps", strconv.Itoa(steps)}
-	if loss == tasks.Answers {
+// run runs the script with its BLAS chosen by blas, training c's model
+// (an induction model: its shape, batch and loss; c is Sized); with
+// startAt set (Unix seconds) it trains from then for seconds, else steps
+// steps. The script computes what headlab's training step computes: under
+// --loss answers, the last block's MLP and the unembedding on the answer
+// rows only (--answer-rows); under next-token, every row.
+func (p *PyTorch) run(ctx context.Context, blas BLAS, c train.Config, steps int, startAt, seconds float64) (PyTorchStep, error) {
+	args := []string{p.script(), "--loss", c.Loss, "--batch", strconv.Itoa(c.Batch), "--steps", strconv.Itoa(steps)}
+	args = append(args, ScriptShape(c)...)
+	if c.Loss == tasks.Answers {
 		args = append(args, "--answer-rows")
 	}
 	if startAt > 0 {
@@ -178,23 +181,44 @@ func (p *PyTorch) run(ctx context.Context, blas BLAS, loss string, batch, steps 
 	return r, nil
 }
 
+// ScriptShape is the reference script's flags for c's model shape.
+func ScriptShape(c train.Config) []string {
+	args := []string{"--layers", strconv.Itoa(c.Layers), "--heads", strconv.Itoa(c.Heads),
+		"--d-model", strconv.Itoa(c.DModel), "--d-ff", strconv.Itoa(c.DFF),
+		"--seq-len", strconv.Itoa(c.SeqLen), "--vocab", strconv.Itoa(c.Vocab)}
+	if c.NoMLP {
+		args = append(args, "--no-mlp")
+	}
+	return args
+}
+
 // StepComparison is headlab against PyTorch eager at one batch size, both
 // on one core, in the same run: medians of the rounds, PyTorch timed with
 // each BLAS choice, and headlab compared with the faster (FasterBLAS).
 // Ratio is headlab's ms per step over that PyTorch's (0.5: twice as fast).
 type StepComparison struct {
-	Batch             int     `json:"batch"`
-	Rounds            int     `json:"rounds"`
-	HeadlabMsPerStep  float64 `json:"headlab_ms_per_step"`
-	PyTorchMsPerStep  float64 `json:"pytorch_ms_per_step"`
-	PyTorchDefaultMs  float64 `json:"pytorch_default_ms_per_step"`
-	PyTorchHaswellMs  float64 `json:"pytorch_haswell_ms_per_step"`
-	FasterBLAS        BLAS    `json:"pytorch_blas"`
-	HeadlabStepsPerS  float64 `json:"headlab_steps_per_s"`
-	PyTorchStepsPerS  float64 `json:"pytorch_steps_per_s"`
-	Ratio             float64 `json:"ratio"`
-	HeadlabGFLOPs     float64 `json:"headlab_gflop_per_s"`
+	Batch            int     `json:"batch"`
+	Rounds           int     `json:"rounds"`
+	HeadlabMsPerStep float64 `json:"headlab_ms_per_step"`
+	PyTorchMsPerStep float64 `json:"pytorch_ms_per_step"`
+	PyTorchDefaultMs float64 `json:"pytorch_default_ms_per_step"`
+	PyTorchHaswellMs float64 `json:"pytorch_haswell_ms_per_step"`
+	FasterBLAS       BLAS    `json:"pytorch_blas"`
+	HeadlabStepsPerS float64 `json:"headlab_steps_per_s"`
+	PyTorchStepsPerS float64 `json:"pytorch_steps_per_s"`
+	Ratio            float64 `json:"ratio"`
+	HeadlabGFLOPs    float64 `json:"headlab_gflop_per_s"`
+	// PeakShare is HeadlabGFLOPs over the run's sgemm peak (SetPeak).
+	PeakShare         float64 `json:"headlab_share_of_peak"`
+	MFLOP             float64 `json:"mflop_per_step"`
 	HeadlabAllocsStep float64 `json:"headlab_allocs_per_step"`
+}
+
+// SetPeak fills each comparison's share of the sgemm peak.
+func SetPeak(steps []StepComparison, peak PeakResult) {
+	for i := range steps {
+		steps[i].PeakShare = steps[i].HeadlabGFLOPs / peak.GFLOPs
+	}
 }
 
 // median is the middle of xs (the mean of the middle two for an even
@@ -211,23 +235,26 @@ func median(xs []float64) float64 {
 // CompareSteps runs rounds rounds per batch, each timing headlab, then
 // PyTorch with its default BLAS, then with the Haswell kernels, so that
 // drift in the machine's speed reaches all three alike, both sides
-// training on loss; it keeps each side's median.
-func CompareSteps(p *PyTorch, loss string, batches []int, steps, rounds int, progress func(batch, round int)) ([]StepComparison, error) {
+// training model m (its shape and loss; its batch replaced by each of
+// batches); it keeps each side's median.
+func CompareSteps(p *PyTorch, m train.Config, batches []int, steps, rounds int, progress func(batch, round int)) ([]StepComparison, error) {
 	var out []StepComparison
 	for _, batch := range batches {
+		m.Batch = batch
 		c := StepComparison{Batch: batch, Rounds: rounds}
 		var h, pd, ph, gf, al []float64
 		for round := range rounds {
 			if progress != nil {
 				progress(batch, round)
 			}
-			r, err := TrainSteps(cpu.New(), BenchConfig(batch, loss), Timing{Steps: steps})
+			r, err := TrainSteps(cpu.New(), m, Timing{Steps: steps})
 			if err != nil {
 				return nil, err
 			}
+			c.MFLOP = r.MFLOP
 			h, gf, al = append(h, r.MsPerStep), append(gf, r.GFLOPs), append(al, r.AllocsPerStep)
 			for _, blas := range []BLAS{BLASDefault, BLASHaswell} {
-				t, err := p.run(context.Background(), blas, loss, batch, steps, 0, 0)
+				t, err := p.run(context.Background(), blas, m, steps, 0, 0)
 				if err != nil {
 					return nil, err
 				}
@@ -315,11 +342,12 @@ func SweepThroughput(workers int, c train.Config, window time.Duration) (float64
 }
 
 // CompareSweep runs both sides of the sweep comparison, one after the
-// other, both training on loss, PyTorch with the BLAS choice blas.
-func CompareSweep(p *PyTorch, blas BLAS, loss string, workers, batch int, window time.Duration) (SweepComparison, error) {
-	s := SweepComparison{Workers: workers, Batch: batch, Seconds: window.Seconds(), BLAS: blas}
+// other, both training model m (its shape, batch and loss), PyTorch with
+// the BLAS choice blas.
+func CompareSweep(p *PyTorch, blas BLAS, m train.Config, workers int, window time.Duration) (SweepComparison, error) {
+	s := SweepComparison{Workers: workers, Batch: m.Batch, Seconds: window.Seconds(), BLAS: blas}
 	var err error
-	if s.HeadlabStepsPerS, err = SweepThroughput(workers, BenchConfig(batch, loss), window); err != nil {
+	if s.HeadlabStepsPerS, err = SweepThroughput(workers, m, window); err != nil {
 		return s, err
 	}
 	// Python needs a few seconds to import torch: start every process's
@@ -329,7 +357,7 @@ func CompareSweep(p *PyTorch, blas BLAS, loss string, workers, batch int, window
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for i := range workers {
-		wg.Go(func() { res[i], errs[i] = p.run(context.Background(), blas, loss, batch, 0, startAt, window.Seconds()) })
+		wg.Go(func() { res[i], errs[i] = p.run(context.Background(), blas, m, 0, startAt, window.Seconds()) })
 	}
 	wg.Wait()
 	for i := range res {

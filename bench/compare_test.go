@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,7 +44,7 @@ echo "{\"torch\": \"stand-in\", \"ms_per_step\": $ms, \"steps_per_s\": 1}"
 		t.Fatal(err)
 	}
 	defer p.Close()
-	got, err := CompareSteps(p, tasks.NextToken, []int{8}, 2, 3, nil)
+	got, err := CompareSteps(p, BenchConfig(8, tasks.NextToken), []int{8}, 2, 3, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,5 +54,33 @@ echo "{\"torch\": \"stand-in\", \"ms_per_step\": $ms, \"steps_per_s\": 1}"
 	}
 	if c.HeadlabMsPerStep <= 0 || c.Ratio != c.HeadlabMsPerStep/10 {
 		t.Errorf("ratio %v for headlab %v ms", c.Ratio, c.HeadlabMsPerStep)
+	}
+}
+
+// TestPyTorchGetsTheShape: the reference script is run with the model's
+// shape flags, so that PyTorch builds the model headlab times.
+func TestPyTorchGetsTheShape(t *testing.T) {
+	py := filepath.Join(t.TempDir(), "python")
+	script := `#!/bin/sh
+shift
+echo "{\"torch\": \"$*\", \"ms_per_step\": 1, \"steps_per_s\": 1}"
+`
+	if err := os.WriteFile(py, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPyTorch(py)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	c := BenchConfig(32, tasks.Answers)
+	c.Layers, c.Heads, c.DModel, c.DFF, c.SeqLen, c.Vocab, c.NoMLP = 4, 8, 256, 1024, 64, 64, true
+	r, err := p.run(context.Background(), BLASDefault, c, 3, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "--loss answers --batch 32 --steps 3 --layers 4 --heads 8 --d-model 256 --d-ff 1024 --seq-len 64 --vocab 64 --no-mlp --answer-rows"
+	if r.Torch != want {
+		t.Errorf("script flags %q, want %q", r.Torch, want)
 	}
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -282,5 +283,50 @@ func TestGLAttendsIsTheDevices(t *testing.T) {
 	}
 	if yes == 0 || GLAttends(kernels.Shape{}) {
 		t.Errorf("%d shapes taken; the empty one: %v", yes, GLAttends(kernels.Shape{}))
+	}
+}
+
+// TestModelAtTheBigShape: at --layers 4 --heads 8 --d-model 256 --d-ff
+// 1024 --seq-len 64 --vocab 64 and batch 32 the model's products are the
+// hand count (every linear forward, then its input's and its weight's
+// gradients: three products of 2mnk each), and the whole step, attention
+// and elementwise work included, is the 39-41 GFLOP a seed-step,
+// within 5% of StepFlops' count (which counts the embeddings as products
+// and the causal mask's zeros, and leaves the elementwise work out).
+func TestModelAtTheBigShape(t *testing.T) {
+	c := BenchConfig(32, tasks.NextToken)
+	c.Layers, c.Heads, c.DModel, c.DFF, c.SeqLen, c.Vocab = 4, 8, 256, 1024, 64, 64
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	calls, err := StepCalls(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prod float64
+	for _, k := range calls {
+		if k.Kernel == "MatMul" || k.Kernel == "Linear" || k.Kernel == "WeightGrad" || k.Kernel == "MatMulThen" {
+			prod += 2 * float64(k.M*k.N*k.K)
+		}
+	}
+	n, d, f, v, L := 32.0*64, 256.0, 1024.0, 64.0, 4.0
+	forward := L*(2*n*4*d*d+2*n*2*d*f) + 2*n*d*v
+	if prod != 3*forward {
+		t.Errorf("the step's products: %.0f FLOP, the hand count %.0f", prod, 3*forward)
+	}
+	m, err := ModelStep(calls, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := c.NewTask()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := StepFlops(c.Model(tk), 32, tasks.LossPositions(tk, c.Loss))
+	if m.FLOPs < 39e9 || m.FLOPs > 41e9 || math.Abs(m.FLOPs-counted) > 0.05*counted {
+		t.Errorf("the step: %.2f GFLOP a seed-step, StepFlops %.2f", m.FLOPs/1e9, counted/1e9)
+	}
+	if m.Bytes <= 0 || !(m.Seconds[0] > 0 && m.Seconds[0] < m.Seconds[1]) {
+		t.Errorf("%.0f bytes, %v s", m.Bytes, m.Seconds)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"headlab/graph"
 )
 
 // Report is what `headlab bench --json` prints.
@@ -36,6 +38,11 @@ type Report struct {
 	TrainSteps []StepResult `json:"train_steps,omitempty"`
 	Peak       *PeakResult  `json:"sgemm_peak,omitempty"`
 	PyTorch    *VsPyTorch   `json:"vs_pytorch,omitempty"`
+	// Shape is the model that steps, groups and model train or model
+	// (bench's model flags).
+	Shape *graph.Config `json:"shape,omitempty"`
+	// ModelBatch is the batch of the model part's step.
+	ModelBatch int `json:"model_batch,omitempty"`
 }
 
 // ModelRow is the model part at one S: every dispatch of the GL step
@@ -55,9 +62,11 @@ type VsPyTorch struct {
 	// TrainRSSMB is this process's peak resident memory after one default
 	// training run of --rss-steps steps (the first thing bench vs-pytorch does;
 	// it includes the binary and its shared libraries).
-	TrainRSSMB float64          `json:"train_peak_rss_mb"`
-	Steps      []StepComparison `json:"steps,omitempty"`
-	Sweep      *SweepComparison `json:"sweep,omitempty"`
+	TrainRSSMB float64 `json:"train_peak_rss_mb"`
+	// Shape is the model timed (the default unless the model flags say).
+	Shape *graph.Config    `json:"shape,omitempty"`
+	Steps []StepComparison `json:"steps,omitempty"`
+	Sweep *SweepComparison `json:"sweep,omitempty"`
 	// Instructions is headlab's instructions per step under callgrind
 	// (absent without valgrind, or with --callgrind=false).
 	Instructions []InstructionCount `json:"instructions,omitempty"`
@@ -115,12 +124,22 @@ func (rep *Report) WriteText(w io.Writer) error {
 		}
 	}
 	for _, m := range rep.Model {
-		fmt.Fprintf(w, "\nthe cost model's gl training step of %d models at batch %d on an H200 (optimistic, pessimistic):\n", m.Group, rep.Batch)
+		fmt.Fprintf(w, "\nthe cost model's gl training step of %d models%s at batch %d on an H200 (optimistic, pessimistic):\n", m.Group, rep.shapeName(), rep.ModelBatch)
 		writeDispatches(w, m.Dispatches, false)
 		fmt.Fprintf(w, "%d dispatches; per seed-step %.1f MFLOP, %.1f MB; step %.2f-%.2f ms: %.0f-%.0f seed-steps/s\n",
 			len(m.Dispatches), m.FLOP/1e6, m.Bytes/1e6, m.MsPerStep[0], m.MsPerStep[1], m.SeedStepsPerS[1], m.SeedStepsPerS[0])
 	}
 	return nil
+}
+
+// shapeName is " of L x H x D (d-ff F, seq-len T, vocab V)", the
+// report's model, or "" when it has none.
+func (rep *Report) shapeName() string {
+	if rep.Shape == nil {
+		return ""
+	}
+	c := rep.Shape
+	return fmt.Sprintf(" of %d x %d x %d (d-ff %d, seq-len %d, vocab %d)", c.Layers, c.Heads, c.DModel, c.DFF, c.SeqLen, c.Vocab)
 }
 
 // writeDispatches writes a per-dispatch table: the device's time when
@@ -181,6 +200,13 @@ func (rep *Report) writeGroups(w io.Writer) error {
 // interpreter asked for, rounds and rssSteps what was measured.
 func (rep *Report) WriteVsPyTorch(w io.Writer, python string, rounds, rssSteps int) error {
 	vs := rep.PyTorch
+	if s := vs.Shape; s != nil {
+		mlp := fmt.Sprintf("d-ff %d", s.DFF)
+		if s.NoMLP {
+			mlp = "no MLP"
+		}
+		fmt.Fprintf(w, "model: %d layers, %d heads, d-model %d, %s, seq-len %d, vocab %d\n", s.Layers, s.Heads, s.DModel, mlp, s.SeqLen, s.Vocab)
+	}
 	fmt.Fprintf(w, "loss: %s (both sides compute the same rows)\n", rep.Loss)
 	fmt.Fprintf(w, "sgemm peak (one core, %s, %d^3): %.1f GFLOP/s\n", rep.Peak.Kernel, rep.Peak.Size, rep.Peak.GFLOPs)
 	fmt.Fprintf(w, "peak resident memory after one default training run (%d steps): %.1f MB\n", rssSteps, vs.TrainRSSMB)

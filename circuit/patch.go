@@ -2,6 +2,7 @@ package circuit
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"headlab/graph"
@@ -57,16 +58,21 @@ type Runner struct {
 	// examples, on the clean answers.
 	Clean, Corrupted float64
 
-	w          *graph.Weights
-	block      *graph.Block
-	net        *graph.Net
-	batches    [2]*tasks.Batch         // clean, corrupted
-	sent       [2]map[Sender][]float32 // each sender's output on the clean and the corrupted run
-	diff       map[Sender][]float32    // each sender's output on the other run less the base run's
-	staged     bool                    // some receiver's addend is not zero
-	base       int                     // 0 when noising (the clean run), 1 when denoising
-	edges      []Edge
-	byReceiver map[graph.Receiver][]Sender // every sender of a receiver
+	w       *graph.Weights
+	block   *graph.Block
+	net     *graph.Net
+	batches [2]*tasks.Batch              // clean, corrupted
+	sent    [2]map[Sender][]float32      // each sender's output on the clean and the corrupted run
+	diff    map[Sender][]float32         // each sender's output on the other run less the base run's
+	moved   map[Sender][][2]int          // the spans of rows where diff is not zero (moved)
+	staged  map[graph.Receiver][]float32 // the addends Patched staged, each receiver's not zero
+	next    []float32                    // an addend being made
+	into    map[graph.Receiver][]Edge    // the edges each staged addend patches
+	changed int                          // the first stage whose addend this Patched changed (none: MaxInt)
+	current map[Sender]bool              // whose bufs hold the staged run's output
+	bufs    map[Sender][]float32         // senders' outputs in a patched run
+	base    int                          // 0 when noising (the clean run), 1 when denoising
+	edges   []Edge
 }
 
 // NewRunner uploads m's weights to dev, builds its edge Net on the first
@@ -92,10 +98,8 @@ func NewRunner(m *train.Model, dev kernels.Device, o Options) (_ *Runner, err er
 		return nil, err
 	}
 	r := &Runner{Options: o, Shape: m.Shape, w: m.Weights, batches: [2]*tasks.Batch{clean, corrupt}, edges: Edges(m.Shape),
-		byReceiver: map[graph.Receiver][]Sender{}}
-	for _, e := range r.edges {
-		r.byReceiver[e.To] = append(r.byReceiver[e.To], e.From)
-	}
+		bufs:   map[Sender][]float32{},
+		staged: map[graph.Receiver][]float32{}, into: map[graph.Receiver][]Edge{}, current: map[Sender]bool{}, next: make([]float32, len(clean.Tokens)*m.Shape.DModel)}
 	if o.Direction == Denoising {
 		r.base = 1
 	}
@@ -137,7 +141,7 @@ func NewRunner(m *train.Model, dev kernels.Device, o Options) (_ *Runner, err er
 	if err := r.seed(); err != nil { // the metric's gradient, staged once
 		return nil, err
 	}
-	r.diff = map[Sender][]float32{}
+	r.diff, r.moved = map[Sender][]float32{}, map[Sender][][2]int{}
 	for s, b := range r.sent[r.base] {
 		o := r.sent[1-r.base][s]
 		d := make([]float32, len(b))
@@ -145,6 +149,7 @@ func NewRunner(m *train.Model, dev kernels.Device, o Options) (_ *Runner, err er
 			d[j] = o[j] - b[j]
 		}
 		r.diff[s] = d
+		r.moved[s] = moved(d, m.Shape.DModel)
 	}
 	return r, nil
 }
@@ -216,67 +221,101 @@ func (r *Runner) seed() error {
 // the embeddings' rows, each head's output through its rows of the
 // output projection, each MLP's output.
 func (r *Runner) senders(tokens []int) (map[Sender][]float32, error) {
-	c := r.Shape
-	D, T, dh := c.DModel, c.SeqLen, c.HeadDim()
-	rows := len(tokens)
 	out := map[Sender][]float32{}
-	for _, s := range Senders(c) {
-		v := make([]float32, rows*D)
-		switch s.Kind {
-		case SenderEmbed:
-			e := r.w.Get("tok_emb").Data
-			for i, t := range tokens {
-				copy(v[i*D:(i+1)*D], e[t*D:(t+1)*D])
-			}
-		case SenderPos:
-			p := r.w.Get("pos_emb").Data
-			for i := range rows {
-				copy(v[i*D:(i+1)*D], p[(i%T)*D:(i%T+1)*D])
-			}
-		case SenderHead:
-			o, err := r.net.Capture(graph.HeadOut, s.Layer)
-			if err != nil {
-				return nil, err
-			}
-			wo := r.w.Get(fmt.Sprintf("blocks.%d.attn.out.weight", s.Layer)).Data
-			for i := range rows {
-				dst := v[i*D : (i+1)*D]
-				for k := s.Head * dh; k < (s.Head+1)*dh; k++ {
-					a := o[i*D+k]
-					for j, w := range wo[k*D : (k+1)*D] {
-						dst[j] += a * w
-					}
-				}
-			}
-		case SenderMLP:
-			m, err := r.net.Capture(graph.MLPOut, s.Layer)
-			if err != nil {
-				return nil, err
-			}
-			copy(v, m)
+	for _, s := range Senders(r.Shape) {
+		v := make([]float32, len(tokens)*r.Shape.DModel)
+		if err := r.sender(s, tokens, v); err != nil {
+			return nil, err
 		}
 		out[s] = v
 	}
 	return out, nil
 }
 
+// sender writes s's output in the last run of tokens into v, [rows*D].
+func (r *Runner) sender(s Sender, tokens []int, v []float32) error {
+	c := r.Shape
+	D, T, dh := c.DModel, c.SeqLen, c.HeadDim()
+	switch s.Kind {
+	case SenderEmbed:
+		e := r.w.Get("tok_emb").Data
+		for i, t := range tokens {
+			copy(v[i*D:(i+1)*D], e[t*D:(t+1)*D])
+		}
+	case SenderPos:
+		p := r.w.Get("pos_emb").Data
+		for i := range tokens {
+			copy(v[i*D:(i+1)*D], p[(i%T)*D:(i%T+1)*D])
+		}
+	case SenderHead:
+		o, err := r.net.Capture(graph.HeadOut, s.Layer)
+		if err != nil {
+			return err
+		}
+		wo := r.w.Get(fmt.Sprintf("blocks.%d.attn.out.weight", s.Layer)).Data
+		lo, hi := s.Head*dh, (s.Head+1)*dh
+		for i := range tokens {
+			project(v[i*D:(i+1)*D], o[i*D+lo:i*D+hi], wo[lo*D:hi*D])
+		}
+	case SenderMLP:
+		m, err := r.net.Capture(graph.MLPOut, s.Layer)
+		if err != nil {
+			return err
+		}
+		copy(v, m)
+	}
+	return nil
+}
+
+// project sets dst to a W, W's rows of len(dst) floats, four rows a
+// sweep of dst.
+func project(dst, a, w []float32) {
+	D := len(dst)
+	clear(dst)
+	k := 0
+	for ; k+4 <= len(a); k += 4 {
+		a0, a1, a2, a3 := a[k], a[k+1], a[k+2], a[k+3]
+		w0, w1, w2, w3 := w[k*D:(k+1)*D], w[(k+1)*D:(k+2)*D], w[(k+2)*D:(k+3)*D], w[(k+3)*D:(k+4)*D]
+		for j := range dst {
+			dst[j] += a0*w0[j] + a1*w1[j] + a2*w2[j] + a3*w3[j]
+		}
+	}
+	for ; k < len(a); k++ {
+		for j, x := range w[k*D : (k+1)*D] {
+			dst[j] += a[k] * x
+		}
+	}
+}
+
 // Patched runs the base run with every edge of patched carrying its
 // sender's output on the other run (the corrupted one when noising, the
 // clean one when denoising) and every other edge its sender's output in
 // this run, and returns the metric. Receivers are staged a stage at a
-// time, each from the senders' outputs of the pass before, so a patched
+// time, each from the senders' outputs of the pass so far, so a patched
 // edge's receiver sees its other senders as the patches upstream left
-// them: one pass per stage that a patched edge reaches.
+// them. It is one forward pass (graph's RunForward), which stops before
+// each later stage that a patched edge reaches (RunUntil) to read the
+// senders that stage's edges come from. Only receivers whose addend
+// differs from the last call's are staged again, and the pass starts at
+// the first of them: stages before it are the last call's.
 func (r *Runner) Patched(patched []Edge) (float64, error) {
-	if err := r.net.ClearInterventions(0); err != nil {
-		return 0, err
-	}
-	r.staged = len(patched) > 0
-	stages := map[int][]Edge{}
+	into := map[graph.Receiver][]Edge{}
+	stages := map[int][]graph.Receiver{}
 	for _, e := range patched {
-		stages[stage(e.To)] = append(stages[stage(e.To)], e)
+		if _, ok := into[e.To]; !ok {
+			stages[stage(e.To)] = append(stages[stage(e.To)], e.To)
+		}
+		into[e.To] = append(into[e.To], e)
 	}
-	if len(stages) == 0 {
+	r.changed = math.MaxInt
+	for rc := range r.staged {
+		if _, ok := into[rc]; !ok {
+			if err := r.restage(rc, nil, nil); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if len(patched) == 0 {
 		return r.baseMetric(), nil
 	}
 	order := make([]int, 0, len(stages))
@@ -284,29 +323,118 @@ func (r *Runner) Patched(patched []Edge) (float64, error) {
 		order = append(order, s)
 	}
 	slices.Sort(order)
-	cur, other := r.sent[r.base], r.sent[1-r.base]
+	tokens := r.batches[r.base].Tokens
+	// Senders of a stage before the first patched one carry their base
+	// output; later ones are read from this pass when an edge needs them
+	// (current: unless no addend upstream changed since they were read).
 	for i, st := range order {
-		for _, e := range stages[st] {
-			d, err := r.net.ReceiverDelta(0, e.To)
-			if err != nil {
+		if i > 0 {
+			if err := r.net.RunUntil(stages[st]...); err != nil {
 				return 0, err
 			}
-			o, c := other[e.From], cur[e.From]
-			for j := range d {
-				d[j] += o[j] - c[j]
+		}
+		for _, rc := range stages[st] {
+			if _, ok := r.staged[rc]; ok && r.changed >= st && slices.Equal(into[rc], r.into[rc]) {
+				continue // the same edges from the same senders' outputs: the same addend
 			}
-		}
-		if err := r.net.Run(); err != nil {
-			return 0, err
-		}
-		if i < len(order)-1 {
-			var err error
-			if cur, err = r.senders(r.batches[r.base].Tokens); err != nil {
+			d := r.next
+			clear(d)
+			for _, e := range into[rc] {
+				if senderStage(e.From) < order[0] {
+					diff := r.diff[e.From]
+					for _, span := range r.moved[e.From] {
+						for j := span[0]; j < span[1]; j++ {
+							d[j] += diff[j]
+						}
+					}
+					continue
+				}
+				c := r.buf(e.From)
+				if !r.current[e.From] {
+					if err := r.sender(e.From, tokens, c); err != nil {
+						return 0, err
+					}
+					r.current[e.From] = true
+				}
+				o := r.sent[1-r.base][e.From]
+				for j := range d {
+					d[j] += o[j] - c[j]
+				}
+			}
+			if err := r.restage(rc, d, into[rc]); err != nil {
 				return 0, err
 			}
 		}
 	}
+	if err := r.net.RunForward(); err != nil {
+		return 0, err
+	}
 	return r.metric()
+}
+
+// restage stages d (nil: zeros), made from edges, as receiver rc's
+// addend unless it holds those bits already. staged keeps a copy of
+// every addend not zero and into its edges; a change marks every sender
+// at or after rc's stage stale and lowers changed to rc's stage.
+func (r *Runner) restage(rc graph.Receiver, d []float32, edges []Edge) error {
+	old, ok := r.staged[rc]
+	if d == nil {
+		if !ok {
+			return nil
+		}
+		delete(r.staged, rc)
+		delete(r.into, rc)
+	} else if r.into[rc] = edges; ok && sameBits(old, d) {
+		return nil
+	}
+	st := stage(rc)
+	r.changed = min(r.changed, st)
+	for s := range r.current {
+		if senderStage(s) >= st {
+			delete(r.current, s)
+		}
+	}
+	dst, err := r.net.ReceiverDelta(0, rc)
+	if err != nil {
+		return err
+	}
+	if d == nil {
+		clear(dst)
+		return nil
+	}
+	copy(dst, d)
+	r.staged[rc] = append(old[:0], d...)
+	return nil
+}
+
+// unstage zeroes every addend Patched staged.
+func (r *Runner) unstage() error {
+	for rc := range r.staged {
+		if err := r.restage(rc, nil, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sameBits says whether a and b hold the same bits.
+func sameBits(a, b []float32) bool {
+	for j := range a {
+		if math.Float32bits(a[j]) != math.Float32bits(b[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// buf is a buffer for s's output in a patched run, kept between runs.
+func (r *Runner) buf(s Sender) []float32 {
+	b, ok := r.bufs[s]
+	if !ok {
+		b = make([]float32, len(r.batches[0].Tokens)*r.Shape.DModel)
+		r.bufs[s] = b
+	}
+	return b
 }
 
 // baseMetric is the intact base run's metric.
@@ -352,11 +480,8 @@ func (r *Runner) PathPatch() ([]float64, error) {
 // input, dotted with the sender's other-run output less its base-run
 // output, normalised as Effect normalises.
 func (r *Runner) Attribute() ([]float64, error) {
-	if r.staged {
-		if err := r.net.ClearInterventions(0); err != nil {
-			return nil, err
-		}
-		r.staged = false
+	if err := r.unstage(); err != nil {
+		return nil, err
 	}
 	if err := r.net.Run(); err != nil {
 		return nil, err
@@ -372,16 +497,47 @@ func (r *Runner) Attribute() ([]float64, error) {
 			}
 			grad, at = g, e.To // valid until the next read
 		}
-		out[i] = r.Effect(r.baseMetric() + dot(grad, r.diff[e.From]))
+		var sum float64
+		for _, span := range r.moved[e.From] {
+			sum += dot(grad[span[0]:span[1]], r.diff[e.From][span[0]:span[1]])
+		}
+		out[i] = r.Effect(r.baseMetric() + sum)
 	}
 	return out, nil
 }
 
-// dot is the sum of a*b, in float64.
-func dot(a, b []float32) float64 {
-	var sum float64
-	for j := range a {
-		sum += float64(a[j]) * float64(b[j])
+// moved is where d is not zero: the spans [from, to) of its rows of
+// width D that hold a value other than 0, which alone reach a dot
+// product (the position embedding never moves, and a corruption leaves
+// the earlier rows of most senders as they were).
+func moved(d []float32, D int) [][2]int {
+	var spans [][2]int
+	for row := 0; row*D < len(d); row++ {
+		if !slices.ContainsFunc(d[row*D:(row+1)*D], func(v float32) bool { return v != 0 }) {
+			continue
+		}
+		if n := len(spans); n > 0 && spans[n-1][1] == row*D {
+			spans[n-1][1] += D
+		} else {
+			spans = append(spans, [2]int{row * D, (row + 1) * D})
+		}
 	}
-	return sum
+	return spans
+}
+
+// dot is the sum of a*b in float64, in four running sums (a chain of
+// dependent adds would wait on each).
+func dot(a, b []float32) float64 {
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= len(a); j += 4 {
+		s0 += float64(a[j]) * float64(b[j])
+		s1 += float64(a[j+1]) * float64(b[j+1])
+		s2 += float64(a[j+2]) * float64(b[j+2])
+		s3 += float64(a[j+3]) * float64(b[j+3])
+	}
+	for ; j < len(a); j++ {
+		s0 += float64(a[j]) * float64(b[j])
+	}
+	return (s0 + s1) + (s2 + s3)
 }

@@ -52,6 +52,10 @@ type Plan struct {
 	Majority, MajorityNoPositions train.Config
 	ReverseNoMask                 train.Config
 	CircuitSeeds, SmallSet        []uint64
+	// AtlasSeeds are the default induction model's seeds the atlas
+	// groups (WithAtlas; none: no atlas), with majority's and reverse's
+	// small set (atlas.go).
+	AtlasSeeds []uint64
 
 	// The claims' runs (claims.go), on SmallSet.
 	Copy               train.Config // claims 1 and 5
@@ -159,6 +163,9 @@ func (p Plan) Pairs() []sweep.Pair {
 	}
 	add(p.ReverseNoMask, p.SmallSet)
 	add(p.OneLayer, p.SmallSet)
+	// The atlas's seeds of the default model beyond the others' last:
+	// an interrupted run has every section's runs first.
+	add(p.Induction, p.AtlasSeeds)
 	return out
 }
 

@@ -52,7 +52,7 @@ func (in Input) under(rule analysis.LabelRule) Input {
 	for i, id := range ids {
 		recs[i] = *out.ByID[id]
 	}
-	out.Reports = sweep.Summarize(recs)
+	out.Reports = sweep.Summarize(in.Plan.Reported(recs)) // as reproduce summarises: the atlas's extra seeds apart
 	out.Extras = make(map[sweep.RunID]*Extra, len(in.Extras))
 	for id, x := range in.Extras {
 		if x != nil && x.Circuit != nil {

@@ -66,7 +66,7 @@ func (in Input) sections() (tally, string) {
 	var body strings.Builder
 	for _, section := range []func(*strings.Builder, *tally){
 		in.defaultModelSection, in.positionsSection, in.circuitSection, in.layersSection, in.maskSection, in.measuresSection,
-		in.grokkingSection,
+		in.grokkingSection, in.atlasSection,
 	} {
 		section(&body, &t)
 	}

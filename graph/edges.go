@@ -110,7 +110,12 @@ type edges struct {
 	seed      kernels.Tensor   // [rows*vocab]
 	hostSeed  []float32
 	grad      []kernels.Tensor // [receiver], [rows*d]
-	dirty     bool
+	// dirty says which addends were handed out since their last upload,
+	// seedDirty whether the seed was: only those are sent, and the
+	// forward pass restarts where the first of them is read.
+	dirty     []bool
+	seedDirty bool
+	fwd       *forwardPass
 }
 
 // edgeNodes are an edge Net's nodes the builder needs later: the
@@ -129,10 +134,11 @@ func (b *builder) startEdges() {
 		e.index[r] = i
 		e.delta = append(e.delta, b.alloc(size))
 		e.hostDelta = append(e.hostDelta, make([]float32, n.Seeds*size))
+		e.dirty = append(e.dirty, true)
 	}
 	e.seed = b.alloc(b.rows * c.Vocab)
 	e.hostSeed = make([]float32, n.Seeds*b.rows*c.Vocab)
-	e.dirty = true
+	e.seedDirty = true
 	n.probe.edges = e
 	b.edges = &edgeNodes{delta: make(G.Nodes, len(e.delta))}
 	b.linear = n.kind == linearEdgeNet
@@ -207,38 +213,49 @@ func (b *builder) edgeGradients(logits *G.Node) G.Nodes {
 	return grads
 }
 
-// upload sends the addends and the seed when they changed.
+// upload sends the addends and the seed that changed.
 func (e *edges) upload(n *Net) error {
-	if !e.dirty {
-		return nil
-	}
 	for i, t := range e.delta {
+		if !e.dirty[i] {
+			continue
+		}
 		if err := n.dev.Upload(t, n.Seeds, e.hostDelta[i]); err != nil {
 			return err
 		}
+		e.dirty[i] = false
 	}
-	if err := n.dev.Upload(e.seed, n.Seeds, e.hostSeed); err != nil {
-		return err
+	if e.seedDirty {
+		if err := n.dev.Upload(e.seed, n.Seeds, e.hostSeed); err != nil {
+			return err
+		}
+		e.seedDirty = false
 	}
-	e.dirty = false
 	return nil
 }
 
 // clear zeroes model s's addends.
 func (e *edges) clear(s, size int) {
-	for _, d := range e.hostDelta {
+	for i, d := range e.hostDelta {
 		clear(d[s*size : (s+1)*size])
+		e.dirty[i] = true
 	}
-	e.dirty = true
+}
+
+// edgeState is an edge Net's edges, nil in other Nets.
+func (n *Net) edgeState() *edges {
+	if n.probe == nil {
+		return nil
+	}
+	return n.probe.edges
 }
 
 // edgesOf returns n's edges, or an error for a Net that is not an edge
 // Net.
 func (n *Net) edgesOf() (*edges, error) {
-	if n.probe == nil || n.probe.edges == nil {
-		return nil, fmt.Errorf("graph: only an edge Net (BuildEdges) has receivers")
+	if e := n.edgeState(); e != nil {
+		return e, nil
 	}
-	return n.probe.edges, nil
+	return nil, fmt.Errorf("graph: only an edge Net (BuildEdges) has receivers")
 }
 
 // ReceiverDelta returns model s's staged addend of receiver r,
@@ -255,7 +272,7 @@ func (n *Net) ReceiverDelta(s int, r Receiver) ([]float32, error) {
 		return nil, fmt.Errorf("graph: no receiver %v of block %d head %d in model %d", r.Kind, r.Layer, r.Head, s)
 	}
 	size := n.probe.rows * n.probe.d
-	e.dirty = true
+	e.dirty[i] = true
 	return e.hostDelta[i][s*size : (s+1)*size], nil
 }
 
@@ -271,7 +288,7 @@ func (n *Net) MetricSeed(s int) ([]float32, error) {
 		return nil, fmt.Errorf("graph: model %d of %d", s, n.Seeds)
 	}
 	size := n.probe.rows * n.Config.Vocab
-	e.dirty = true
+	e.seedDirty = true
 	return e.hostSeed[s*size : (s+1)*size], nil
 }
 
@@ -287,4 +304,155 @@ func (n *Net) ReceiverGrad(r Receiver) ([]float32, error) {
 		return nil, fmt.Errorf("graph: no receiver %v of block %d head %d", r.Kind, r.Layer, r.Head)
 	}
 	return n.read(e.grad[i])
+}
+
+// forwardPass is an edge Net's forward pass compiled alone (the loss, the
+// logits, the attention and every kept activation; no gradient, no logit
+// lens), which path patching runs once per patched set. A run of it may
+// start and stop at a cut: a step before which every tensor that a later
+// step reads from an earlier one is one the Net keeps (bound), never an
+// executor's scratch, so the steps before a cut need not run again while
+// what they read is unchanged, and a run may stop there for the caller to
+// read activations and stage addends.
+type forwardPass struct {
+	vm    *executor
+	cut   []int                  // cut[i]: the last cut at or before step i (i up to len(steps))
+	first map[kernels.Buffer]int // each buffer's first reader among the steps
+	fresh int                    // steps [0, fresh) hold the current inputs' values (a cut)
+}
+
+// compileForward compiles an edge Net's forward pass of outputs apart
+// from the whole Net and finds its cuts.
+func (b *builder) compileForward(outputs G.Nodes) error {
+	n := b.n
+	vm, err := compile(b.g, outputs, n.dev, n.Seeds, b.bound, true)
+	if err != nil {
+		return err
+	}
+	f := &forwardPass{vm: vm, first: map[kernels.Buffer]int{}}
+	kept := map[kernels.Buffer]bool{}
+	for _, t := range b.bound {
+		kept[t.Buf] = true
+	}
+	steps := vm.steps
+	// A step i reading scratch last written by step w < i rules out the
+	// cuts w+1 .. i.
+	ruled := make([]bool, len(steps)+1)
+	writer := map[kernels.Buffer]int{}
+	for i, s := range steps {
+		for _, t := range s.reads {
+			if t.Buf == nil { // an operand a fused kernel goes without
+				continue
+			}
+			if _, ok := f.first[t.Buf]; !ok {
+				f.first[t.Buf] = i
+			}
+			if w, ok := writer[t.Buf]; ok && !kept[t.Buf] {
+				for k := w + 1; k <= i; k++ {
+					ruled[k] = true
+				}
+			}
+		}
+		for _, t := range s.writes {
+			if t.Buf != nil {
+				writer[t.Buf] = i
+			}
+		}
+	}
+	f.cut = make([]int, len(steps)+1)
+	for i := range f.cut {
+		if ruled[i] {
+			f.cut[i] = f.cut[i-1] // step 0 is never ruled out
+		} else {
+			f.cut[i] = i
+		}
+	}
+	n.probe.edges.fwd = f
+	return nil
+}
+
+// reader is the cut at or before the first step that reads t: where a
+// run must start once t changed (the pass's end when none reads it).
+func (f *forwardPass) reader(t kernels.Tensor) int {
+	if i, ok := f.first[t.Buf]; ok {
+		return f.cut[i]
+	}
+	return len(f.vm.steps)
+}
+
+// stale is the first step that inputs staged since the last run reach.
+func (n *Net) stale(e *edges) int {
+	f := e.fwd
+	if n.inDirty {
+		return 0
+	}
+	at := len(f.vm.steps)
+	for site := range 2 {
+		if n.probe.dirty[site] {
+			for l := range n.probe.gate[site] {
+				at = min(at, f.reader(n.probe.gate[site][l]), f.reader(n.probe.repl[site][l]))
+			}
+		}
+	}
+	for i, t := range e.delta {
+		if e.dirty[i] {
+			at = min(at, f.reader(t))
+		}
+	}
+	return at
+}
+
+// RunForward runs an edge Net's forward pass alone: the loss, the logits,
+// the attention and every activation Capture reads are then those of Run,
+// bit for bit, while the receivers' gradients, the logit lens, the hits
+// and the final LayerNorm's scale keep the last Run's values. It starts
+// at the first step that an input staged since the last run reaches (the
+// steps before keep their values), so patching a late receiver runs only
+// what follows it.
+func (n *Net) RunForward() error {
+	e, err := n.edgesOf()
+	if err != nil {
+		return err
+	}
+	return n.runForward(e, len(e.fwd.vm.steps))
+}
+
+// RunUntil runs an edge Net's forward pass as RunForward does but stops
+// before the first of rs reads its input: every activation that the
+// senders of rs write is then current (Capture), for a caller that stages
+// their addends from them and runs on (RunUntil, RunForward). The logits
+// are not current until RunForward.
+func (n *Net) RunUntil(rs ...Receiver) error {
+	e, err := n.edgesOf()
+	if err != nil {
+		return err
+	}
+	stop := len(e.fwd.vm.steps)
+	for _, r := range rs {
+		i, ok := e.index[r]
+		if !ok {
+			return fmt.Errorf("graph: no receiver %v of block %d head %d", r.Kind, r.Layer, r.Head)
+		}
+		stop = min(stop, e.fwd.reader(e.delta[i]))
+	}
+	return n.runForward(e, stop)
+}
+
+// runForward runs the forward pass's steps from the first stale one up to
+// the cut stop.
+func (n *Net) runForward(e *edges, stop int) error {
+	f := e.fwd
+	start := min(f.fresh, n.stale(e))
+	if err := n.upload(); err != nil {
+		return err
+	}
+	f.fresh = start // until the steps after it have run
+	for i := start; i < stop; i++ {
+		s := &f.vm.steps[i]
+		if err := s.run(); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	f.fresh = max(start, stop)
+	return nil
 }

@@ -124,3 +124,93 @@ func TestReceiverGradients(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRunForwardMatchesRun: an edge Net's forward pass alone (RunForward,
+// restarting where the first changed addend is read, and RunUntil, which
+// stops before a receiver reads its input) computes the logits, loss,
+// attention and every kept activation of a whole Run bit for bit, for two
+// models on a device of its own and on a group's, whose scratch the
+// seeds share; and it restarts late: a later stage's receivers are read
+// after an earlier stage's, the first block's after step 0.
+func TestRunForwardMatchesRun(t *testing.T) {
+	c := smallConfig(true, true)
+	const batch = 3
+	seeds := []uint64{4, 5}
+	for name, dev := range map[string]kernels.Device{"device": cpu.New(), "group": cpu.New().Group()} {
+		whole := buildEdgeNet(t, dev, c, seeds, batch, false)
+		fwd := buildEdgeNet(t, dev, c, seeds, batch, false)
+		rng := rand.New(rand.NewPCG(9, 10))
+		state := func(net *Net) [][]float32 {
+			out := [][]float32{read(t, net.Losses), read(t, net.Logits)}
+			for l := range c.Layers {
+				out = append(out, read(t, func() ([]float32, error) { return net.Probs(l, batch) }))
+				for _, site := range []Site{ResidPre, HeadOut, ResidMid, MLPOut} {
+					out = append(out, read(t, func() ([]float32, error) { return net.Capture(site, l) }))
+				}
+			}
+			return out
+		}
+		// stage sets r's addend of both Nets to the same random values
+		// (zero when clear).
+		stage := func(r Receiver, zero bool) {
+			for s := range seeds {
+				a, err := whole.ReceiverDelta(s, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := fwd.ReceiverDelta(s, r)
+				for i := range a {
+					a[i] = 0
+					if !zero {
+						a[i] = float32(rng.NormFloat64())
+					}
+					b[i] = a[i]
+				}
+			}
+		}
+		check := func(what string) {
+			t.Helper()
+			if err := whole.Run(); err != nil {
+				t.Fatal(err)
+			}
+			if err := fwd.RunForward(); err != nil {
+				t.Fatal(err)
+			}
+			sameOutputs(t, name+", "+what, state(whole), state(fwd))
+		}
+		check("nothing staged")
+		logits := Receiver{Kind: ReceiverLogits, Layer: c.Layers}
+		mlp1 := Receiver{Kind: ReceiverMLP, Layer: 1}
+		q0 := Receiver{Kind: ReceiverQ, Layer: 0, Head: 1}
+		v1 := Receiver{Kind: ReceiverV, Layer: 1, Head: 0}
+		stage(logits, false)
+		check("the logits' addend")
+		stage(logits, true)
+		stage(mlp1, false)
+		check("the last MLP's addend, the logits' cleared")
+		// Staged a stage at a time, each read from the pass before.
+		stage(q0, false)
+		if err := fwd.RunUntil(v1); err != nil {
+			t.Fatal(err)
+		}
+		mid := read(t, func() ([]float32, error) { return fwd.Capture(HeadOut, 0) })
+		stage(v1, false)
+		check("a first-block query's and a second-block value's addends, staged in turn")
+		if !sameFloats(mid, read(t, func() ([]float32, error) { return whole.Capture(HeadOut, 0) })) {
+			t.Errorf("%s: RunUntil left the first block's heads' output stale", name)
+		}
+		if err := fwd.Run(); err != nil {
+			t.Fatal(err)
+		}
+		stage(q0, true)
+		check("after a whole Run, the query's addend cleared")
+
+		e := fwd.probe.edges
+		at := func(r Receiver) int { return e.fwd.reader(e.delta[e.index[r]]) }
+		l1q := Receiver{Kind: ReceiverQ, Layer: 1}
+		if !(0 < at(Receiver{Kind: ReceiverQ}) && at(Receiver{Kind: ReceiverQ}) < at(l1q) && at(l1q) < at(mlp1) && at(mlp1) < at(logits)) {
+			t.Errorf("%s: the forward pass restarts at step %d (block 0's query), %d (block 1's), %d (its MLP), %d (the logits) of %d",
+				name, at(Receiver{Kind: ReceiverQ}), at(l1q), at(mlp1), at(logits), len(e.fwd.vm.steps))
+		}
+	}
+}

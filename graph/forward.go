@@ -14,14 +14,18 @@ import (
 // nothing but the head gate.
 func (b *builder) forward() (logits, loss *G.Node) {
 	c := b.n.Config
-	x := embed(b.tokens, b.param("tok_emb"))
-	if c.Positions {
-		x = add(x, embed(b.positions(), b.param("pos_emb")))
+	x, first := b.resumeInput()
+	if x == nil {
+		x = embed(b.tokens, b.param("tok_emb"))
+		if c.Positions {
+			x = add(x, embed(b.positions(), b.param("pos_emb")))
+		}
 	}
-	for l := range c.Layers {
+	for l := first; l < c.Layers; l++ {
 		p := fmt.Sprintf("blocks.%d.", l)
 		gate := b.gate(l)
 		x = b.residual(l, x)
+		b.keepInput(l, x)
 
 		q, k, v := b.qkv(l, x)
 		pr := b.attention(l, attentionProbs(b.shape, q, k))

@@ -49,6 +49,9 @@ type Net struct {
 	// probe is what a probed Net keeps and opens to replacement (probe.go);
 	// nil in other Nets.
 	probe *probe
+	// resume is a resumable Net's kept inputs, or a tail's first block
+	// (resume.go); nil in other Nets.
+	resume *resumable
 
 	// Host staging, uploaded by Run when changed.
 	tok, tgt, ans, gate []float32
@@ -125,13 +128,16 @@ type builder struct {
 // compileNet builds the graph of kind for p, reading only the given
 // positions when positions is non-nil and leaves some out, and compiles
 // it.
-func compileNet(p *Block, batch int, kind netKind, positions []int) (_ *Net, err error) {
+func compileNet(p *Block, batch int, kind netKind, positions []int, rs ...*resumable) (_ *Net, err error) {
 	c := p.Config
 	if batch <= 0 {
 		return nil, fmt.Errorf("batch must be positive, got %d", batch)
 	}
 	S, d := p.S, p.Dev
 	n := &Net{Config: c, Batch: batch, Seeds: S, kind: kind, dev: d, block: p}
+	if len(rs) > 0 {
+		n.resume = rs[0] // resume.go
+	}
 	if len(positions) < c.SeqLen {
 		for b := range batch {
 			for _, a := range positions {
@@ -201,6 +207,12 @@ func compileNet(p *Block, batch int, kind netKind, positions []int) (_ *Net, err
 		return nil, err
 	}
 	b.probeCompiled()
+	if kind >= edgeNet {
+		// Path patching runs the forward pass alone (edges.go).
+		if err := b.compileForward(append(G.Nodes{loss, logits}, b.probs...)); err != nil {
+			return nil, err
+		}
+	}
 	return n, nil
 }
 
@@ -473,6 +485,29 @@ func (n *Net) SetAblation(s int, off [][]bool) {
 // built to train). Values read from the Net are overwritten by the next
 // Run.
 func (n *Net) Run() error {
+	if err := n.upload(); err != nil {
+		return err
+	}
+	e := n.edgeState()
+	if e != nil {
+		e.fwd.fresh = 0 // until the run is whole
+	}
+	if err := n.vm.RunAll(); err != nil {
+		return err
+	}
+	if e != nil {
+		e.fwd.fresh = len(e.fwd.vm.steps)
+	}
+	if n.correct.Buf != nil {
+		c := n.Config
+		return n.dev.CountCorrect(n.Seeds, n.Batch*c.SeqLen, c.Vocab, n.logits, n.targets, n.correct)
+	}
+	return nil
+}
+
+// upload sends what SetInputs, SetAblation, Intervention and an edge
+// Net's addends and seed staged.
+func (n *Net) upload() error {
 	if n.inDirty {
 		if err := n.dev.Upload(n.tokens, n.Seeds, n.tok); err != nil {
 			return err
@@ -494,16 +529,7 @@ func (n *Net) Run() error {
 		n.gateDirty = false
 	}
 	if n.probe != nil {
-		if err := n.probe.upload(n); err != nil {
-			return err
-		}
-	}
-	if err := n.vm.RunAll(); err != nil {
-		return err
-	}
-	if n.correct.Buf != nil {
-		c := n.Config
-		return n.dev.CountCorrect(n.Seeds, n.Batch*c.SeqLen, c.Vocab, n.logits, n.targets, n.correct)
+		return n.probe.upload(n)
 	}
 	return nil
 }
@@ -604,6 +630,9 @@ func (n *Net) Traffic() (bytes int64, kernels int) { return n.vm.traffic(), len(
 func (n *Net) Close() error {
 	if n.vm != nil {
 		n.vm.close()
+	}
+	if e := n.edgeState(); e != nil && e.fwd != nil {
+		e.fwd.vm.close()
 	}
 	n.mem.Free()
 	return nil

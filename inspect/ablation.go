@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"headlab/analysis"
 	"headlab/graph"
 	"headlab/tasks"
 	"headlab/train"
@@ -190,4 +191,29 @@ func (a *Ablator) Snapshot(bs []*tasks.Batch, o train.SnapshotOptions) ([]train.
 		return nil
 	}}
 	return a.e.Snapshot(bs, o)
+}
+
+// eachHead is the Snapshot of bs with each head switched off in turn on
+// top of all (layer by layer, head by head), accuracy and loss alone.
+// Zero ablation reruns only the blocks a head changes (EachOff).
+func (a *Ablator) eachHead(bs []*tasks.Batch, all analysis.Mask) ([][]train.Snapshot, error) {
+	c := a.e.Models[0].Shape
+	var offs [][][]bool
+	for l := range c.Layers {
+		for h := range c.Heads {
+			offs = append(offs, all.With(l, h))
+		}
+	}
+	if a.Method == AblateZero {
+		return a.e.EachOff(bs, offs)
+	}
+	out := make([][]train.Snapshot, len(offs))
+	for i, off := range offs {
+		s, err := a.Snapshot(bs, train.SnapshotOptions{Off: [][][]bool{off}})
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
 }

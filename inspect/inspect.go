@@ -128,17 +128,16 @@ func AnalyzeAll(e *train.Evaluator, o Options) ([]*Report, []*analysis.Attention
 		reports[s] = &Report{Ablated: analysis.HeadNames(off), Ablation: o.Ablation, Accuracy: snaps[s].Accuracy, Loss: snaps[s].Loss}
 		scores[s] = analysis.ScoreAll(atts[s])
 	}
-	all := analysis.NewMask(c.Layers, c.Heads, off)
+	ablated, err := ab.eachHead(held, analysis.NewMask(c.Layers, c.Heads, off))
+	if err != nil {
+		return nil, nil, err
+	}
 	for l := 0; l < c.Layers; l++ {
 		for h := 0; h < c.Heads; h++ {
-			one, err := ab.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{all.With(l, h)}})
-			if err != nil {
-				return nil, nil, err
-			}
 			for s, r := range reports {
 				for _, hs := range scores[s] {
 					if hs.Layer == l && hs.Head == h {
-						r.Heads = append(r.Heads, Head{HeadScore: hs, AblatedAccuracy: one[s].Accuracy})
+						r.Heads = append(r.Heads, Head{HeadScore: hs, AblatedAccuracy: ablated[l*c.Heads+h][s].Accuracy})
 					}
 				}
 			}
@@ -183,13 +182,12 @@ func ablatedBy(e *train.Evaluator, held []*tasks.Batch, reports []*Report, off [
 		return err
 	}
 	c := e.Models[0].Shape
-	all := analysis.NewMask(c.Layers, c.Heads, off)
+	ablated, err := ab.eachHead(held, analysis.NewMask(c.Layers, c.Heads, off))
+	if err != nil {
+		return err
+	}
 	for k, h := range reports[0].Heads {
-		one, err := ab.Snapshot(held, train.SnapshotOptions{Off: [][][]bool{all.With(h.Layer, h.Head)}})
-		if err != nil {
-			return err
-		}
-		set(k, func(s int) float64 { return one[s].Accuracy })
+		set(k, func(s int) float64 { return ablated[h.Layer*c.Heads+h.Head][s].Accuracy })
 	}
 	return nil
 }

@@ -171,6 +171,10 @@ type PatchOptions struct {
 	// Layers and Positions restrict what is patched to those blocks and
 	// positions (nil: all).
 	Layers, Positions []int
+	// Progress, when set, is told after each patched run how many of the
+	// total are done: (Heads+1) x blocks x positions runs, each a pass
+	// over the examples, long at large sizes.
+	Progress func(done, total int)
 }
 
 // Patch patches every model of e: for each block, each head and each
@@ -279,6 +283,7 @@ func Patch(e *train.Evaluator, o PatchOptions) ([]*PatchReport, error) {
 			return nil
 		}
 	}
+	done, total := 0, len(layers)*(H+1)*len(positions)
 	measure := func(site graph.Site, l, h int, name string) ([]Patched, error) {
 		out := make([]Patched, S)
 		for s := range out {
@@ -293,6 +298,9 @@ func Patch(e *train.Evaluator, o PatchOptions) ([]*PatchReport, error) {
 			run, err := runScored(e, corrupt, clean, K, patchAt(site, l, h, p), nil)
 			if err != nil {
 				return nil, err
+			}
+			if done++; o.Progress != nil {
+				o.Progress(done, total)
 			}
 			for s := range out {
 				cl, co := reports[s].Clean, reports[s].Corrupted

@@ -28,7 +28,8 @@ setup() {
   "$bin" train "${small[@]}" --record-every 1 --save "$fx/ckpt" >/dev/null 2>&1 &&
     "$bin" train "${small[@]}" --save "$fx/nohist" >/dev/null 2>&1 &&
     "$bin" heads --run "$fx/ckpt" --dump-attention "$fx/att.json" >/dev/null &&
-    "$bin" sweep "${small[@]}" --seeds 1-2 --db "$fx/s.db" 2>/dev/null
+    "$bin" sweep "${small[@]}" --seeds 1-2 --db "$fx/s.db" 2>/dev/null &&
+    "$bin" sweep "${small[@]}" --seeds 1 --measure none --db "$fx/plain.db" 2>/dev/null
 } || { echo "abuse.sh: setting up the fixtures failed" >&2; exit 1; }
 setup
 for c in badcfg truncated noweights huge badhist; do cp -r "$fx/ckpt" "$fx/$c"; done
@@ -285,6 +286,10 @@ expect 2 score --attention dir
 expect 2 score --attention "$fx/att.json" --png dir
 expect 2 score --attention "$fx/att.json" --arcs x.bmp
 expect 2 heads --run "$fx/ckpt" --dump-attention - --html -
+# The HTML view's circuit takes a share in (0, 1] (docs/viewer.md).
+expect 2 heads --run "$fx/ckpt" --html "$play/p.html" --html-threshold 0
+expect 2 heads --run "$fx/ckpt" --html "$play/p.html" --html-threshold 1.5
+expect 2 heads --run "$fx/ckpt" --html "$play/p.html" --html-threshold NaN
 
 # curves and prune.
 expect 2 curves
@@ -476,6 +481,15 @@ expect 2 reproduce --workers 0
 expect 2 reproduce --out file
 expect 2 reproduce --backend tpu
 expect 2 reproduce --loss tokens
+expect 2 reproduce --atlas-seeds -1
+expect 2 reproduce --quick --atlas-seeds 3
+# atlas: a database with no signatures (--measure none, or an older schema).
+expect 2 atlas
+expect 2 atlas --db missing.db
+expect 2 atlas --db "$fx/plain.db"
+expect 2 atlas --db "$fx/s.db" --config nosuchkey
+expect 2 atlas --db "$fx/s.db" --figure atlas.gif
+expect 2 atlas --db "$fx/s.db" --csv dir
 expect 2 view --loss tokens
 expect 2 view --train-examples -3
 expect 2 bench --loss tokens
@@ -502,6 +516,15 @@ expect 2 bench vs-pytorch --workers 0
 expect 2 bench vs-pytorch --steps -1
 expect 2 bench vs-pytorch --loss all
 expect 2 bench vs-pytorch extra
+# The model flags of bench and bench vs-pytorch take what train takes.
+expect 2 bench vs-pytorch --heads 3
+expect 2 bench vs-pytorch --seq-len 15
+expect 2 bench vs-pytorch --seq-len 64 --vocab 16
+expect 2 bench vs-pytorch --layers 0
+expect 2 bench vs-pytorch --batches 32,0
+expect 2 bench --parts model --heads 3
+expect 2 bench --seq-len 15
+expect 2 bench --layers 0
 # bench and bench vs-pytorch each refuse a flag only the other reads; the
 # old --vs-pytorch names the command that replaced it.
 expect 2 bench --vs-pytorch

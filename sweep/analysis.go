@@ -29,10 +29,14 @@ const (
 	// accuracy and prefix-matching score, and the run's in-context
 	// learning score.
 	MeasureCircuit Measure = "circuit"
+	// MeasureSignature is the run's circuit as edges by path patching
+	// and its signature (EdgeCircuit, docs/circuits.md "Atlas"), what
+	// headlab atlas groups.
+	MeasureSignature Measure = "signature"
 )
 
 // Measures lists every measurement, in the order --measure names them.
-var Measures = []Measure{MeasureMean, MeasureResample, MeasureAttribution, MeasureCircuit}
+var Measures = []Measure{MeasureMean, MeasureResample, MeasureAttribution, MeasureCircuit, MeasureSignature}
 
 // MeasureSet is a set of measurements, in Measures' order.
 type MeasureSet []Measure
@@ -106,6 +110,15 @@ type Analysis struct {
 	Ablation inspect.Ablation
 	// Measure are the measurements taken beside it.
 	Measure MeasureSet
+	// Signed, when not nil, takes MeasureSignature on the configurations
+	// of these keys only (reproduce signs its atlas's runs alone).
+	Signed map[string]bool
+}
+
+// Signs reports whether a takes the signature of the runs of the
+// configuration key.
+func (a Analysis) Signs(key string) bool {
+	return a.Measure.Has(MeasureSignature) && (a.Signed == nil || a.Signed[key])
 }
 
 // method is a's ablation method, zero when unset.
@@ -151,6 +164,9 @@ func AnalysisOf(r *Record) Analysis {
 	}
 	if slices.ContainsFunc(r.Heads, func(h inspect.Head) bool { return h.Circuit != nil }) {
 		a.Measure = append(a.Measure, MeasureCircuit)
+	}
+	if r.EdgeCircuit != nil {
+		a.Measure = append(a.Measure, MeasureSignature)
 	}
 	return a
 }

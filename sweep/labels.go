@@ -194,3 +194,32 @@ func (s *Store) Stale() ([]RunID, error) {
 	}
 	return ids, nil
 }
+
+// Unsigned lists the finished runs that a would sign (Analysis.Signs)
+// but that hold no signature (stored before schema version 7, or swept
+// without it), and whose other measurements are a's: a sweep trains them
+// again, with the same bits, and replaces their rows as they land, so
+// that the new row is the old one with its signature. A run measured
+// otherwise (another ablation method, other measurements) is left as it
+// is, as a sweep leaves every run of another analysis.
+func (s *Store) Unsigned(a Analysis) ([]RunID, error) {
+	if !a.Measure.Has(MeasureSignature) {
+		return nil, nil
+	}
+	rest := slices.DeleteFunc(slices.Clone(a.Measure), func(m Measure) bool { return m == MeasureSignature })
+	recs, err := s.Records()
+	if err != nil {
+		return nil, err
+	}
+	var ids []RunID
+	for i := range recs {
+		r := &recs[i]
+		if r.Status != StatusOK || r.EdgeCircuit != nil || r.Remeasure || !a.Signs(r.Key) {
+			continue
+		}
+		if had := AnalysisOf(r); had.method() == a.method() && slices.Equal(had.Measure, rest) {
+			ids = append(ids, r.ID())
+		}
+	}
+	return ids, nil
+}

@@ -278,6 +278,7 @@ func Differ(a, b *Record) (field, va, vb string) {
 		{"circuit", a.Circuit, b.Circuit},
 		{"lens_layer", a.LensLayer, b.LensLayer},
 		{"icl_score", a.ICL, b.ICL},
+		{"edge_circuit", a.EdgeCircuit, b.EdgeCircuit},
 	}
 	for _, p := range pairs {
 		if x, y := js(p.va), js(p.vb); x != y {

@@ -223,6 +223,11 @@ func RunGroup(ps []Pair, pl Platform, a Analysis, hooks GroupHooks) ([]*Outcome,
 		fh := Relabelled(r.Heads, analysis.FirstRule, m.Task.SeqLen())
 		f.Circuit = analysis.FormsCircuit(scoresOf(fh), r.Accuracy, f.Induction.Accuracy, f.PreviousToken.Accuracy)
 		r.Ablation.FirstRule = &f
+		if a.Signs(r.Key) {
+			if r.EdgeCircuit, err = measureEdgeCircuit(m, pl.Device, r.Heads); err != nil {
+				r.Status, r.Error, o.Model, r.EdgeCircuit = StatusFailed, "circuit edges: "+err.Error(), nil, nil
+			}
+		}
 	}
 	return finish(), nil
 }
@@ -399,6 +404,11 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 	if err != nil {
 		return sum, err
 	}
+	unsigned, err := st.Unsigned(opt.Analysis)
+	if err != nil {
+		return sum, err
+	}
+	stale = append(stale, unsigned...)
 	st.replace.set(stale)
 	if n := st.relabel.String(); n != "" && opt.Note != nil {
 		opt.Note(n)

@@ -26,6 +26,8 @@ import (
 //	   mean_ablated_accuracy, resample_ablated_accuracy, direct_logit,
 //	   ov_copying, ov_copy_accuracy and prefix_matching (Analysis).
 //	6: runs gains seq_len and vocab (--seq-len, --vocab).
+//	7: runs gains signature and circuit_json (MeasureSignature: the run's
+//	   circuit by path patching and its signature, docs/circuits.md).
 //
 // A sweep that opens an older database to write migrates it (a version 1
 // run reads as cpu, "", "", 1; versions and revisions are empty; heads are
@@ -33,9 +35,9 @@ import (
 // answers alone, on a fresh stream, without weight decay, and its answer
 // loss is its training loss; a run of before version 5 ablated by zero
 // and measured nothing of version 5's, which reads as NULL; a run of
-// before version 6 has its task's default sizes); reading one changes
-// nothing.
-const schemaVersion = 6
+// before version 6 has its task's default sizes; a run of before version 7
+// has no signature, NULL); reading one changes nothing.
+const schemaVersion = 7
 
 // columns is the version 1 part of runs, in the order put writes and scan
 // reads.
@@ -59,10 +61,15 @@ const measureColumns = `, ablation_method, lens_layer, icl_score`
 // sizeColumns are version 6's, after measureColumns.
 const sizeColumns = `, seq_len, vocab`
 
+// signatureColumns are version 7's, after sizeColumns.
+const signatureColumns = `, signature, circuit_json`
+
 // runsColumns lists the columns of runs in a database of version v.
 func runsColumns(v int) string {
 	switch {
-	case v >= 6:
+	case v >= 7:
+		return columns + platformColumns + provenanceColumns + objectiveColumns + measureColumns + sizeColumns + signatureColumns
+	case v == 6:
 		return columns + platformColumns + provenanceColumns + objectiveColumns + measureColumns + sizeColumns
 	case v == 5:
 		return columns + platformColumns + provenanceColumns + objectiveColumns + measureColumns
@@ -124,6 +131,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	icl_score               REAL,
 	seq_len                 INTEGER NOT NULL DEFAULT 0,
 	vocab                   INTEGER NOT NULL DEFAULT 0,
+	signature               TEXT,
+	circuit_json            TEXT,
 	PRIMARY KEY (config_key, seed)
 );
 CREATE INDEX IF NOT EXISTS runs_task ON runs (task, positions, causal, layers, heads);
@@ -252,6 +261,10 @@ ALTER TABLE runs ADD COLUMN icl_score REAL;
 ALTER TABLE runs ADD COLUMN seq_len INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN vocab INTEGER NOT NULL DEFAULT 0;
 ` + defaultSizes(),
+	6: `
+ALTER TABLE runs ADD COLUMN signature TEXT;
+ALTER TABLE runs ADD COLUMN circuit_json TEXT;
+`,
 }
 
 // defaultSizes sets the sizes of every run stored before they were a

@@ -59,6 +59,10 @@ type Record struct {
 	// score. Nil when not measured (Analysis).
 	LensLayer *int     `json:"lens_layer,omitempty"`
 	ICL       *float64 `json:"icl_score,omitempty"`
+	// EdgeCircuit is the run's circuit as edges and its signature; nil
+	// when not measured (MeasureSignature; every run stored before schema
+	// version 7).
+	EdgeCircuit *EdgeCircuit `json:"edge_circuit,omitempty"`
 
 	// Timing: wall seconds of the whole run (training, evaluation,
 	// analysis) and of training alone, and when it finished (RFC 3339,
@@ -434,6 +438,11 @@ func put(db execer, r *Record) error {
 		c.Loss, c.TrainExamples, c.WeightDecay, nullIfFailed(r, r.TrainAnswerLoss),
 		string(r.method()), nullableInt(r.LensLayer), nullable(r.ICL),
 		c.Sized().SeqLen, c.Sized().Vocab)
+	sigArgs, err := r.EdgeCircuit.columns()
+	if err != nil {
+		return err
+	}
+	args = append(args, sigArgs...)
 	_, err = db.Exec("INSERT INTO runs ("+runsColumns(schemaVersion)+") VALUES ("+strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+")", args...)
 	if err != nil {
 		return fmt.Errorf("store seed %d of %s: %v", c.Seed, r.Key, err)
@@ -494,6 +503,7 @@ func scan(rows *sql.Rows, version int) (Record, error) {
 		circuit                                sql.NullBool
 		tsecs, aloss, icl                      sql.NullFloat64
 		lens                                   sql.NullInt64
+		sig, circ                              sql.NullString
 		method                                 = string(inspect.AblateZero)
 		cfg                                    string
 		c                                      = &r.Config
@@ -518,8 +528,15 @@ func scan(rows *sql.Rows, version int) (Record, error) {
 	if version >= 6 {
 		dst = append(dst, &c.SeqLen, &c.Vocab)
 	}
+	if version >= 7 {
+		dst = append(dst, &sig, &circ)
+	}
 	if err := rows.Scan(dst...); err != nil {
 		return r, err
+	}
+	var err error
+	if r.EdgeCircuit, err = scanEdgeCircuit(sig, circ); err != nil {
+		return r, fmt.Errorf("seed %d of %s: %v", seed, r.Key, err)
 	}
 	c.Seed = uint64(seed)
 	// Fields with no column of their own (tied embeddings, no MLP), and before

@@ -507,9 +507,12 @@ var version5 = []string{"ablation_method", "lens_layer", "icl_score",
 // version6 are the columns schema version 6 added to runs.
 var version6 = []string{"seq_len", "vocab"}
 
+// version7 are the columns schema version 7 added to runs.
+var version7 = []string{"signature", "circuit_json"}
+
 // schemaV4 is the database of schema version 4: this version's tables
 // without version 5's and 6's columns.
-func schemaV4() string { return schemaWithout(append(version5, version6...)) }
+func schemaV4() string { return schemaWithout(slices.Concat(version5, version6, version7)) }
 
 // schemaWithout is this version's tables without the columns dropped.
 func schemaWithout(dropped []string) string {
@@ -528,7 +531,7 @@ func schemaWithout(dropped []string) string {
 func TestVersion5Sizes(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "v5.db")
-	rawDB(t, path, schemaWithout(version6), "PRAGMA user_version = 5")
+	rawDB(t, path, schemaWithout(slices.Concat(version6, version7)), "PRAGMA user_version = 5")
 	old := knownRecords()[3]
 	st, err := Create(filepath.Join(dir, "scratch.db"))
 	if err != nil {

@@ -710,7 +710,7 @@ func TestClaimHoldsForItsLease(t *testing.T) {
 func TestParseMeasures(t *testing.T) {
 	for text, want := range map[string]string{
 		"all": "all", "none": "none", "circuit,mean": "mean,circuit", " resample ": "resample",
-		"mean,resample,attribution,circuit": "all",
+		"mean,resample,attribution,circuit": "mean,resample,attribution,circuit", "signature,circuit,mean,resample,attribution": "all",
 	} {
 		got, err := ParseMeasures(text)
 		if err != nil || got.String() != want {
@@ -719,7 +719,7 @@ func TestParseMeasures(t *testing.T) {
 	}
 	for _, text := range []string{"", "some", "mean,,circuit", "mean,mean", "all,mean", "none,circuit", "Mean"} {
 		_, err := ParseMeasures(text)
-		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "mean, resample, attribution, circuit") && !strings.Contains(err.Error(), "twice") {
+		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "mean, resample, attribution, circuit, signature") && !strings.Contains(err.Error(), "twice") {
 			t.Errorf("ParseMeasures(%q): %v, want one line naming the measurements", text, err)
 		}
 	}

@@ -32,8 +32,12 @@ type Evaluator struct {
 	own    bool // the block is the Evaluator's, not a trainer's
 	net    *graph.Net
 	probed *graph.Net // built on first use (SnapshotOptions.Probe)
-	tok    []int      // scratch for one chunk of one model
-	tgt    []int
+	// resumable and its tails (tails[l] from block l; tails[0] unused)
+	// are EachOff's, built on first use.
+	resumable *graph.Net
+	tails     []*graph.Net
+	tok       []int // scratch for one chunk of one model
+	tgt       []int
 }
 
 // NewEvaluator uploads m's weights to dev and compiles its forward graph.
@@ -73,6 +77,11 @@ func (e *Evaluator) Close() error {
 	e.net.Close()
 	if e.probed != nil {
 		e.probed.Close()
+	}
+	for _, n := range append([]*graph.Net{e.resumable}, e.tails...) {
+		if n != nil {
+			n.Close()
+		}
 	}
 	if e.own {
 		e.block.Free()
@@ -258,9 +267,18 @@ func (e *Evaluator) probedNet() (*graph.Net, error) {
 }
 
 // run stages examples first ... first+n-1 of every model's batch and runs
-// net once; a partial chunk is padded with repeats of its last example,
-// without answers.
+// net once.
 func (e *Evaluator) run(net *graph.Net, bs []*tasks.Batch, first, n int) error {
+	if err := e.stage(net, bs, first, n); err != nil {
+		return err
+	}
+	return net.Run()
+}
+
+// stage stages examples first ... first+n-1 of every model's batch in
+// net; a partial chunk is padded with repeats of its last example,
+// without answers.
+func (e *Evaluator) stage(net *graph.Net, bs []*tasks.Batch, first, n int) error {
 	T := e.block.Config.SeqLen
 	for s, b := range bs {
 		copy(e.tok, b.Tokens[first*T:(first+n)*T])
@@ -275,7 +293,7 @@ func (e *Evaluator) run(net *graph.Net, bs []*tasks.Batch, first, n int) error {
 			return err
 		}
 	}
-	return net.Run()
+	return nil
 }
 
 // readBack copies the attention (and the logits, when out holds room for

@@ -25,14 +25,17 @@ const (
 	arcMinRise    vg.Length = 12
 	arcPad        vg.Length = 3 // above the highest arc and below the baseline
 	arcGapY       vg.Length = 10
+	arcGapX       vg.Length = 16  // between columns of strips
 	legendW       vg.Length = 172 // the weight legend in the header, with a gap before it
 )
 
 // arcNote says how to read the arc view.
 const arcNote = "arc from query i to key j above the tokens; dot at the key; width and opacity grow with the weight"
 
-// arcLayout is the geometry of the arc figure: one strip per head, in
-// one column, layer by layer.
+// arcLayout is the geometry of the arc figure: one strip per head, layer
+// by layer, in one column, or in as few as keep the figure within
+// maxSide when a column of every head would be taller (32 heads at T=64
+// take three).
 type arcLayout struct {
 	spacing   vg.Length // between neighbouring tokens
 	rise      vg.Length // height of the longest arc
@@ -45,6 +48,7 @@ type arcLayout struct {
 	stripW    vg.Length
 	stripH    vg.Length
 	top       vg.Length
+	cols      int // strips side by side, filled row by row
 	w, h      vg.Length
 }
 
@@ -71,16 +75,22 @@ func (g Grid) arcLayout() arcLayout {
 	A.stripH = A.titleBand + arcPad + A.rise + arcPad + A.labelBand
 	A.top = margin + headerH() + 6
 	n := g.Layers * g.Heads
-	A.w = max(2*margin+A.stripW, headerW(g.Title, arcNote)+legendW)
-	A.h = A.top + vg.Length(n)*A.stripH + vg.Length(n-1)*arcGapY + margin
-	return A
+	for A.cols = 1; ; A.cols++ {
+		rows := (n + A.cols - 1) / A.cols
+		A.w = max(2*margin+vg.Length(A.cols)*A.stripW+vg.Length(A.cols-1)*arcGapX, headerW(g.Title, arcNote)+legendW)
+		A.h = A.top + vg.Length(rows)*A.stripH + vg.Length(rows-1)*arcGapY + margin
+		if A.h <= maxSide || A.cols == n {
+			return A
+		}
+	}
 }
 
 // strip is the box of head (l, h)'s strip: title, arcs and labels.
 func (A arcLayout) strip(g Grid, l, h int) box {
 	k := l*g.Heads + h
-	y := A.top + vg.Length(k)*(A.stripH+arcGapY)
-	x := (A.w - A.stripW) / 2
+	y := A.top + vg.Length(k/A.cols)*(A.stripH+arcGapY)
+	row := vg.Length(A.cols)*A.stripW + vg.Length(A.cols-1)*arcGapX
+	x := (A.w-row)/2 + vg.Length(k%A.cols)*(A.stripW+arcGapX)
 	return box{x, y, x + A.stripW, y + A.stripH}
 }
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """PyTorch eager reference for `headlab bench vs-pytorch`.
 
-The default headlab model of docs/model.md, written out in plain PyTorch
+The headlab model of docs/model.md (the default shape unless --layers,
+--heads, --d-model, --d-ff, --seq-len, --vocab or --no-mlp say otherwise,
+as bench vs-pytorch passes its own model flags), written out in plain PyTorch
 eager on one thread: weights stored [in, out] (y = x W + b), pre-LN blocks
 of causal multi-head attention and an exact-GELU MLP, LayerNorm eps 1e-5,
 biases, headlab's initialisation (embeddings N(0,1), linear weights
@@ -9,8 +11,9 @@ U(-1/sqrt(in), 1/sqrt(in)), biases 0, LayerNorm gains 1), the mean
 cross-entropy of --loss (next-token, the default: every position's target,
 the answer where there is one, else the next token; answers: the answer
 positions alone), and Adam (lr 3e-3, betas 0.9 and 0.999, eps 1e-8). Each
-step draws a fresh induction batch (8 distinct tokens of 16, then the same
-rotated by a random r; answers at the second half), with torch's RNG: the
+step draws a fresh induction batch (T/2 distinct tokens of the vocabulary,
+then the same rotated by a random r; answers at the second half; the
+default 8 of 16), with torch's RNG: the
 same shape and distribution as headlab's data, not the same bits. With
 --loss answers --answer-rows (which headlab's bench passes for that loss)
 the last block's MLP, the final LayerNorm and the unembedding run on the
@@ -42,10 +45,10 @@ except Exception as e:  # noqa: BLE001 - any import failure means "no torch"
 
 
 class Model(torch.nn.Module):
-    def __init__(self, vocab=16, seq_len=16, layers=2, heads=2, d=32, dff=64, seed=1):
+    def __init__(self, vocab=16, seq_len=16, layers=2, heads=2, d=32, dff=64, mlp=True, seed=1):
         super().__init__()
         g = torch.Generator().manual_seed(seed)
-        self.heads, self.d = heads, d
+        self.heads, self.d, self.mlp = heads, d, mlp
 
         def emb(*shape):
             return torch.nn.Parameter(torch.randn(*shape, generator=g))
@@ -67,9 +70,10 @@ class Model(torch.nn.Module):
             b["ln1"] = ln()
             for name in ("q", "k", "v", "out"):
                 b[name] = lin(d, d)
-            b["ln2"] = ln()
-            b["fc1"] = lin(d, dff)
-            b["fc2"] = lin(dff, d)
+            if mlp:
+                b["ln2"] = ln()
+                b["fc1"] = lin(d, dff)
+                b["fc2"] = lin(dff, d)
             self.blocks.append(b)
             for v in b.values():
                 params.extend(v)
@@ -99,6 +103,8 @@ class Model(torch.nn.Module):
             x = x + torch.addmm(b["out"][1], o, b["out"][0]).view(B, T, D)
             if i == len(self.blocks) - 1 and first_answer > 0:
                 x = x[:, first_answer:]
+            if not self.mlp:
+                continue
             R = x.shape[0] * x.shape[1]
             h = F.layer_norm(x, (D,), b["ln2"][0], b["ln2"][1], 1e-5).reshape(R, D)
             h = F.gelu(torch.addmm(b["fc1"][1], h, b["fc1"][0]))  # exact (erf) GELU
@@ -135,6 +141,13 @@ def main():
     ap.add_argument("--steps", type=int, default=50)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--heads", type=int, default=2)
+    ap.add_argument("--d-model", type=int, default=32)
+    ap.add_argument("--d-ff", type=int, default=64)
+    ap.add_argument("--seq-len", type=int, default=16)
+    ap.add_argument("--vocab", type=int, default=16)
+    ap.add_argument("--no-mlp", action="store_true", help="attention-only: no MLP (and no LayerNorm before it)")
     ap.add_argument("--start-at", type=float, default=0,
                     help="sweep mode: wait until this Unix time, then train for --seconds")
     ap.add_argument("--seconds", type=float, default=0)
@@ -149,12 +162,15 @@ def main():
         torch.set_num_interop_threads(1)
     except RuntimeError:
         pass
-    model = Model(seed=args.seed)
+    if args.seq_len % 2 or args.vocab < args.seq_len // 2 or args.d_model % args.heads:
+        ap.error("induction needs an even --seq-len, --vocab >= seq-len/2, and --heads dividing --d-model")
+    model = Model(vocab=args.vocab, seq_len=args.seq_len, layers=args.layers, heads=args.heads,
+                  d=args.d_model, dff=args.d_ff, mlp=not args.no_mlp, seed=args.seed)
     opt = torch.optim.Adam(model.parameters(), lr=3e-3, betas=(0.9, 0.999), eps=1e-8)
     gen = torch.Generator().manual_seed(args.seed)
 
     def step():
-        tok, tgt = induction_batch(args.batch, gen=gen)
+        tok, tgt = induction_batch(args.batch, n=args.seq_len // 2, vocab=args.vocab, gen=gen)
         if args.loss == "next-token":
             tgt = next_token_targets(tok, tgt)
         first = tok.shape[1] // 2 if args.answer_rows else 0
@@ -185,6 +201,8 @@ def main():
         "threads": torch.get_num_threads(),
         "loss": args.loss,
         "batch": args.batch,
+        "shape": {"layers": args.layers, "heads": args.heads, "d_model": args.d_model, "d_ff": args.d_ff,
+                  "seq_len": args.seq_len, "vocab": args.vocab, "mlp": not args.no_mlp},
         "steps": steps,
         "ms_per_step": 1000 * secs / max(steps, 1),
         "steps_per_s": steps / secs if secs > 0 else 0.0,

@@ -19,10 +19,12 @@ import (
 	"headlab/backend/gl"
 	"headlab/bench"
 	"headlab/glctx"
+	"headlab/graph"
 	"headlab/internal/atomicfile"
 	"headlab/internal/simd"
 	"headlab/kernels"
 	"headlab/tasks"
+	"headlab/train"
 )
 
 func init() {
@@ -161,6 +163,9 @@ type benchOptions struct {
 	budget, stepTime, maxStep            time.Duration
 	// vsPyTorch is the old spelling of bench vs-pytorch, refused with the new.
 	vsPyTorch bool
+	// shape holds the model flags (vs-pytorch's): the model every part
+	// but kernels' attention shapes trains or models.
+	shape benchShape
 
 	own benchRun
 }
@@ -181,7 +186,8 @@ func newBenchCmd(e *env, runF func(*benchOptions) error) *cobra.Command {
            FLOPs, bytes and predicted H200 time for it;
   steps    one model's training steps (train.Trainer, which reads the loss
            back every step) at each batch of --step-batches (32 and 64);
-  groups   S default induction models (18,704 parameters) trained in
+  groups   S induction models of the model flags (the default: 18,704
+           parameters) trained in
            lockstep at --batch, for each S of --groups: seed-steps/s,
            ms per step, kernel dispatches, bytes uploaded and read back per
            step (the device's own counters: a step uploads each model's
@@ -201,10 +207,18 @@ func newBenchCmd(e *env, runF func(*benchOptions) error) *cobra.Command {
            gl step at each S is timed as in the kernels part (the cpu
            backend ignores it, saying so in one line);
   model    the cost model alone (bench/costmodel.go, no device needed):
-           every dispatch of the GL training step at each S of --groups,
-           its FLOPs and global-memory bytes, and its predicted time on an
-           H200 (optimistic and pessimistic rates, the bound that holds),
-           then the step and seed-steps/s.
+           every dispatch of the GL training step at --batch and each S
+           of --groups, its FLOPs and global-memory bytes, and its
+           predicted time on an H200 (optimistic and pessimistic rates,
+           the bound that holds), then the step and seed-steps/s. Its
+           calls are recorded from one CPU step of the model, a few
+           seconds at --layers 4 --heads 8 --d-model 256 --d-ff 1024
+           --seq-len 64 --vocab 64 (about 39 GFLOP a seed-step at
+           --batch 32).
+
+The model flags --layers, --heads, --d-model, --d-ff, --seq-len, --vocab
+and --no-mlp (the default induction model unless given) size the model of
+steps, groups, model and the kernels part's per-dispatch profile.
 
 Every measurement warms up (one to three steps) and then times --steps
 steps, or with --steps 0 (the default) as many as take about --step-time,
@@ -234,6 +248,7 @@ headlab bench vs-pytorch times headlab's CPU training against PyTorch's
 	fs.DurationVar(&o.stepTime, "step-time", bench.DefaultTarget, "with --steps 0: about how long each measurement of steps or groups is timed")
 	fs.DurationVar(&o.maxStep, "max-step", 10*time.Second, "groups: skip an S whose step would take longer, at the speed of the S measured before it (0: never skip)")
 	fs.BoolVar(&o.vsPyTorch, "vs-pytorch", false, "")
+	o.shape.register(cmd)
 	_ = fs.MarkHidden("vs-pytorch")
 	vs := newBenchVsCmd(e, nil)
 	cmd.AddCommand(vs)
@@ -256,7 +271,7 @@ func flagOf(other *cobra.Command) func(*cobra.Command, error) error {
 	}
 }
 
-func (o *benchOptions) check(*cobra.Command, []string) error {
+func (o *benchOptions) check(cmd *cobra.Command, _ []string) error {
 	if o.vsPyTorch {
 		return usagef("bench --vs-pytorch is a command of its own now: headlab bench vs-pytorch (its --help says which flags it takes)")
 	}
@@ -286,6 +301,9 @@ func (o *benchOptions) check(*cobra.Command, []string) error {
 	if o.dispatchGroup <= 0 {
 		return usagef("--dispatch-group must be positive, got %d", o.dispatchGroup)
 	}
+	if r.model, err = o.shape.config(cmd, o.loss); err != nil {
+		return err
+	}
 	r.batch, r.loss, r.budget, r.maxStep, r.asJSON, r.dispatchGroup = o.batch, o.loss, o.budget, o.maxStep, o.json, o.dispatchGroup
 	r.timing = bench.Timing{Steps: o.steps, Target: o.stepTime}
 	return nil
@@ -307,6 +325,16 @@ type benchRun struct {
 	asJSON      bool
 	// dispatchGroup is the S of the kernels part's per-dispatch profile.
 	dispatchGroup int
+	// model is the model flags' training configuration (its batch is
+	// each part's: config).
+	model train.Config
+}
+
+// config is the model of the flags training at batch.
+func (r benchRun) config(batch int) train.Config {
+	c := r.model
+	c.Batch = batch
+	return c
 }
 
 // benchDevice is one backend to measure: a device for the kernels and
@@ -367,7 +395,8 @@ func openBenchDevices(e *env, r benchRun, rep *bench.Report) ([]benchDevice, fun
 
 // runBench is `headlab bench`.
 func runBench(e *env, r benchRun) error {
-	rep := bench.Report{SIMD: simd.Path(), Loss: r.loss}
+	shape := graph.Config{Vocab: r.model.Vocab, SeqLen: r.model.SeqLen, Arch: r.model.Arch}
+	rep := bench.Report{SIMD: simd.Path(), Loss: r.loss, Shape: &shape}
 	var devs []benchDevice
 	if r.parts["kernels"] || r.parts["steps"] || r.parts["groups"] {
 		var release func()
@@ -400,7 +429,7 @@ func runBench(e *env, r benchRun) error {
 				continue
 			}
 			fmt.Fprintf(e.stderr, "timing every dispatch of one training step of %d models on %s...\n", r.dispatchGroup, d.backend.Name)
-			if rep.Dispatches, err = bench.ProfileGroup(d.dev, bench.BenchConfig(r.batch, r.loss), r.dispatchGroup); err != nil {
+			if rep.Dispatches, err = bench.ProfileGroup(d.dev, r.config(r.batch), r.dispatchGroup); err != nil {
 				return err
 			}
 			rep.DispatchGroup = r.dispatchGroup
@@ -410,7 +439,7 @@ func runBench(e *env, r benchRun) error {
 		for _, d := range devs {
 			for _, batch := range r.stepBatches {
 				fmt.Fprintf(e.stderr, "timing training steps on %s at batch %d...\n", d.backend.Name, batch)
-				s, err := bench.TrainSteps(d.dev, bench.BenchConfig(batch, r.loss), r.timing)
+				s, err := bench.TrainSteps(d.dev, r.config(batch), r.timing)
 				if err != nil {
 					return err
 				}
@@ -420,7 +449,7 @@ func runBench(e *env, r benchRun) error {
 	}
 	if r.parts["groups"] {
 		rep.Batch = r.batch
-		c := bench.BenchConfig(r.batch, r.loss)
+		c := r.config(r.batch)
 		for _, d := range devs {
 			fmt.Fprintf(e.stderr, "timing groups of %s models on %s (%d concurrent groups) at batch %d...\n",
 				joinInts(r.groups), d.backend.Name, d.backend.Workers, r.batch)
@@ -439,13 +468,16 @@ func runBench(e *env, r benchRun) error {
 		}
 	}
 	if r.parts["model"] {
-		calls, err := bench.StepCalls(bench.BenchConfig(r.batch, r.loss))
+		c := r.config(r.batch)
+		fmt.Fprintf(e.stderr, "recording one training step of the %d x %d x %d model (seq-len %d) on the CPU for the cost model...\n", c.Layers, c.Heads, c.DModel, c.SeqLen)
+		calls, err := bench.StepCalls(c)
 		if err != nil {
 			return err
 		}
 		if rep.Model, err = bench.ModelRows(calls, r.groups); err != nil {
 			return err
 		}
+		rep.ModelBatch = r.batch
 	}
 	if r.asJSON {
 		return writeJSON(e.stdout, rep)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"headlab/bench"
+	"headlab/graph"
 	"headlab/internal/simd"
 	"headlab/train"
 )
@@ -19,8 +20,45 @@ type benchVsOptions struct {
 	benchCommon
 	python                    string
 	rounds, workers, rssSteps int
+	batches                   []int
 	window                    time.Duration
 	callgrind                 bool
+	// shape holds the model flags; model is the checked model of them.
+	shape benchShape
+	model train.Config
+}
+
+// benchShape is the model flags of bench vs-pytorch: the induction
+// model's size, train's flags of the same names.
+type benchShape struct {
+	layers, heads, dModel, dFF, seqLen, vocab int
+	noMLP                                     bool
+}
+
+func (s *benchShape) register(cmd *cobra.Command) {
+	d := train.Defaults("induction")
+	fs := cmd.Flags()
+	fs.IntVar(&s.layers, "layers", d.Layers, "transformer blocks of the model timed")
+	fs.IntVar(&s.heads, "heads", d.Heads, "attention heads per block (must divide --d-model)")
+	fs.IntVar(&s.dModel, "d-model", d.DModel, "residual stream width")
+	fs.IntVar(&s.dFF, "d-ff", d.DFF, "feed-forward hidden width")
+	fs.IntVar(&s.seqLen, "seq-len", d.SeqLen, "sequence length (even; induction)")
+	fs.IntVar(&s.vocab, "vocab", d.Vocab, "vocabulary size (induction needs at least --seq-len/2)")
+	fs.BoolVar(&s.noMLP, "no-mlp", false, "attention-only: no MLP (and no LayerNorm before it) in any block")
+}
+
+// config is the induction model of the flags at batch 32 on loss,
+// checked as train checks its own (train.Config.Validate).
+func (s *benchShape) config(cmd *cobra.Command, loss string) (train.Config, error) {
+	c := bench.BenchConfig(32, loss)
+	c.Layers, c.Heads, c.DModel, c.DFF, c.SeqLen, c.Vocab, c.NoMLP = s.layers, s.heads, s.dModel, s.dFF, s.seqLen, s.vocab, s.noMLP
+	if c.NoMLP && !cmd.Flags().Changed("d-ff") {
+		c.DFF = 0 // an attention-only model has no MLP to size
+	}
+	if err := c.Validate(); err != nil {
+		return c, usageError{err}
+	}
+	return c.Sized(), nil
 }
 
 func newBenchVsCmd(e *env, runF func(*benchVsOptions) error) *cobra.Command {
@@ -29,19 +67,23 @@ func newBenchVsCmd(e *env, runF func(*benchVsOptions) error) *cobra.Command {
 		Use:   "vs-pytorch",
 		Short: "Compare CPU training steps and sweep throughput with PyTorch eager",
 		Long: `Measures headlab's CPU training against the same model in PyTorch
-eager on one thread (bench/pytorch/train_step.py, run with --python and
-the same --loss, so both sides compute the same rows): one default
+eager on one thread (bench/pytorch/train_step.py, run with --python,
+the same --loss, so both sides compute the same rows, and the same model
+flags: --layers, --heads, --d-model, --d-ff, --seq-len, --vocab, --no-mlp,
+the default model unless given): one default
 training run first (its peak resident memory), the single-core sgemm
-peak, ms per step at batch 32 and 64 (medians of --rounds rounds, each
+peak, ms per step at each of --batches (default 32 and 64; medians of
+--rounds rounds, each
 timing headlab, then PyTorch with OpenBLAS's own kernel choice, then with
 OPENBLAS_CORETYPE=Haswell; --steps steps each), the ratio against the
 faster PyTorch (named), achieved GFLOP/s and its share of the sgemm
 peak, and sweep throughput with --workers trainers (goroutines) against
 as many PyTorch processes (with the faster BLAS), each side training for
 --window. Then, where valgrind is installed, instructions per step under
-callgrind at both batches: a figure that does not move with the
-machine's load (valgrind has no AVX-512, so that count is of the avx2
-path). Without PyTorch it says so in one line and reports headlab alone.`,
+callgrind at both batches, for the default model only: a figure that
+does not move with the machine's load (valgrind has no AVX-512, so that
+count is of the avx2 path). Without PyTorch it says so in one line and
+reports headlab alone.`,
 		Args: cobra.NoArgs,
 		RunE: runE(e, o, runF, func(e *env, o *benchVsOptions) error {
 			return o.run(e, func(e *env) error { return benchVsPyTorch(e, o) })
@@ -55,14 +97,29 @@ path). Without PyTorch it says so in one line and reports headlab alone.`,
 	fs.DurationVar(&o.window, "window", 5*time.Second, "how long each side of the sweep trains")
 	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "concurrent trainers (and PyTorch processes) in the sweep")
 	fs.IntVar(&o.rssSteps, "rss-steps", 1000, "steps of the training run whose peak resident memory is reported")
+	fs.IntSliceVar(&o.batches, "batches", []int{32, 64}, "batch sizes timed (the sweep runs at the first)")
+	o.shape.register(cmd)
 	return cmd
 }
 
-func (o *benchVsOptions) check(*cobra.Command, []string) error {
+func (o *benchVsOptions) check(cmd *cobra.Command, _ []string) error {
 	if o.steps < 0 || o.rounds <= 0 || o.window <= 0 || o.workers <= 0 || o.rssSteps < 0 {
 		return usagef("--rounds, --window and --workers must be positive, --steps and --rss-steps not negative")
 	}
-	return o.benchCommon.check()
+	if len(o.batches) == 0 {
+		return usagef("--batches needs at least one batch size")
+	}
+	for _, b := range o.batches {
+		if b < 1 || b > 4096 {
+			return usagef("--batches must be in 1..4096, got %d", b)
+		}
+	}
+	if err := o.benchCommon.check(); err != nil {
+		return err
+	}
+	var err error
+	o.model, err = o.shape.config(cmd, o.loss)
+	return err
 }
 
 // defaultPython is Debian's interpreter (where python3-torch installs)
@@ -80,7 +137,9 @@ func benchVsPyTorch(e *env, o *benchVsOptions) error {
 	if steps == 0 {
 		steps = 50
 	}
-	rep := bench.Report{SIMD: simd.Path(), Loss: o.loss, PyTorch: &bench.VsPyTorch{}}
+	shape := graph.Config{Vocab: o.model.Vocab, SeqLen: o.model.SeqLen, Arch: o.model.Arch}
+	defaults := bench.BenchConfig(32, o.loss)
+	rep := bench.Report{SIMD: simd.Path(), Loss: o.loss, PyTorch: &bench.VsPyTorch{Shape: &shape}}
 	vs := rep.PyTorch
 	fmt.Fprintf(e.stderr, "one default training run of %d steps (memory)...\n", o.rssSteps)
 	c := train.Defaults("induction")
@@ -108,8 +167,10 @@ func benchVsPyTorch(e *env, o *benchVsOptions) error {
 		defer pt.Close()
 	}
 	if pt == nil {
-		for _, batch := range []int{32, 64} {
-			r, err := bench.TrainSteps(dev, bench.BenchConfig(batch, o.loss), bench.Timing{Steps: steps})
+		for _, batch := range o.batches {
+			m := o.model
+			m.Batch = batch
+			r, err := bench.TrainSteps(dev, m, bench.Timing{Steps: steps})
 			if err != nil {
 				return err
 			}
@@ -119,17 +180,24 @@ func benchVsPyTorch(e *env, o *benchVsOptions) error {
 		progress := func(batch, round int) {
 			fmt.Fprintf(e.stderr, "timing training steps at batch %d: round %d of %d (headlab, PyTorch default BLAS, PyTorch Haswell BLAS)\n", batch, round+1, o.rounds)
 		}
-		if vs.Steps, err = bench.CompareSteps(pt, o.loss, []int{32, 64}, steps, o.rounds, progress); err != nil {
+		if vs.Steps, err = bench.CompareSteps(pt, o.model, o.batches, steps, o.rounds, progress); err != nil {
 			return err
 		}
+		bench.SetPeak(vs.Steps, peak)
 		fmt.Fprintf(e.stderr, "sweep throughput, %d workers, %v each side...\n", o.workers, o.window)
-		sw, err := bench.CompareSweep(pt, vs.Steps[0].FasterBLAS, o.loss, o.workers, 32, o.window)
+		m := o.model
+		m.Batch = o.batches[0]
+		sw, err := bench.CompareSweep(pt, vs.Steps[0].FasterBLAS, m, o.workers, o.window)
 		if err != nil {
 			return err
 		}
 		vs.Sweep = &sw
 	}
-	if o.callgrind {
+	switch {
+	case o.callgrind && (shape.Arch != defaults.Arch || shape.SeqLen != defaults.SeqLen || shape.Vocab != defaults.Vocab):
+		vs.InstructionsError = "instructions are counted for the default model only"
+		fmt.Fprintln(e.stderr, "headlab: no instruction counts: the model flags ask for another shape")
+	case o.callgrind:
 		countInstructions(e, vs, o.loss)
 	}
 	if o.json {

@@ -88,16 +88,7 @@ func runCircuit(e *env, o *circuitOptions) error {
 		return err
 	}
 	defer r.Close()
-	var bar *progress.Bar
-	rep, err := circuit.Find(r, o.threshold, true, func(done, total int) {
-		if bar == nil {
-			bar = progress.New(e.stderr, "circuit", "edge sets", total)
-		}
-		bar.Update(done, "")
-	})
-	if bar != nil {
-		bar.Finish()
-	}
+	rep, err := findCircuit(e, r, o.threshold, true)
 	if err != nil {
 		return err
 	}
@@ -151,4 +142,19 @@ func printCircuit(w io.Writer, r *circuit.Report) {
 		fmt.Fprintf(w, " %.2f", f)
 	}
 	fmt.Fprintln(w)
+}
+
+// findCircuit is circuit.Find with its progress on stderr as a bar.
+func findCircuit(e *env, r *circuit.Runner, threshold float64, curve bool) (*circuit.Report, error) {
+	var bar *progress.Bar
+	rep, err := circuit.Find(r, threshold, curve, func(done, total int) {
+		if bar == nil {
+			bar = progress.New(e.stderr, "circuit", "edge sets", total)
+		}
+		bar.Update(done, "")
+	})
+	if bar != nil {
+		bar.Finish()
+	}
+	return rep, err
 }

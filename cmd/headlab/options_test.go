@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"headlab/findings"
 	"headlab/inspect"
 	"headlab/interop"
 	"headlab/sweep"
@@ -126,7 +127,15 @@ func TestReproduceOptions(t *testing.T) {
 	if o.ask.Workers != 3 || o.seeds != 32 || o.loss != tasks.Answers {
 		t.Errorf("--workers 3: %+v", o)
 	}
+	if len(o.plan.AtlasSeeds) != findings.DefaultAtlasSeeds || o.plan.AtlasSeeds[127] != 128 {
+		t.Errorf("the default atlas: seeds %v", o.plan.AtlasSeeds)
+	}
+	if o = accepted(t, newReproduceCmd, "reproduce", "--out", out, "--atlas-seeds", "0"); len(o.plan.AtlasSeeds) != 0 || len(o.plan.Signed()) != 0 {
+		t.Errorf("--atlas-seeds 0: %v", o.plan.AtlasSeeds)
+	}
 	refused(t, newReproduceCmd, "--quick sets --seeds", "reproduce", "--quick", "--seeds", "3", "--out", out)
+	refused(t, newReproduceCmd, "--quick sets --atlas-seeds", "reproduce", "--quick", "--atlas-seeds", "3", "--out", out)
+	refused(t, newReproduceCmd, "--atlas-seeds must be at least 0", "reproduce", "--atlas-seeds", "-1", "--out", out)
 	refused(t, newReproduceCmd, "--steps-scale must be in (0, 10]", "reproduce", "--steps-scale", "11", "--out", out)
 	refused(t, newReproduceCmd, "unknown --backend", "reproduce", "--backend", "tpu", "--out", out)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"headlab/inspect"
+	"headlab/internal/progress"
 	"headlab/train"
 	"headlab/viz"
 )
@@ -110,7 +111,24 @@ func runPatch(e *env, o *patchOptions) error {
 			opts, err = o.patching(m)
 			return err
 		},
-		measure: func(ev *train.Evaluator) ([]*inspect.PatchReport, error) { return inspect.Patch(ev, opts) },
+		measure: func(ev *train.Evaluator) ([]*inspect.PatchReport, error) {
+			// Progress on stderr: a bar on a terminal, a line each tenth
+			// of the runs in a log.
+			var bar *progress.Bar
+			opts.Progress = func(done, total int) {
+				if bar == nil {
+					bar = progress.New(e.stderr, "patch", "runs", total)
+				}
+				if bar.OnTerminal() || done*10/total != (done-1)*10/total {
+					bar.Update(done, "")
+				}
+			}
+			r, err := inspect.Patch(ev, opts)
+			if bar != nil {
+				bar.Finish()
+			}
+			return r, err
+		},
 		figure: func(run string, r *inspect.PatchReport) (*viz.Figure, error) {
 			return patchGrid("patching · "+run, r).Figure()
 		},

@@ -35,7 +35,7 @@ func init() {
 // reproduceOptions are reproduce's flags, and what check makes of them.
 type reproduceOptions struct {
 	out                  string
-	seeds, small         int
+	seeds, small, atlas  int
 	scale                float64
 	workers              int
 	resume, quiet, quick bool
@@ -69,7 +69,13 @@ held-out accuracy, its curves; no verdict). Every number
 is measured by the run (with --resume, the sweep's runs by the run it
 resumes; the claims' extra measurements are taken again). The full setting
 is about 150 runs, under 20 minutes on 2 cores; --quick (--steps-scale 0.02
---seeds 4 --small-seeds 2) is a check of the machinery, not of the claims.
+--seeds 4 --small-seeds 2 --atlas-seeds 4) is a check of the machinery, not
+of the claims. The atlas (--atlas-seeds, 0 for none) groups that many seeds
+of the default induction model (the circuit fraction's configuration,
+seeds 1 to N), and the small set of majority and reverse, by the signature
+of each one's circuit (docs/circuits.md, "Atlas"): those runs alone take
+the signature measurement, and a resumed run of theirs stored without it
+is trained again.
 --regime adds the grid of which setting gives the published numbers
 (d-model, learning rate, batch, steps; 9 cells of --seeds seeds), which
 takes far longer: use the GPU backend where there is one.`,
@@ -80,6 +86,7 @@ takes far longer: use the GPU backend where there is one.`,
 	fs.StringVar(&o.out, "out", "docs", "directory for findings.md; pictures and the database go in DIR/findings/")
 	fs.IntVar(&o.seeds, "seeds", 32, "seeds of the default induction model for the circuit fraction")
 	fs.IntVar(&o.small, "small-seeds", 8, "seeds of every other comparison (reverse, majority, one layer, no mask)")
+	fs.IntVar(&o.atlas, "atlas-seeds", findings.DefaultAtlasSeeds, "seeds of the default induction model grouped by circuit in the atlas (0: no atlas)")
 	fs.Float64Var(&o.scale, "steps-scale", 1, "multiply every step count by this (1 = the published setting; less for a quick check)")
 	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "runs in flight at once")
 	fs.BoolVar(&o.resume, "resume", false, "keep the runs of an interrupted reproduce in DIR/findings/findings.db instead of starting over")
@@ -98,6 +105,8 @@ func (o *reproduceOptions) check(cmd *cobra.Command, _ []string) error {
 		return usagef("--seeds must be at least 1, got %d", o.seeds)
 	case o.small < 1:
 		return usagef("--small-seeds must be at least 1, got %d", o.small)
+	case o.atlas < 0:
+		return usagef("--atlas-seeds must be at least 0, got %d", o.atlas)
 	case !(o.scale > 0 && o.scale <= 10):
 		return usagef("--steps-scale must be in (0, 10], got %g", o.scale)
 	case o.workers < 1:
@@ -107,12 +116,12 @@ func (o *reproduceOptions) check(cmd *cobra.Command, _ []string) error {
 		return usageError{err}
 	}
 	if o.quick {
-		for _, f := range []string{"seeds", "small-seeds", "steps-scale"} {
+		for _, f := range []string{"seeds", "small-seeds", "atlas-seeds", "steps-scale"} {
 			if cmd.Flags().Changed(f) {
 				return usagef("--quick sets --%s; give one or the other", f)
 			}
 		}
-		o.seeds, o.small, o.scale = 4, 2, 0.02
+		o.seeds, o.small, o.atlas, o.scale = 4, 2, 4, 0.02
 	}
 	if err := checkOutputs(dirOut("out", o.out)); err != nil {
 		return err
@@ -121,12 +130,15 @@ func (o *reproduceOptions) check(cmd *cobra.Command, _ []string) error {
 	if cmd.Flags().Changed("workers") {
 		o.ask.Workers = o.workers
 	}
-	o.plan = findings.NewPlan(o.seeds, o.small, o.scale, o.regime, o.loss)
+	o.plan = findings.NewPlan(o.seeds, o.small, o.scale, o.regime, o.loss).WithAtlas(o.atlas)
 	return o.backend.check()
 }
 
-// analysis is what every run of reproduce measures: everything.
-var reproduceAnalysis = sweep.Analysis{Measure: sweep.AllMeasures()}
+// reproduceAnalysis is what the runs of p measure: everything, the
+// signature on the atlas's configurations alone.
+func reproduceAnalysis(p findings.Plan) sweep.Analysis {
+	return sweep.Analysis{Measure: sweep.AllMeasures(), Signed: p.Signed()}
+}
 
 func reproduce(e *env, o *reproduceOptions) error {
 	dev, closeDev, err := o.backend.open(e.stderr)
@@ -136,11 +148,11 @@ func reproduce(e *env, o *reproduceOptions) error {
 	defer closeDev()
 	p := o.plan
 	pairs := p.Pairs()
-	lay, err := layOut(e.stderr, dev, pairs, o.ask, reproduceAnalysis.Probed())
+	lay, err := layOut(e.stderr, dev, pairs, o.ask, reproduceAnalysis(p).Probed())
 	if err != nil {
 		return err
 	}
-	run := sweepRun{layout: lay, bar: !o.quiet, analysis: reproduceAnalysis, first: dev, bf: o.backend}
+	run := sweepRun{layout: lay, bar: !o.quiet, analysis: reproduceAnalysis(p), first: dev, bf: o.backend}
 	pics := filepath.Join(o.out, "findings")
 	claimsPath := filepath.Join(pics, findings.ClaimsFile)
 	if err := os.MkdirAll(pics, 0o755); err != nil {
@@ -320,7 +332,7 @@ func reproduce(e *env, o *reproduceOptions) error {
 	if err := viz.Write(filepath.Join(pics, findings.GrokkingFile), fig); err != nil {
 		return err
 	}
-	reports := sweep.Summarize(recs)
+	reports := sweep.Summarize(p.Reported(recs))
 	if err := writeHistograms(pics, ".png", reports); err != nil {
 		return err
 	}
@@ -338,9 +350,13 @@ func reproduce(e *env, o *reproduceOptions) error {
 			}
 		}
 	}
+	in := findings.Input{Plan: p, Reports: reports, ByID: byID, Summary: sum, Wall: wall,
+		Workers: lay.Workers, Out: o.out, Notes: notes, Version: versionLine(), Extras: extras, Dynamics: dyn, Grokking: grok}
+	if err := drawAtlas(filepath.Join(pics, findings.AtlasFile), &in); err != nil {
+		return err
+	}
 	var md strings.Builder
-	findings.Markdown(&md, findings.Input{Plan: p, Reports: reports, ByID: byID, Summary: sum, Wall: wall,
-		Workers: lay.Workers, Out: o.out, Notes: notes, Version: versionLine(), Extras: extras, Dynamics: dyn, Grokking: grok})
+	findings.Markdown(&md, in)
 	path := filepath.Join(o.out, "findings.md")
 	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := io.WriteString(w, md.String()); return err }); err != nil {
 		return err
@@ -398,4 +414,24 @@ func onWorkers(stderr io.Writer, n int, dev kernels.Device, par int, quiet bool,
 		bar.Finish()
 	}
 	return errors.Join(errs...)
+}
+
+// drawAtlas draws the atlas of in's plan into path, or removes an older
+// one when there is none to draw.
+func drawAtlas(path string, in *findings.Input) error {
+	atlas, err := sweep.Atlas(in.AtlasRecords())
+	if err != nil {
+		return err
+	}
+	if len(atlas) == 0 {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	fig, err := atlasFigure("findings.db", atlas).Figure()
+	if err != nil {
+		return err
+	}
+	return viz.Write(path, fig)
 }

@@ -57,7 +57,11 @@ the circuit rule switch heads off (zero, the default, mean or resample);
 --measure chooses what else every run stores (docs/causal.md): mean, resample
 (each head off alone by that method), attribution (each head's direct logit
 attribution, the logit-lens layer), circuit (each head's OV copying and
-prefix-matching scores, the ICL score); all (the default), none, or a list. On the CPU backend each worker trains one
+prefix-matching scores, the ICL score), signature (the circuit as edges by
+path patching and its signature, which headlab atlas groups: docs/circuits.md;
+a run stored without one, measured otherwise alike, is trained again, with the
+same bits, and replaced);
+all (the default), none, or a list. On the CPU backend each worker trains one
 pair at a time on one core; on --backend gl the pairs of one configuration
 train together, --group of them in lockstep on the GPU (default: as many as
 fit, at most 1024). Rerunning the same command resumes: finished pairs are

@@ -365,7 +365,8 @@ func TestSweepMeasuresAndAblation(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{"ALTER TABLE runs DROP COLUMN ablation_method", "ALTER TABLE runs DROP COLUMN lens_layer", "ALTER TABLE runs DROP COLUMN icl_score",
-		"ALTER TABLE runs DROP COLUMN seq_len", "ALTER TABLE runs DROP COLUMN vocab", "PRAGMA user_version = 4"} {
+		"ALTER TABLE runs DROP COLUMN seq_len", "ALTER TABLE runs DROP COLUMN vocab",
+		"ALTER TABLE runs DROP COLUMN signature", "ALTER TABLE runs DROP COLUMN circuit_json", "PRAGMA user_version = 4"} {
 		if _, err := conn.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -402,6 +403,7 @@ func TestReproduceQuick(t *testing.T) {
 		"## Claim 9. Syntax-flavoured heads", "## Claim 10. Induction works on tokens never seen",
 		"| claim 10: ", "## Which setting gives the published numbers", "Not run by this invocation",
 		"| 2 | ", // per-seed rows of the claims
+		"## The atlas of circuits", "**The circuit as mechanisms.**", "| Mechanism | Seeds | Share (95% interval) |",
 		"## How this was measured",
 	} {
 		if !strings.Contains(string(md), s) {
@@ -423,6 +425,20 @@ func TestReproduceQuick(t *testing.T) {
 	if len(recs) != 26 {
 		t.Errorf("%d runs in the reproduce database, want 26", len(recs))
 	}
+	// The atlas's configurations alone are signed: 4 induction seeds, 2
+	// each of majority and reverse (with positions).
+	signed := map[string]int{}
+	for _, r := range recs {
+		if r.EdgeCircuit != nil {
+			signed[r.Config.Task]++
+			if !r.Config.Positions || r.Config.Layers != 2 || r.Config.Heads != 2 {
+				t.Errorf("%s signed: only the atlas's configurations should be", r.Key)
+			}
+		}
+	}
+	if signed["induction"] != 4 || signed["majority"] != 2 || signed["reverse"] != 2 || len(signed) != 3 {
+		t.Errorf("signed runs by task %v, want induction 4, majority 2, reverse 2", signed)
+	}
 	// Sweeps store every head's relation scores and mirror_c.
 	rel := 0
 	for _, r := range recs {
@@ -442,9 +458,14 @@ func TestReproduceQuick(t *testing.T) {
 	if strings.Contains(string(md), "Seeds without these measurements") {
 		t.Error("section 6 lacks seeds the sweep measured")
 	}
-	// Its runs carry every measurement.
+	// Its runs carry every measurement, the signature on the atlas's
+	// configurations alone.
 	for _, r := range recs {
-		if r.Status == sweep.StatusOK && sweep.AnalysisOf(&r).Measure.String() != "all" {
+		want := "mean,resample,attribution,circuit"
+		if r.EdgeCircuit != nil {
+			want = "all"
+		}
+		if r.Status == sweep.StatusOK && sweep.AnalysisOf(&r).Measure.String() != want {
 			t.Errorf("%s seed %d measured %v", r.Key, r.Config.Seed, sweep.AnalysisOf(&r).Measure)
 		}
 	}

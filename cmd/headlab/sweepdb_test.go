@@ -117,7 +117,7 @@ func TestForeignDatabasesRefused(t *testing.T) {
 		text,
 		raw("other.db", "CREATE TABLE notes (body TEXT)", "INSERT INTO notes VALUES ('keep me')"),
 		raw("shape.db", "CREATE TABLE runs (id INTEGER)", "PRAGMA user_version = 2"),
-		raw("newer.db", "CREATE TABLE runs (id INTEGER)", "PRAGMA user_version = 7"),
+		raw("newer.db", "CREATE TABLE runs (id INTEGER)", "PRAGMA user_version = 99"),
 	}
 	out := filepath.Join(dir, "out.db")
 	if code, _, errs := headlab(t, "merge", "--db", out, good); code != 0 {

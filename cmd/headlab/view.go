@@ -26,6 +26,7 @@ type viewOptions struct {
 	run        runFlag
 	screenshot string
 	after      int
+	circuit    bool
 
 	// window is the viewer's options: the model to train, or with --run
 	// the checkpoint's (read by runView).
@@ -43,7 +44,10 @@ panel titled with the head's current label and score. Click ⊘ on a panel to
 switch that head off for evaluation and watch the held-out accuracy; the
 side panel's ablation button says how (zero, mean, resample).
 
-Keys: space run/pause, r reset, n/p next/previous example, Esc quit.
+Keys: space run/pause, r reset, n/p next/previous example, +/- zoom,
+arrows (or the mouse wheel) scroll the panels when not all fit, c finds the
+model's circuit for the side panel (--circuit: whenever training pauses),
+Esc quit.
 Training pauses after --after-steps (default: --steps, the task's plateau);
 space trains on. --run DIR shows a saved checkpoint without training.
 --screenshot FILE.png draws one frame once training has paused (or the
@@ -57,6 +61,7 @@ use xvfb-run on a machine without one.`,
 	o.run.register(cmd, "show the checkpoint in this directory without training")
 	cmd.Flags().StringVar(&o.screenshot, "screenshot", "", "draw one frame to this PNG file and exit")
 	cmd.Flags().IntVar(&o.after, "after-steps", 0, "pause training after this many steps (default: --steps)")
+	cmd.Flags().BoolVar(&o.circuit, "circuit", false, "find the model's circuit for the side panel whenever training pauses (and for --run's checkpoint), before --screenshot's frame; else press c")
 	return cmd
 }
 
@@ -67,7 +72,7 @@ func (o *viewOptions) check(cmd *cobra.Command, _ []string) error {
 	if err := checkOutputs(fileOut("screenshot", o.screenshot)); err != nil {
 		return err
 	}
-	o.window = window.Options{}
+	o.window = window.Options{Circuit: o.circuit}
 	if o.run.dir != "" {
 		// The checkpoint defines the model: every flag of trainFlags
 		// would be ignored.
@@ -178,6 +183,9 @@ func runView(e *env, o *viewOptions) error {
 		if st.Steps > 0 {
 			rate = fmt.Sprintf(", %.0f steps/s with %d refreshes of %.0f ms", float64(st.Steps)/st.Seconds,
 				st.Refreshes, 1000*st.RefreshSeconds/float64(st.Refreshes))
+		}
+		if s.Circuit != nil {
+			rate += fmt.Sprintf(", circuit of %d edges at step %d", len(s.Circuit), s.CircuitStep)
 		}
 		fmt.Fprintf(e.stderr, "wrote %s: step %d, held-out accuracy %.3f%s\n", screenshot, s.Step, s.Accuracy, rate)
 		return nil

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -309,4 +311,30 @@ func TestViewGL41(t *testing.T) {
 	if _, err := os.Stat(shot); err == nil && code != 0 {
 		t.Error("a refused view wrote its screenshot")
 	}
+}
+
+// TestViewCircuit: view --circuit finds the checkpoint's circuit before
+// the screenshot, the same circuit headlab circuit finds by default.
+func TestViewCircuit(t *testing.T) {
+	needWindow(t)
+	run := trained(t, "induction")
+	code, out, errs := headlab(t, "circuit", "--run", run, "--json")
+	if code != 0 {
+		t.Fatalf("circuit: exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Circuit []string `json:"circuit"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(t.TempDir(), "v.png")
+	code, _, errs = headlab(t, "view", "--run", run, "--circuit", "--screenshot", shot)
+	if code != 0 {
+		t.Fatalf("view: exit %d: %s", code, errs)
+	}
+	if want := fmt.Sprintf("circuit of %d edges at step 20", len(rep.Circuit)); !strings.Contains(errs, want) {
+		t.Errorf("view --circuit says %q, want %q", errs, want)
+	}
+	checkShot(t, shot)
 }

@@ -41,10 +41,22 @@ var laneMask = [16]int32{-1, -1, -1, -1, -1, -1, -1, -1}
 // mask8 is the VMASKMOVPS mask of the first w (clamped to 0..8) of 8 lanes.
 func mask8(w int) *int32 { return &laneMask[8-min(max(w, 0), 8)] }
 
-// avx2Gemm walks C in blocks of 6 rows (then one of 4 where the columns
-// are whole, then single rows) by 16 columns.
-// Gemm has checked every access.
+// avx2Gemm runs a large product cache-blocked (avx2Blocked), any other
+// as avx2Tiles. Gemm has checked every access.
 func avx2Gemm(m, n, k int, a []float32, ai, ap int, b []float32, ldb int, c []float32, ldc int, bias []float32) {
+	if useBlocked(m, n, k) {
+		avx2Blocked(m, n, k, a, ai, ap, b, ldb, c, ldc, bias)
+		return
+	}
+	avx2Tiles(m, n, k, a, ai, ap, b, ldb, c, ldc, bias)
+}
+
+// avx2Tiles walks C in blocks of 6 rows (then one of 4 where the columns
+// are whole, then single rows) by 16 columns, unpacked.
+func avx2Tiles(m, n, k int, a []float32, ai, ap int, b []float32, ldb int, c []float32, ldc int, bias []float32) {
+	if m <= 0 || n <= 0 {
+		return
+	}
 	const f = 4 // bytes per float32
 	for j := 0; j < n; j += 16 {
 		w := n - j

@@ -5,7 +5,9 @@
 //   - avx512: register-blocked assembly micro-kernels, 8 rows x 32 columns
 //     of C held in 16 ZMM registers, no packing (the shapes are small);
 //   - avx2 (AVX2 + FMA): 6 rows x 16 columns in 12 YMM registers, the same
-//     arithmetic, so the same bits as avx512;
+//     arithmetic, so the same bits as avx512; large products (4M
+//     multiply-adds and up) cache-blocked over k with B packed
+//     (block_amd64.go), the same bits again;
 //   - neon (arm64): 8 rows x 8 columns in 16 Q registers, the same bits;
 //   - go: register-blocked Go loops (4 rows x 2 columns), everywhere else.
 //

@@ -10,12 +10,14 @@
 package htmlview
 
 import (
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"unicode/utf8"
 
 	"headlab/analysis"
@@ -25,6 +27,19 @@ import (
 // MaxExamples is how many examples a page holds at most: the picker's
 // choice, and a page that stays small (a few hundred kB at T=16).
 const MaxExamples = 32
+
+// MaxCells is how many attention cells (examples x heads x T x T) a page
+// holds at most: a model too big for MaxExamples examples within it gets
+// fewer (at least one), so that its page stays about 10 MB (4 layers of
+// 8 heads at T=64: 8 examples).
+const MaxCells = 1 << 20
+
+// Examples is how many of n examples a page of an L x H model at sequence
+// length T shows: the first MaxExamples, fewer where they would exceed
+// MaxCells, at least one.
+func Examples(n, L, H, T int) int {
+	return min(n, MaxExamples, max(1, MaxCells/max(1, L*H*T*T)))
+}
 
 // LabelChars is the most characters of a token's name the heatmaps' axes
 // and the patching table's columns show: a longer name is cut with an
@@ -54,6 +69,7 @@ type data struct {
 	Examples []example `json:"examples"`
 	Colors   []string  `json:"colors"` // viz.CellPalette, #rrggbb
 	Tools    *tools    `json:"tools,omitempty"`
+	Circuit  *circuit  `json:"circuit,omitempty"`
 }
 
 // tools names what each example's patching and attribution hold.
@@ -108,9 +124,83 @@ type Causal struct {
 	// and Logit[n] its mean answer logit.
 	Attribution [][]float64
 	Logit       []float64
+	// Circuit is the model's circuit, or nil for a page without one.
+	Circuit *Circuit
 }
 
-// Write writes a page of the first MaxExamples examples of att, each head
+// Circuit is a model's circuit as edges (circuit.Report, docs/circuits.md):
+// how it was measured, its faithfulness, and every edge's effect.
+type Circuit struct {
+	Corruption, Direction string
+	Examples              int
+	Threshold             float64
+	Faithfulness          float64
+	Edges                 []CircuitEdge
+}
+
+// CircuitEdge is one edge: its name (sender->receiver), its sender and
+// receiver, its effect by path patching and by attribution patching,
+// and whether the circuit keeps it.
+type CircuitEdge struct {
+	Name, From, To      string
+	Effect, Attribution float64
+	In                  bool
+}
+
+// MaxOtherEdges is how many edges outside the circuit the page lists at
+// most, largest effect first: a model of 32 heads has thousands of edges.
+const MaxOtherEdges = 24
+
+// circuit is what the page shows of a Circuit: its edges, then the
+// largest others whose effect rounds away from zero, each rounded to 1e-3.
+type circuit struct {
+	Corruption   string        `json:"corruption"`
+	Direction    string        `json:"direction"`
+	Examples     int           `json:"examples"`
+	Threshold    float64       `json:"threshold"`
+	Faithfulness float64       `json:"faithfulness"`
+	Total        int           `json:"total"`  // edges in the model
+	Hidden       int           `json:"hidden"` // others with an effect not listed
+	Edges        []circuitEdge `json:"edges"`
+}
+
+type circuitEdge struct {
+	Name        string  `json:"name"`
+	From        string  `json:"from"`
+	To          string  `json:"to"`
+	Effect      float64 `json:"effect"`
+	Attribution float64 `json:"attribution"`
+	In          bool    `json:"in"`
+}
+
+// pageCircuit is c as the page lists it: the circuit's edges by effect,
+// largest first, then at most MaxOtherEdges others of effect at least
+// 0.005 in magnitude, largest magnitude first.
+func pageCircuit(c *Circuit) *circuit {
+	p := &circuit{Corruption: c.Corruption, Direction: c.Direction, Examples: c.Examples,
+		Threshold: c.Threshold, Faithfulness: math.Round(c.Faithfulness*1e3) / 1e3, Total: len(c.Edges), Edges: []circuitEdge{}}
+	var in, out []CircuitEdge
+	for _, e := range c.Edges {
+		switch {
+		case e.In:
+			in = append(in, e)
+		case math.Abs(e.Effect) >= 0.005:
+			out = append(out, e)
+		}
+	}
+	slices.SortStableFunc(in, func(a, b CircuitEdge) int { return cmp.Compare(b.Effect, a.Effect) })
+	slices.SortStableFunc(out, func(a, b CircuitEdge) int { return cmp.Compare(math.Abs(b.Effect), math.Abs(a.Effect)) })
+	if len(out) > MaxOtherEdges {
+		p.Hidden, out = len(out)-MaxOtherEdges, out[:MaxOtherEdges]
+	}
+	for _, e := range append(in, out...) {
+		p.Edges = append(p.Edges, circuitEdge{Name: e.Name, From: e.From, To: e.To, In: e.In,
+			Effect: math.Round(e.Effect*1e3) / 1e3, Attribution: math.Round(e.Attribution*1e3) / 1e3})
+	}
+	return p
+}
+
+// Write writes a page of the first Examples examples of att, each head
 // labelled with its verdict in heads (analysis.ScoreAll), under title,
 // each token named by token (the figures' name of token id: tasks.TokenName
 // of the model's task; nil: viz.TokenLabel); with c, each example's
@@ -120,7 +210,7 @@ func Write(w io.Writer, title string, att *analysis.Attention, heads []analysis.
 	if err := att.Validate(); err != nil {
 		return fmt.Errorf("html: %w", err)
 	}
-	shown := min(att.N, MaxExamples)
+	shown := Examples(att.N, att.L, att.H, att.T)
 	if c != nil && (len(c.Patch) < shown || len(c.Attribution) < shown || len(c.Logit) < shown) {
 		return fmt.Errorf("html: causal results for %d examples, the page shows %d", min(len(c.Patch), len(c.Attribution), len(c.Logit)), shown)
 	}
@@ -140,6 +230,9 @@ func Write(w io.Writer, title string, att *analysis.Attention, heads []analysis.
 	}
 	if c != nil {
 		d.Tools = &tools{Corruption: c.Corruption, Positions: c.Positions, Rows: c.Rows, Parts: c.Parts}
+		if c.Circuit != nil {
+			d.Circuit = pageCircuit(c.Circuit)
+		}
 	}
 	for n := range shown {
 		ex := example{}

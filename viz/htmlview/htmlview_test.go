@@ -372,46 +372,51 @@ func checkAxes(t *testing.T, tab context.Context, a *analysis.Attention, n, step
 	t.Helper()
 	for l := range a.L {
 		for h := range a.H {
-			name := analysis.HeadName(l, h)
-			for _, axis := range []string{"queries", "keys"} {
-				// Each label's text box (a range over its text, not its
-				// box in the layout): left, top, right, bottom.
-				labels := browsertest.Eval[[]struct {
-					Text string
-					Box  []float64
-				}](t, tab, fmt.Sprintf(`[...document.getElementById("%s-%s").children].map(s => {
-					const r = document.createRange(); r.selectNodeContents(s); const b = r.getBoundingClientRect();
-					return {Text: s.textContent, Box: [b.left + scrollX, b.top + scrollY, b.right + scrollX, b.bottom + scrollY]}; })`, axis, name))
-				if len(labels) != a.T {
-					t.Fatalf("%s's %s: %d labels, want %d", name, axis, len(labels), a.T)
-				}
-				var prev []float64
-				for i, lab := range labels {
-					want := ""
-					if i%step == 0 {
-						want = label(a.Tokens[n*a.T+i])
-					}
-					if lab.Text != want {
-						t.Errorf("%s's %s label %d is %q, want %q (example %d)", name, axis, i, lab.Text, want, n)
-					}
-					if want == "" {
-						continue
-					}
-					b := lab.Box
-					x, y := cellCenter(t, tab, name, i, i)
-					centre, at := (b[1]+b[3])/2, y
-					if axis == "keys" {
-						centre, at = (b[0]+b[2])/2, x
-					}
-					if d := centre - at; d < -1.5 || d > 1.5 {
-						t.Errorf("%s's %s label %d %q is centred at %.1f, its cell at %.1f", name, axis, i, want, centre, at)
-					}
-					if prev != nil && prev[0] < b[2] && b[0] < prev[2] && prev[1] < b[3] && b[1] < prev[3] {
-						t.Errorf("%s's %s labels overlap before %d: %v and %v", name, axis, i, prev, b)
-					}
-					prev = b
-				}
+			checkHeadAxes(t, tab, a, analysis.HeadName(l, h), n, step, label)
+		}
+	}
+}
+
+// checkHeadAxes is checkAxes for the one head name.
+func checkHeadAxes(t *testing.T, tab context.Context, a *analysis.Attention, name string, n, step int, label func(id int) string) {
+	t.Helper()
+	for _, axis := range []string{"queries", "keys"} {
+		// Each label's text box (a range over its text, not its
+		// box in the layout): left, top, right, bottom.
+		labels := browsertest.Eval[[]struct {
+			Text string
+			Box  []float64
+		}](t, tab, fmt.Sprintf(`[...document.getElementById("%s-%s").children].map(s => {
+			const r = document.createRange(); r.selectNodeContents(s); const b = r.getBoundingClientRect();
+			return {Text: s.textContent, Box: [b.left + scrollX, b.top + scrollY, b.right + scrollX, b.bottom + scrollY]}; })`, axis, name))
+		if len(labels) != a.T {
+			t.Fatalf("%s's %s: %d labels, want %d", name, axis, len(labels), a.T)
+		}
+		var prev []float64
+		for i, lab := range labels {
+			want := ""
+			if i%step == 0 {
+				want = label(a.Tokens[n*a.T+i])
 			}
+			if lab.Text != want {
+				t.Errorf("%s's %s label %d is %q, want %q (example %d)", name, axis, i, lab.Text, want, n)
+			}
+			if want == "" {
+				continue
+			}
+			b := lab.Box
+			x, y := cellCenter(t, tab, name, i, i)
+			centre, at := (b[1]+b[3])/2, y
+			if axis == "keys" {
+				centre, at = (b[0]+b[2])/2, x
+			}
+			if d := centre - at; d < -1.5 || d > 1.5 {
+				t.Errorf("%s's %s label %d %q is centred at %.1f, its cell at %.1f", name, axis, i, want, centre, at)
+			}
+			if prev != nil && prev[0] < b[2] && b[0] < prev[2] && prev[1] < b[3] && b[1] < prev[3] {
+				t.Errorf("%s's %s labels overlap before %d: %v and %v", name, axis, i, prev, b)
+			}
+			prev = b
 		}
 	}
 }
@@ -432,5 +437,193 @@ func TestLongExampleAxes(t *testing.T) {
 	checkAxes(t, tab, a, 0, 3, viz.TokenLabel)
 	if ex := v.Exceptions(); len(ex) > 0 {
 		t.Errorf("the script threw: %v", ex)
+	}
+}
+
+// bigShape is one example of 4 layers of 8 heads at T=64, the size of
+// issue 38's big training: each head attends to its previous token.
+func bigShape() *analysis.Attention {
+	const L, H, T = 4, 8, 64
+	a := &analysis.Attention{Causal: true, N: 1, L: L, H: H, T: T, Probs: make([]float32, L*H*T*T)}
+	for i := range T {
+		a.Tokens = append(a.Tokens, (5*i)%64)
+		for k := range L * H {
+			a.Probs[(k*T+i)*T+max(i-1, 0)] = 1
+		}
+	}
+	return a
+}
+
+// TestBigShapeZoom: at 32 heads of T=64 the page opens with 4-pixel cells
+// and every third label, none overlapping; the zoom control makes cells
+// 16 pixels with every label; picking one head hides the others and
+// draws it large, and hovering it reads out the cell under the pointer.
+func TestBigShapeZoom(t *testing.T) {
+	a := bigShape()
+	ctx := browsertest.Start(t)
+	tab, v := browsertest.Open(t, ctx, writePage(t, a, nil))
+	if w := browsertest.Eval[int](t, tab, `document.getElementById("head-L3H7").width`); w != 64*4 {
+		t.Errorf("a head's canvas is %d pixels wide, want 4 a cell", w)
+	}
+	checkHeadAxes(t, tab, a, "L0H0", 0, 3, viz.TokenLabel)
+	checkHeadAxes(t, tab, a, "L3H7", 0, 3, viz.TokenLabel)
+
+	browsertest.Eval[bool](t, tab, `(() => { const z = document.getElementById("zoom"); z.value = "16"; z.dispatchEvent(new Event("input")); return true; })()`)
+	if w := browsertest.Eval[[]int](t, tab, `[...document.querySelectorAll("canvas.pattern")].map(c => c.width)`); len(w) != 32 || w[0] != 64*16 || w[31] != 64*16 {
+		t.Errorf("zoomed canvases %v, want 32 of %d pixels", w, 64*16)
+	}
+	checkHeadAxes(t, tab, a, "L2H5", 0, 1, viz.TokenLabel)
+
+	browsertest.Eval[bool](t, tab, `(() => { const f = document.getElementById("focus"); f.value = "31"; f.dispatchEvent(new Event("change")); return true; })()`)
+	shown := browsertest.Eval[[]string](t, tab, `[...document.querySelectorAll(".head")].filter(h => h.offsetParent !== null).map(h => h.querySelector("b").textContent)`)
+	if strings.Join(shown, " ") != "L3H7" {
+		t.Errorf("with L3H7 picked the page shows %v", shown)
+	}
+	cell := browsertest.Eval[int](t, tab, `document.getElementById("head-L3H7").width`) / 64
+	if cell < 12 {
+		t.Errorf("the picked head's cells are %d pixels", cell)
+	}
+	checkHeadAxes(t, tab, a, "L3H7", 0, 1, viz.TokenLabel)
+	x, y := cellCenter(t, tab, "L3H7", 40, 39)
+	browsertest.Eval[bool](t, tab, fmt.Sprintf(`(scrollTo(0, %f), true)`, y-200))
+	sy := browsertest.Eval[float64](t, tab, `scrollY`)
+	if err := chromedp.Do(tab, chromedp.MouseEvent(chromedp.MouseMoved, x, y-sy)); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := readout(t, tab); !strings.Contains(text, "L3H7 · query 40") || !strings.Contains(text, "key 39") || !strings.HasSuffix(text, "1.000") {
+		t.Errorf("hovering L3H7's cell (40, 39) reads %q", text)
+	}
+	if ex := v.Exceptions(); len(ex) > 0 {
+		t.Errorf("the script threw: %v", ex)
+	}
+}
+
+// circuitFixture is a circuit of two edges and five others, one of them
+// too small to list.
+func circuitFixture() *Circuit {
+	return &Circuit{Corruption: "first-half", Direction: "noising", Examples: 250, Threshold: 0.9, Faithfulness: 0.9312,
+		Edges: []CircuitEdge{
+			{Name: "L0H1->L1H1.k", From: "L0H1", To: "L1H1.k", Effect: 0.41, Attribution: 0.38, In: true},
+			{Name: "embed->L0H1.v", From: "embed", To: "L0H1.v", Effect: 0.002, Attribution: 0.001},
+			{Name: "L1H1->logits", From: "L1H1", To: "logits", Effect: 0.87, Attribution: 0.9, In: true},
+			{Name: "embed->L1H1.v", From: "embed", To: "L1H1.v", Effect: 0.3, Attribution: 0.2},
+			{Name: "mlp0->logits", From: "mlp0", To: "logits", Effect: -0.05, Attribution: -0.04},
+			{Name: "pos_embed->L0H1.q", From: "pos_embed", To: "L0H1.q", Effect: 0.1, Attribution: 0.1},
+		}}
+}
+
+// TestPageCircuit: the page lists the circuit's edges by effect, then
+// the others by magnitude, at most MaxOtherEdges of them.
+func TestPageCircuit(t *testing.T) {
+	p := pageCircuit(circuitFixture())
+	var got []string
+	for _, e := range p.Edges {
+		got = append(got, fmt.Sprintf("%s %.2f %v", e.Name, e.Effect, e.In))
+	}
+	want := "L1H1->logits 0.87 true|L0H1->L1H1.k 0.41 true|embed->L1H1.v 0.30 false|pos_embed->L0H1.q 0.10 false|mlp0->logits -0.05 false"
+	if strings.Join(got, "|") != want || p.Total != 6 || p.Hidden != 0 || p.Faithfulness != 0.931 {
+		t.Errorf("listed %q (total %d, hidden %d, faithfulness %v), want %q", strings.Join(got, "|"), p.Total, p.Hidden, p.Faithfulness, want)
+	}
+	c := circuitFixture()
+	for k := range MaxOtherEdges + 3 {
+		c.Edges = append(c.Edges, CircuitEdge{Name: fmt.Sprintf("e%d", k), From: "embed", To: "logits", Effect: -0.01 - float64(k)/1000})
+	}
+	p = pageCircuit(c)
+	// The others: 0.3, 0.1, -0.05, then e26 (-0.036) down to e6; e5 to
+	// e0 are counted as not listed, the 0.002 edge not even counted.
+	last := p.Edges[len(p.Edges)-1].Name
+	if len(p.Edges) != 2+MaxOtherEdges || p.Hidden != 6 || p.Edges[5].Name != "e26" || last != "e6" {
+		t.Errorf("%d edges listed (e26 at %s, last %s), %d hidden; want %d, e26 at 5, e6, 6", len(p.Edges), p.Edges[5].Name, last, p.Hidden, 2+MaxOtherEdges)
+	}
+}
+
+// TestPageCircuitInChromium: the circuit section names the measurement
+// and the faithfulness, lists every listed edge with its effect, and
+// draws each as a line between its nodes, the circuit's nodes marked;
+// without a circuit the section is hidden.
+func TestPageCircuitInChromium(t *testing.T) {
+	a := fixture()
+	c := &Causal{Corruption: "other", Positions: []int{3}, Rows: []string{"L0H0"}, Parts: []string{"embed"}, Circuit: circuitFixture()}
+	for range a.N {
+		c.Patch = append(c.Patch, [][]float64{{0.5}})
+		c.Attribution = append(c.Attribution, []float64{1})
+		c.Logit = append(c.Logit, 1)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, "circuit page", a, analysis.ScoreAll(a), c, nil); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "circuit.html")
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := browsertest.Start(t)
+	tab, v := browsertest.Open(t, ctx, file)
+	if browsertest.Eval[bool](t, tab, `document.getElementById("circuit").hidden`) {
+		t.Fatal("the circuit section is hidden")
+	}
+	note := browsertest.Eval[string](t, tab, `document.getElementById("circuit-note").textContent`)
+	for _, want := range []string{"2 of 6 edges keep 93.1%", "threshold 90%", "first-half corruption", "250 held-out"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("the note %q does not say %q", note, want)
+		}
+	}
+	rows := browsertest.Eval[[]string](t, tab, `[...document.querySelectorAll("#circuit-edges tr")].slice(1).map(r => [...r.children].map(c => c.textContent).join(" "))`)
+	want := []string{"L1H1->logits 0.870 0.900 yes", "L0H1->L1H1.k 0.410 0.380 yes", "embed->L1H1.v 0.300 0.200 no", "pos_embed->L0H1.q 0.100 0.100 no", "mlp0->logits -0.050 -0.040 no"}
+	if strings.Join(rows, "|") != strings.Join(want, "|") {
+		t.Errorf("circuit rows\n%v\nwant\n%v", rows, want)
+	}
+	// Each edge a line from its sender's box up to its receiver's (the
+	// receiver's node is the head, whichever input it reads through).
+	lines := browsertest.Eval[[]string](t, tab, `(() => {
+		const nodes = {}; document.querySelectorAll("#circuit-graph g").forEach(g => { const r = g.querySelector("rect");
+			nodes[g.textContent] = [+r.getAttribute("x") + +r.getAttribute("width") / 2, +r.getAttribute("y"), +r.getAttribute("y") + +r.getAttribute("height")]; });
+		const name = (x, y, top) => Object.keys(nodes).find(n => Math.abs(nodes[n][0] - x) < 0.01 && Math.abs(nodes[n][top ? 1 : 2] - y) < 0.01);
+		return [...document.querySelectorAll("#circuit-graph line")].map(l => name(+l.getAttribute("x1"), +l.getAttribute("y1"), true) + ">" +
+			name(+l.getAttribute("x2"), +l.getAttribute("y2"), false) + (l.classList.contains("in") ? " in" : ""));
+	})()`)
+	wantLines := "mlp0>logits|pos_embed>L0H1|embed>L1H1|L0H1>L1H1 in|L1H1>logits in"
+	if strings.Join(lines, "|") != wantLines {
+		t.Errorf("lines %v, want %s", lines, wantLines)
+	}
+	marked := browsertest.Eval[[]string](t, tab, `[...document.querySelectorAll("#circuit-graph g.in")].map(g => g.textContent).sort()`)
+	if strings.Join(marked, " ") != "L0H1 L1H1 logits" {
+		t.Errorf("circuit nodes %v", marked)
+	}
+	if ex := v.Exceptions(); len(ex) > 0 {
+		t.Errorf("the script threw: %v", ex)
+	}
+	if out := v.Outside(t, tab); len(out) > 0 {
+		t.Errorf("requests: %v", out)
+	}
+	tab, _ = browsertest.Open(t, ctx, writePage(t, a, nil))
+	if !browsertest.Eval[bool](t, tab, `document.getElementById("circuit").hidden`) {
+		t.Error("the circuit section shows without a circuit")
+	}
+}
+
+// TestExamplesWithinCells: the default model's page keeps MaxExamples
+// examples; issue 38's big shape keeps as many as MaxCells allows, a
+// model bigger still one.
+func TestExamplesWithinCells(t *testing.T) {
+	for _, c := range []struct{ n, L, H, T, want int }{
+		{1000, 2, 2, 16, MaxExamples}, {3, 2, 2, 16, 3}, {1000, 4, 8, 64, 8}, {1000, 8, 16, 256, 1}, {0, 4, 8, 64, 0},
+	} {
+		if got := Examples(c.n, c.L, c.H, c.T); got != c.want {
+			t.Errorf("Examples(%d, %d, %d, %d) = %d, want %d", c.n, c.L, c.H, c.T, got, c.want)
+		}
+	}
+	a := bigShape()
+	a.N = 10
+	tokens, probs := a.Tokens, a.Probs
+	for range 9 {
+		a.Tokens, a.Probs = append(a.Tokens, tokens...), append(a.Probs, probs...)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, "big", a, nil, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), `"tokens":`); n != 8 {
+		t.Errorf("a page of 10 examples at 4 x 8 heads of T=64 holds %d, want 8", n)
 	}
 }

@@ -3,7 +3,10 @@
 // example changes or a cell is hovered or locked.
 (function () {
   const D = DATA, T = D.seq_len;
-  const cell = Math.max(4, Math.floor(192 / T));
+  // A cell's side in pixels: a head about 192 pixels wide at first, at
+  // least 4 a cell; the zoom control sets it (minCell to maxCell).
+  const minCell = 2, maxCell = 32;
+  let cell = Math.max(4, Math.floor(192 / T));
   const grid = document.getElementById("grid");
   const readout = document.getElementById("readout");
   const tokensEl = document.getElementById("tokens");
@@ -12,7 +15,8 @@
   // Token labels on both axes of every head, as the viewer's: every
   // step-th one where a cell is narrower than a line of label text
   // (viz.PanelGrid.LabelStep's rule).
-  const labelLine = 12, step = Math.max(1, Math.ceil(labelLine / cell));
+  const labelLine = 12;
+  let step = Math.max(1, Math.ceil(labelLine / cell));
   // The palette (viz.CellPalette): the viridis steps, then the masked
   // cells' colour, then a weight that is not a number's.
   const steps = D.colors.length - 2, maskedColor = steps, badColor = steps + 1;
@@ -70,6 +74,38 @@
     grid.appendChild(row);
   }
   picker.addEventListener("change", () => { ex = Number(picker.value); labelAxes(); show(); showCausal(); });
+
+  // Zoom: every head's cells at the chosen side (the page scrolls when
+  // they no longer fit), the labels thinned again for it; and the head
+  // picker shows one head alone, or all.
+  const zoom = document.getElementById("zoom"), focus = document.getElementById("focus");
+  zoom.min = String(minCell);
+  zoom.max = String(maxCell);
+  zoom.value = String(cell);
+  function setCell(c) {
+    cell = Math.min(maxCell, Math.max(minCell, c));
+    step = Math.max(1, Math.ceil(labelLine / cell));
+    zoom.value = String(cell);
+    document.getElementById("zoom-value").textContent = cell + " px";
+    canvases.forEach((c) => { c.width = c.height = T * cell; });
+    labelAxes();
+    show();
+  }
+  zoom.addEventListener("input", () => setCell(Number(zoom.value)));
+  D.head_labels.forEach((info, k) => {
+    const o = document.createElement("option");
+    o.value = String(k);
+    o.textContent = info.name;
+    focus.appendChild(o);
+  });
+  focus.addEventListener("change", () => {
+    const k = focus.value === "" ? -1 : Number(focus.value);
+    canvases.forEach((c, n) => { c.closest(".head").hidden = k >= 0 && n !== k; });
+    grid.querySelectorAll(".layer").forEach((row) => { row.hidden = ![...row.children].some((b) => !b.hidden); });
+    // One head alone is drawn as large as the window allows.
+    if (k >= 0) setCell(Math.floor((Math.min(innerWidth, 1200) - 160) / T));
+  });
+  document.getElementById("zoom-value").textContent = cell + " px";
 
   // Each label is the token's name cut to htmlview.LabelChars; its
   // tooltip the whole name.
@@ -213,8 +249,76 @@
     readout.textContent = D.head_labels[p.k].name + " · query " + p.i + " " + JSON.stringify(toks[p.i]) +
       " → key " + p.j + " " + JSON.stringify(toks[p.j]) + ": " + (masked(p.i, p.j) ? "masked" : w.toFixed(3));
   }
+  // The model's circuit (not the example's): its edges drawn by layer,
+  // the embeddings at the bottom and the logits at the top, as the
+  // circuit command's figure (viz.CircuitGraph), and listed with their effects.
+  function showCircuit() {
+    const C = D.circuit;
+    if (!C) return;
+    document.getElementById("circuit").hidden = false;
+    document.getElementById("circuit-note").textContent = "Path patching (" + C.direction + ", " + C.corruption + " corruption, " + C.examples +
+      " held-out examples): the circuit's " + C.edges.filter((e) => e.in).length + " of " + C.total + " edges keep " + (100 * C.faithfulness).toFixed(1) +
+      "% of the logit difference (threshold " + (100 * C.threshold).toFixed(0) + "%) with every other edge patched. Effect: the share of the logit difference " +
+      "patching that edge alone removes; grey rows are edges outside the circuit" + (C.hidden ? " (" + C.hidden + " smaller ones not listed)" : "") + ".";
+    const node = (name) => name.replace(/\.[qkv]$/, "");
+    const level = (n) => {
+      if (n === "embed" || n === "pos_embed") return 0;
+      if (n === "logits") return 2 * D.layers + 1;
+      const m = /^mlp(\d+)$/.exec(n);
+      if (m) return 2 * Number(m[1]) + 2;
+      return 2 * Number(/^L(\d+)/.exec(n)[1]) + 1;
+    };
+    const levels = [];
+    const inCircuit = new Set();
+    C.edges.forEach((e) => [node(e.from), node(e.to)].forEach((n) => {
+      const l = level(n);
+      levels[l] = levels[l] || [];
+      if (!levels[l].includes(n)) levels[l].push(n);
+      if (e.in) inCircuit.add(n);
+    }));
+    // At least 64 pixels a node across the widest level, so that boxes never touch.
+    const bw = 54, bh = 16, pitch = 44, top = 2 * D.layers + 1;
+    const W = Math.max(640, 64 * (Math.max(0, ...Array.from(levels, (l) => (l || []).length)) + 1));
+    const svg = document.getElementById("circuit-graph"), ns = "http://www.w3.org/2000/svg";
+    svg.setAttribute("width", W);
+    svg.setAttribute("height", (top + 1) * pitch);
+    const at = {};
+    levels.forEach((names, l) => (names || []).forEach((n, k) => { at[n] = [(W * (k + 1)) / (names.length + 1), (top - l) * pitch + pitch / 2]; }));
+    const el = (tag, attrs) => { const x = document.createElementNS(ns, tag); for (const a in attrs) x.setAttribute(a, attrs[a]); return x; };
+    const most = Math.max(1e-9, ...C.edges.map((e) => Math.abs(e.effect)));
+    const parts = [];
+    C.edges.slice().reverse().forEach((e) => { // the circuit's edges drawn last, over the others
+      const [x1, y1] = at[node(e.from)], [x2, y2] = at[node(e.to)];
+      const line = el("line", { x1, y1: y1 - bh / 2, x2, y2: y2 + bh / 2, stroke: e.effect < 0 ? "#2166ac" : "#b2182b",
+        "stroke-width": e.in ? 1 + 4 * Math.abs(e.effect) / most : 1, "stroke-opacity": e.in ? 0.9 : 0.25, class: e.in ? "edge in" : "edge" });
+      const t = el("title", {});
+      t.textContent = e.name + ": " + e.effect.toFixed(3);
+      line.appendChild(t);
+      parts.push(line);
+    });
+    Object.keys(at).forEach((n) => {
+      const g = el("g", { class: inCircuit.has(n) ? "node in" : "node" });
+      const [x, y] = at[n];
+      g.append(el("rect", { x: x - bw / 2, y: y - bh / 2, width: bw, height: bh, rx: 3 }));
+      const t = el("text", { x, y: y + 3.5, "text-anchor": "middle" });
+      t.textContent = n;
+      g.appendChild(t);
+      parts.push(g);
+    });
+    svg.replaceChildren(...parts);
+    const row = (cells, cls, tag) => {
+      const tr = document.createElement("tr");
+      if (cls) tr.className = cls;
+      cells.forEach((c, k) => { const td = document.createElement(tag); td.textContent = c; if (k > 0 && tag === "td") td.className = "num"; tr.appendChild(td); });
+      return tr;
+    };
+    document.getElementById("circuit-edges").replaceChildren(row(["edge", "effect", "attribution", "in circuit"], "", "th"),
+      ...C.edges.map((e) => row([e.name, e.effect.toFixed(3), e.attribution.toFixed(3), e.in ? "yes" : "no"], e.in ? "in" : "out", "td")));
+  }
+
   legend();
   labelAxes();
   show();
   showCausal();
+  showCircuit();
 })();

@@ -49,6 +49,10 @@ func compose(st *state, source string) *composed {
 	return f
 }
 
+// colGap is the least space between two column labels, so that
+// neighbours ("51", "58") do not read as one ("5158").
+const colGap = 3
+
 // maxTokenW is the widest a token label is drawn: eight glyphs, as the
 // figures cut theirs at a fixed width.
 const maxTokenW = 8 * glyphW
@@ -173,16 +177,20 @@ func drawSidebar(b *batch, st *state, task tasks.Task, source string) {
 
 	b.text(sbX, yKeys, fmt.Sprintf("space run/pause %c r reset", viz.MidDot), colFaint)
 	b.text(sbX, yKeys+16, fmt.Sprintf("n/p next/prev example %c esc quit", viz.MidDot), colFaint)
+	b.text(sbX, yKeys+32, fmt.Sprintf("+/- zoom %c arrows, wheel scroll", viz.MidDot), colFaint)
 	note, noteCol := st.note, colMuted
 	if st.err != nil {
 		note, noteCol = "error: "+st.err.Error(), colError
 	}
+	y := yNote
 	for k, line := range wrap(note, sbW/glyphW) {
 		if k == 4 {
 			break
 		}
-		b.text(sbX, yNote+k*16, line, noteCol)
+		b.text(sbX, y, line, noteCol)
+		y += 16
 	}
+	drawCircuit(b, &st.circ, y+4, st.m.size().Y-margin)
 }
 
 // textWithOff draws s, with the ⊘ rune drawn as the sprite.
@@ -273,6 +281,10 @@ func drawHeader(b *batch, st *state, task tasks.Task, lay Layout, sn *snapshot) 
 	if !st.shape.Causal {
 		axes = "rows: query   columns: key   (no causal mask)"
 	}
+	if lay.Paged() {
+		axes = fmt.Sprintf("layers %d-%d of %d, heads %d-%d of %d (arrows, wheel: scroll)   ", lay.FirstL, lay.FirstL+lay.ShownL-1, lay.L,
+			lay.FirstH, lay.FirstH+lay.ShownH-1, lay.H) + axes
+	}
 	b.text(x, margin+16, fit(axes, w), colMuted)
 }
 
@@ -285,8 +297,8 @@ func drawPanels(f *composed, st *state, task tasks.Task, lay Layout) {
 	hl, hh, hi, hj, hovering := lay.CellAt(st.cursor)
 	hovering = hovering && st.cursorIn && sn != nil
 	labelW := lay.labelW - 4 // the row labels' column, and each column label's room at colStep
-	for l := 0; l < lay.L; l++ {
-		for h := 0; h < lay.H; h++ {
+	for l := lay.FirstL; l < lay.FirstL+lay.ShownL; l++ {
+		for h := lay.FirstH; h < lay.FirstH+lay.ShownH; h++ {
 			p := lay.Panel(l, h)
 			off := st.off.Off(l, h)
 			b.stroke(p, colFrame)
@@ -334,7 +346,7 @@ func drawPanels(f *composed, st *state, task tasks.Task, lay Layout) {
 				}
 				b.textRight(p.Min.X-4, p.Min.Y+i*lay.Cell+(lay.Cell-lineH)/2, fit(tokenLabel(task, toks[i]), labelW), c)
 			}
-			colStep := lay.stepLabels(labelW)
+			colStep := lay.stepLabels(labelW + colGap)
 			for j := 0; j < lay.T; j += colStep {
 				c := colMuted
 				if here && j == hj {

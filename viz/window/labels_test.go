@@ -147,7 +147,7 @@ func checkAxisLabels(t *testing.T, f *composed, lay Layout, want []string) {
 	t.Helper()
 	texts := drawnTexts(&f.under)
 	room := lay.labelW - 4
-	colStep := lay.stepLabels(room)
+	colStep := lay.stepLabels(room + colGap)
 	for l := range lay.L {
 		for h := range lay.H {
 			p := lay.Panel(l, h)

@@ -59,7 +59,7 @@ const (
 	yPickers  = yModel + 20
 	yHover    = yPickers + 5*rowPitch + 10
 	yKeys     = yHover + 48
-	yNote     = yKeys + 40
+	yNote     = yKeys + 56
 )
 
 // Layout places the panels of a model with L layers of H heads on
@@ -75,6 +75,10 @@ type Layout struct {
 	Cell int
 	// TwoLine is set when titles wrap: "L0H1" above "induction 0.81".
 	TwoLine bool
+	// The panels shown: layers FirstL to FirstL+ShownL-1, heads FirstH
+	// to FirstH+ShownH-1; every head unless cells would be smaller than
+	// readCell, or the view is zoomed, and the rest does not fit.
+	FirstL, FirstH, ShownL, ShownH int
 
 	grid   viz.PanelGrid[int]
 	labelW int // the row labels' column, with its gap to the panel
@@ -86,24 +90,65 @@ func panelGrid(L, H, T, labelW, cell, titleH int) viz.PanelGrid[int] {
 		Cell: cell, TitleH: titleH, LabelW: labelW, KeyH: keyH, GapX: gapX, GapY: gapY}
 }
 
+// readCell is the smallest cell the viewer shrinks to: below it a head's
+// grid is unreadable, so the layout shows as many whole panels as fit at
+// that size, a window onto the heads that View scrolls.
+const readCell = 4
+
+// View is where the viewer looks: Zoom, a cell side (0: every panel
+// fitted to the window), and the first layer and head shown when not
+// every panel fits.
+type View struct {
+	Zoom   int
+	L0, H0 int
+}
+
 // NewLayout computes the layout for a window of size logical pixels and
-// token labels at most tokenChars characters wide.
+// token labels at most tokenChars characters wide, every panel fitted.
 func NewLayout(L, H, T, tokenChars int, size image.Point) Layout {
+	return NewLayoutAt(L, H, T, tokenChars, size, View{})
+}
+
+// NewLayoutAt is NewLayout at view v: cells of v.Zoom, or fitted but at
+// least readCell, showing the panels from (v.L0, v.H0) that fit.
+func NewLayoutAt(L, H, T, tokenChars int, size image.Point, v View) Layout {
 	g := Layout{L: max(L, 1), H: max(H, 1), T: max(T, 1), Size: size}
 	g.labelW = max(tokenChars, 1)*glyphW + 6
+	roomW, roomH := size.X-sidebarW-2*margin-legendW, size.Y-2*margin-headerH
 	fit := func(titleH int) int { // the room right of the sidebar, left of the legend
 		pg := panelGrid(g.L, g.H, g.T, g.labelW, 0, titleH)
-		room := pg.PanelRoom(size.X-pg.X0-legendW-margin, size.Y-pg.Y0-margin)
-		return viz.FitCell(room, g.T, minCell, maxCell)
+		return viz.FitCell(pg.PanelRoom(roomW, roomH), g.T, minCell, maxCell)
+	}
+	titleFor := func(cell int) (bool, int) {
+		if g.labelW+g.T*cell < oneLineW {
+			return true, titleH2
+		}
+		return false, titleH1
 	}
 	titleH := titleH1
 	g.Cell = fit(titleH)
-	if g.labelW+g.T*g.Cell < oneLineW {
-		g.TwoLine, titleH = true, titleH2
+	if g.TwoLine, titleH = titleFor(g.Cell); g.TwoLine {
 		g.Cell = fit(titleH)
 	}
-	g.grid = panelGrid(g.L, g.H, g.T, g.labelW, g.Cell, titleH)
+	g.ShownL, g.ShownH = g.L, g.H
+	if v.Zoom > g.Cell || g.Cell < readCell {
+		g.Cell = min(max(v.Zoom, readCell), maxCell)
+		g.TwoLine, titleH = titleFor(g.Cell)
+		one := panelGrid(1, 1, g.T, g.labelW, g.Cell, titleH)
+		g.ShownH = min(g.H, max(1, (roomW+gapX)/(one.SlotW()+gapX)))
+		g.ShownL = min(g.L, max(1, (roomH+gapY)/(one.SlotH()+gapY)))
+		g.FirstL, g.FirstH = min(max(v.L0, 0), g.L-g.ShownL), min(max(v.H0, 0), g.H-g.ShownH)
+	}
+	g.grid = panelGrid(g.ShownL, g.ShownH, g.T, g.labelW, g.Cell, titleH)
 	return g
+}
+
+// Paged says whether some panels are off screen, for View to scroll to.
+func (g Layout) Paged() bool { return g.ShownL < g.L || g.ShownH < g.H }
+
+// Shown says whether head (l, h) is on screen.
+func (g Layout) Shown(l, h int) bool {
+	return l >= g.FirstL && l < g.FirstL+g.ShownL && h >= g.FirstH && h < g.FirstH+g.ShownH
 }
 
 // PreferredSize is the window size, in logical pixels, that shows a model
@@ -135,16 +180,16 @@ func (g Layout) origin() image.Point { return image.Pt(g.grid.X0, g.grid.Y0) }
 
 // Panel is the T x T cells of head (l, h), empty outside the grid.
 func (g Layout) Panel(l, h int) image.Rectangle {
-	if !g.grid.InGrid(l, h) {
+	if !g.Shown(l, h) {
 		return image.Rectangle{}
 	}
-	return image.Rect(g.grid.Panel(l, h))
+	return image.Rect(g.grid.Panel(l-g.FirstL, h-g.FirstH))
 }
 
 // Title is the band above Panel(l, h) holding the head's title and its ⊘
 // button.
 func (g Layout) Title(l, h int) image.Rectangle {
-	if !g.grid.InGrid(l, h) {
+	if !g.Shown(l, h) {
 		return image.Rectangle{}
 	}
 	p := g.Panel(l, h)
@@ -163,16 +208,17 @@ func (g Layout) OffButton(l, h int) image.Rectangle {
 // CellRect is cell (query i, key j) of head (l, h); empty when out of
 // range.
 func (g Layout) CellRect(l, h, i, j int) image.Rectangle {
-	if !g.grid.InGrid(l, h) || i < 0 || i >= g.T || j < 0 || j >= g.T {
+	if !g.Shown(l, h) || i < 0 || i >= g.T || j < 0 || j >= g.T {
 		return image.Rectangle{}
 	}
-	return image.Rect(g.grid.CellBox(l, h, i, j))
+	return image.Rect(g.grid.CellBox(l-g.FirstL, h-g.FirstH, i, j))
 }
 
 // CellAt is the inverse of CellRect: the head and cell under p, or ok
 // false.
 func (g Layout) CellAt(p image.Point) (l, h, i, j int, ok bool) {
-	return g.grid.CellAt(p.X, p.Y)
+	l, h, i, j, ok = g.grid.CellAt(p.X, p.Y)
+	return l + g.FirstL, h + g.FirstH, i, j, ok
 }
 
 // Legend is the colour bar: weight 1 at the top row, 0 at the bottom.

@@ -297,6 +297,12 @@ func (v *Viewer) setupWindow(shape graph.Config, tokChars int) {
 		v.st.urgent = true
 		v.mu.Unlock()
 	})
+	win.SetScrollCallback(func(w *glfw.Window, dx, dy float64) {
+		shift := w.GetKey(glfw.KeyLeftShift) == glfw.Press || w.GetKey(glfw.KeyRightShift) == glfw.Press
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		v.st.wheel(dx, dy, shift)
+	})
 }
 
 // freeGL releases the GL objects and hides the window, on the GL thread.
@@ -311,6 +317,7 @@ func (v *Viewer) releaseGL() {
 		win.SetCursorEnterCallback(nil)
 		win.SetMouseButtonCallback(nil)
 		win.SetRefreshCallback(nil)
+		win.SetScrollCallback(nil)
 		win.Hide()
 		win.SetShouldClose(false)
 	}

@@ -70,6 +70,8 @@ type snapshot struct {
 type state struct {
 	// steps is Options.Steps, where a reset training run pauses.
 	steps int
+	// circuitAtPause is Options.Circuit.
+	circuitAtPause bool
 	// made is the task of the configuration it was made for (task).
 	made struct {
 		key  taskKey
@@ -89,7 +91,10 @@ type state struct {
 	offVer   int
 	resetTo  *train.Config
 	quit     bool
-	changes  int // counts the UI's changes, so the worker never sleeps on one
+	// circ is the side panel's circuit: asked for by the UI, found by
+	// the worker.
+	circ    circuitPanel
+	changes int // counts the UI's changes, so the worker never sleeps on one
 
 	// Set by the worker.
 	cfg         train.Config
@@ -111,6 +116,7 @@ type state struct {
 	note        string // a one-line message, e.g. a refused picker choice
 
 	// The UI's own.
+	view     View // zoom and scroll of the panels
 	example  int
 	cursor   image.Point // logical
 	cursorIn bool
@@ -141,13 +147,14 @@ type job struct {
 	running  bool // training runs (not paused, no error)
 	failed   bool
 	stop     int
+	circuit  bool // find the model's circuit now
 }
 
 // take hands the worker the UI's changes; a reset is handed over once.
 func (st *state) take() job {
 	j := job{quit: st.quit, seen: st.changes, reset: st.resetTo, off: st.off.Clone(), ablation: st.ablation, offVer: st.offVer,
-		running: st.running && st.err == nil, failed: st.err != nil, stop: st.stop}
-	st.resetTo = nil
+		running: st.running && st.err == nil, failed: st.err != nil, stop: st.stop, circuit: st.circ.asked}
+	st.resetTo, st.circ.asked = nil, false
 	return j
 }
 
@@ -186,6 +193,8 @@ func (st *state) rebuilt(m *train.Model, training bool, now time.Time) {
 		st.step = m.Train.Steps
 	}
 	st.snap, st.err = nil, nil
+	st.circ = circuitPanel{}
+	st.view.L0, st.view.H0 = 0, 0
 	// The ablation mask follows the new shape, all heads on.
 	st.off = analysis.NewMask(s.Layers, s.Heads, nil)
 	st.offVer++
@@ -237,6 +246,11 @@ func (st *state) settle(seen int) bool {
 		st.running = false // reached the stop: show it as paused
 		st.dirty = true
 	}
+	if st.circuitAtPause && !st.running && st.circ.err == nil && (!st.circ.found || st.circ.step != st.step) {
+		if st.askCircuit(); st.circ.asked {
+			return false
+		}
+	}
 	st.idle = true
 	return true
 }
@@ -278,7 +292,57 @@ func (st *state) layout() Layout {
 	if t, err := st.task(); err == nil {
 		chars = tokenChars(t)
 	}
-	return NewLayout(st.shape.Layers, st.shape.Heads, st.shape.SeqLen, chars, st.m.size())
+	return NewLayoutAt(st.shape.Layers, st.shape.Heads, st.shape.SeqLen, chars, st.m.size(), st.view)
+}
+
+// zoom makes cells larger (in > 0) or smaller, a third at a time, back
+// to every panel fitted to the window when smaller would not be larger
+// than that.
+func (st *state) zoom(in int) {
+	lay := st.layout()
+	c := lay.Cell
+	if in > 0 {
+		c = min(maxCell, c+max(1, c/2))
+	} else {
+		c -= max(1, c/3)
+	}
+	fitted := st.view
+	fitted.Zoom = 0
+	st.view.Zoom = c
+	if in < 0 && c <= NewLayoutAt(lay.L, lay.H, lay.T, 1, lay.Size, fitted).Cell {
+		st.view.Zoom = 0
+	}
+	st.scroll(0, 0) // keep the view on panels that exist
+	st.dirty, st.urgent = true, true
+}
+
+// scroll moves the panels shown by dl layers and dh heads, within the
+// model.
+func (st *state) scroll(dl, dh int) {
+	lay := st.layout()
+	st.view.L0 = min(max(lay.FirstL+dl, 0), lay.L-lay.ShownL)
+	st.view.H0 = min(max(lay.FirstH+dh, 0), lay.H-lay.ShownH)
+	st.dirty, st.urgent = true, true
+}
+
+// wheel scrolls by a mouse wheel's (or touchpad's) offsets: up a layer
+// per notch up, left a head per notch left (or up with shift).
+func (st *state) wheel(dx, dy float64, shift bool) {
+	if shift {
+		dx, dy = dy, 0
+	}
+	st.scroll(-notches(dy), -notches(dx))
+}
+
+// notches is a wheel offset as whole steps: at least one for any move.
+func notches(d float64) int {
+	switch {
+	case d > 0:
+		return max(1, int(d))
+	case d < 0:
+		return min(-1, int(d))
+	}
+	return 0
 }
 
 // changed tells the worker (and WaitIdle) that there is work.
@@ -354,16 +418,24 @@ func (st *state) toggleHead(l, h int) {
 type key int
 
 const (
-	keyNone  key = iota
-	keyQuit      // Esc
-	keyPause     // space
-	keyReset     // r
-	keyNext      // n
-	keyPrev      // p
+	keyNone    key = iota
+	keyQuit        // Esc
+	keyPause       // space
+	keyReset       // r
+	keyNext        // n
+	keyPrev        // p
+	keyZoomIn      // + or =
+	keyZoomOut     // -
+	keyUp          // arrows: scroll the panels a layer or a head
+	keyDown
+	keyLeft
+	keyRight
+	keyCircuit // c
 )
 
 // key handles a key press: space pauses, r resets, n and p step through
-// the examples, Esc quits. Held keys repeat only n and p.
+// the examples, + and - zoom, the arrows scroll, c finds the circuit, Esc
+// quits. Held keys repeat all but space, r and c.
 func (st *state) key(k key, repeat bool) {
 	st.urgent = true
 	switch {
@@ -378,6 +450,20 @@ func (st *state) key(k key, repeat bool) {
 		st.nextExample(1)
 	case k == keyPrev:
 		st.nextExample(-1)
+	case k == keyZoomIn:
+		st.zoom(1)
+	case k == keyZoomOut:
+		st.zoom(-1)
+	case k == keyUp:
+		st.scroll(-1, 0)
+	case k == keyDown:
+		st.scroll(1, 0)
+	case k == keyLeft:
+		st.scroll(0, -1)
+	case k == keyRight:
+		st.scroll(0, 1)
+	case k == keyCircuit && !repeat:
+		st.askCircuit()
 	}
 }
 
@@ -472,8 +558,8 @@ func (st *state) widgets(lay Layout) []widget {
 	ws = append(ws, widget{r: image.Rect(pickerX, yAblation, sbX+sbW, yAblation+buttonH), label: string(method),
 		on: method != inspect.AblateZero, act: st.nextAblation})
 
-	for l := 0; l < lay.L; l++ {
-		for h := 0; h < lay.H; h++ {
+	for l := lay.FirstL; l < lay.FirstL+lay.ShownL; l++ {
+		for h := lay.FirstH; h < lay.FirstH+lay.ShownH; h++ {
 			on := st.off.Off(l, h)
 			ws = append(ws, widget{r: lay.OffButton(l, h), off: true, on: on,
 				act: func() { st.toggleHead(l, h) }})

@@ -69,6 +69,11 @@ type Options struct {
 	// Size is the initial window size in logical pixels; zero picks
 	// PreferredSize, within the screen.
 	Size image.Point
+	// Circuit finds the model's circuit for the side panel whenever
+	// training pauses (at Steps, or by space) at a step whose circuit the
+	// panel does not show, and for a saved model; else only when asked
+	// (c).
+	Circuit bool
 }
 
 // Viewer is an open viewer window with its training goroutine.
@@ -128,7 +133,7 @@ func Open(opts Options) (*Viewer, error) {
 		return nil, err
 	}
 	v := &Viewer{opts: opts, display: opts.Display, wake: make(chan struct{}, 1)}
-	v.st.steps, v.st.poke = opts.Steps, v.poke
+	v.st.steps, v.st.poke, v.st.circuitAtPause = opts.Steps, v.poke, opts.Circuit
 	if ts, ok := opts.Kernels.(TextureSource); ok && ts.Thread() == opts.Display {
 		v.texSrc, v.gpuFill = ts, true
 	}
@@ -313,6 +318,10 @@ type Status struct {
 	// Running says training is running (not paused or done).
 	Running bool
 	Err     error
+	// Circuit is the side panel's circuit, its edges largest effect first
+	// ("L1H1 -> logits"), found at CircuitStep; nil when none is shown.
+	Circuit     []string
+	CircuitStep int
 }
 
 // Status reports what the viewer shows now.
@@ -321,6 +330,12 @@ func (v *Viewer) Status() Status {
 	defer v.mu.Unlock()
 	st := &v.st
 	s := Status{Step: st.step, Loss: st.loss, Running: st.running, Err: st.err, Example: st.example}
+	if c := st.circ; c.found {
+		s.CircuitStep = c.step
+		for _, e := range c.in {
+			s.Circuit = append(s.Circuit, e.name)
+		}
+	}
 	if sn := st.snap; sn != nil {
 		s.Accuracy = sn.acc
 		s.Off = analysis.HeadNames(sn.off)
@@ -414,6 +429,20 @@ func keyOf(k glfw.Key) key {
 		return keyNext
 	case glfw.KeyP:
 		return keyPrev
+	case glfw.KeyEqual, glfw.KeyKPAdd:
+		return keyZoomIn
+	case glfw.KeyMinus, glfw.KeyKPSubtract:
+		return keyZoomOut
+	case glfw.KeyUp:
+		return keyUp
+	case glfw.KeyDown:
+		return keyDown
+	case glfw.KeyLeft:
+		return keyLeft
+	case glfw.KeyRight:
+		return keyRight
+	case glfw.KeyC:
+		return keyCircuit
 	}
 	return keyNone
 }

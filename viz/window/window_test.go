@@ -126,9 +126,9 @@ func at(img *image.RGBA, r image.Rectangle, ppu int) color.RGBA {
 	return img.RGBAAt(c.X, c.Y)
 }
 
-// checkPanels checks every cell of every panel in a screenshot: each has
-// the colour of its weight in probs ([L][H][T][T]) in a figure, exactly,
-// and that every title band holds text.
+// checkPanels checks every cell of every panel shown in a screenshot:
+// each has the colour of its weight in probs ([L][H][T][T]) in a figure,
+// exactly, and that every title band holds text.
 func checkPanels(t *testing.T, img *image.RGBA, lay Layout, ppu int, probs []float32, causal bool) {
 	t.Helper()
 	if want := lay.Size.Mul(ppu); img.Rect.Size() != want {
@@ -138,6 +138,9 @@ func checkPanels(t *testing.T, img *image.RGBA, lay Layout, ppu int, probs []flo
 	bad := 0
 	for l := 0; l < lay.L; l++ {
 		for h := 0; h < lay.H; h++ {
+			if !lay.Shown(l, h) {
+				continue
+			}
 			for i := 0; i < T; i++ {
 				for j := 0; j < T; j++ {
 					got := at(img, lay.CellRect(l, h, i, j), ppu)
@@ -197,13 +200,27 @@ func TestLayout(t *testing.T) {
 		}
 		bigger := g.grid
 		bigger.Cell++
-		if g.Cell > minCell && !fits(g.grid) || g.Cell < maxCell && fits(bigger) {
+		if !g.Paged() && (g.Cell > minCell && !fits(g.grid) || g.Cell < maxCell && fits(bigger)) {
 			t.Errorf("%+v: cell %d is not the largest that fits", tc, g.Cell)
+		}
+		// Where every panel would have cells under readCell, as many
+		// whole panels of readCell as fit are shown, and no more.
+		wider, taller := g.grid, g.grid
+		wider.Heads++
+		taller.Layers++
+		if g.Paged() && (g.Cell != readCell || !fits(g.grid) || g.ShownH < tc.H && fits(wider) || g.ShownL < tc.L && fits(taller)) {
+			t.Errorf("%+v: %d x %d panels of cell %d shown", tc, g.ShownL, g.ShownH, g.Cell)
 		}
 		var panels []image.Rectangle
 		for l := 0; l < tc.L; l++ {
 			for h := 0; h < tc.H; h++ {
 				p := g.Panel(l, h)
+				if !g.Shown(l, h) {
+					if !p.Empty() {
+						t.Errorf("%+v: L%dH%d is not shown but has panel %v", tc, l, h, p)
+					}
+					continue
+				}
 				for _, q := range panels {
 					if p.Overlaps(q) {
 						t.Errorf("%+v: panel L%dH%d %v overlaps %v", tc, l, h, p, q)

@@ -108,6 +108,10 @@ func (w *worker) loop() {
 			w.sleep(j.seen)
 			continue
 		}
+		if j.circuit {
+			w.findCircuit()
+			continue
+		}
 		training := j.trains(w.tr != nil, w.step())
 		if training {
 			loss, err := w.tr.TrainStep()

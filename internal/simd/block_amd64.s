@@ -1,0 +1,87 @@
+// kern6x16acc: kern6x16 (avx2_amd64.s) continuing sums already in C, for
+// Sgemm's cache-blocked path (block_amd64.go): C[6 x 16] += sum over p of
+// A(i,p) B(p,:), one fused multiply-add per p in order, so a product split
+// over k into blocks, C stored and reloaded between them, keeps its bits.
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func kern6x16acc(k int, a *float32, ai, ap int, b *float32, bp int, c *float32, ci int)
+TEXT ·kern6x16acc(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ ai+16(FP), SI
+	MOVQ ap+24(FP), R8
+	MOVQ b+32(FP), BX
+	MOVQ bp+40(FP), R9
+	MOVQ c+48(FP), DX
+	MOVQ ci+56(FP), R10
+	LEAQ (SI)(SI*2), DI
+	LEAQ (AX)(SI*4), R11
+	MOVQ DX, R12
+	VMOVUPS (R12), Y0
+	VMOVUPS 32(R12), Y1
+	ADDQ R10, R12
+	VMOVUPS (R12), Y2
+	VMOVUPS 32(R12), Y3
+	ADDQ R10, R12
+	VMOVUPS (R12), Y4
+	VMOVUPS 32(R12), Y5
+	ADDQ R10, R12
+	VMOVUPS (R12), Y6
+	VMOVUPS 32(R12), Y7
+	ADDQ R10, R12
+	VMOVUPS (R12), Y8
+	VMOVUPS 32(R12), Y9
+	ADDQ R10, R12
+	VMOVUPS (R12), Y10
+	VMOVUPS 32(R12), Y11
+	TESTQ CX, CX
+	JZ kern6x16acc_store
+kern6x16acc_loop:
+	VMOVUPS (BX), Y12
+	VMOVUPS 32(BX), Y13
+	VBROADCASTSS (AX), Y14
+	VFMADD231PS Y14, Y12, Y0
+	VFMADD231PS Y14, Y13, Y1
+	VBROADCASTSS (AX)(SI*1), Y15
+	VFMADD231PS Y15, Y12, Y2
+	VFMADD231PS Y15, Y13, Y3
+	VBROADCASTSS (AX)(SI*2), Y14
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y5
+	VBROADCASTSS (AX)(DI*1), Y15
+	VFMADD231PS Y15, Y12, Y6
+	VFMADD231PS Y15, Y13, Y7
+	VBROADCASTSS (R11), Y14
+	VFMADD231PS Y14, Y12, Y8
+	VFMADD231PS Y14, Y13, Y9
+	VBROADCASTSS (R11)(SI*1), Y15
+	VFMADD231PS Y15, Y12, Y10
+	VFMADD231PS Y15, Y13, Y11
+	ADDQ R8, AX
+	ADDQ R8, R11
+	ADDQ R9, BX
+	DECQ CX
+	JNZ kern6x16acc_loop
+kern6x16acc_store:
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y2, (DX)
+	VMOVUPS Y3, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y8, (DX)
+	VMOVUPS Y9, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y10, (DX)
+	VMOVUPS Y11, 32(DX)
+	VZEROUPPER
+	RET
