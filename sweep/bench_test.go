@@ -56,3 +56,42 @@ func BenchmarkMeasurements(b *testing.B) {
 	b.ReportMetric(wall[1]/wall[0], "wall-ratio")
 	b.ReportMetric(cpu[1]/cpu[0], "cpu-ratio")
 }
+
+// BenchmarkSignature is the atlas's cost (issue 39: a sweep with the
+// atlas on costs at most 1.5 times one without): one run of the default
+// induction model as a sweep stores it by default (--measure all), once
+// without the signature and once with it, one after the other in each
+// iteration. Metrics as BenchmarkMeasurements'; the ratios are
+// with/without. Run it with -benchtime 1x (or 3x on a busy machine):
+//
+//	go test -run '^$' -bench Signature -benchtime 1x ./sweep
+func BenchmarkSignature(b *testing.B) {
+	c := train.Defaults("induction")
+	p := Pair{Key: Key(c), Config: c}
+	var without MeasureSet
+	for _, m := range AllMeasures() {
+		if m != MeasureSignature {
+			without = append(without, m)
+		}
+	}
+	analyses := []Analysis{{Measure: without}, {Measure: AllMeasures()}}
+	wall, cpu := make([]float64, 2), make([]float64, 2)
+	for b.Loop() {
+		for i, a := range analyses {
+			start, used := time.Now(), cpuSeconds(b)
+			o, err := RunOne(p, cpuPlatform(), a, nil)
+			if err != nil || o.Record.Status != StatusOK {
+				b.Fatalf("%v %+v", err, o.Record)
+			}
+			wall[i] += time.Since(start).Seconds()
+			cpu[i] += cpuSeconds(b) - used
+		}
+	}
+	n := float64(b.N)
+	for i, name := range []string{"without", "with"} {
+		b.ReportMetric(wall[i]/n, "wall-s-"+name)
+		b.ReportMetric(cpu[i]/n, "cpu-s-"+name)
+	}
+	b.ReportMetric(wall[1]/wall[0], "wall-ratio")
+	b.ReportMetric(cpu[1]/cpu[0], "cpu-ratio")
+}
