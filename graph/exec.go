@@ -187,6 +187,65 @@ func (p *plan) aux(o *op) ([]kernels.Tensor, error) {
 // (kernels.Arena.Scratch): on a device that runs seeds one after another,
 // every seed's run uses the same memory.
 func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map[*G.Node]kernels.Tensor, auxRead bool) (_ *executor, err error) {
+	order, err := topoOrder(g, outputs)
+	if err != nil {
+		return nil, err
+	}
+	opOf, err := ops(g, order)
+	if err != nil {
+		return nil, err
+	}
+	e := &executor{d: d, S: S, mem: kernels.Arena{Dev: d, S: S}}
+	// A failure frees what was made.
+	defer func() {
+		if err != nil {
+			e.close()
+		}
+	}()
+	// Memory plan: a node's tensor returns to a free list (by length)
+	// after its last reader has run, and later nodes reuse it. Bound
+	// tensors, constants, aux tensors and the wanted outputs are never
+	// reused. A member of a group reads its inputs at the group's anchor.
+	keep := map[*G.Node]bool{}
+	for _, n := range outputs {
+		keep[n] = true
+	}
+	groups := findGroups(g, order, opOf, d, keep, bound)
+	groupOf := map[*G.Node]*fusedGroup{}
+	for _, gr := range groups {
+		for _, n := range gr.nodes {
+			groupOf[n] = gr
+		}
+	}
+	cp := &compiler{g: g, e: e, opOf: opOf, bound: bound, keep: keep, lastUse: lastUses(g, order, groupOf),
+		free: map[int][]kernels.Tensor{}, planned: map[*G.Node]bool{}, released: map[*G.Node]bool{}}
+	cp.p = &plan{d: d, S: S, ts: make(map[*G.Node]kernels.Tensor, len(order)), auxes: map[*op][]kernels.Tensor{}, alloc: e.mem.Scratch}
+	if auxRead {
+		cp.p.alloc = e.alloc
+	}
+	for i, n := range order {
+		in := children(g, n)
+		if gr := groupOf[n]; gr != nil {
+			if i == gr.anchor {
+				if err := cp.addGroup(gr, i); err != nil {
+					return nil, err
+				}
+			}
+			cp.release(in, i)
+			continue
+		}
+		if err := cp.addNode(n, in); err != nil {
+			return nil, err
+		}
+		cp.release(in, i)
+	}
+	e.auxes = cp.p.auxes
+	return e, nil
+}
+
+// topoOrder is every node outputs depend on, each after its children,
+// refused when the graph has a cycle.
+func topoOrder(g *G.ExprGraph, outputs G.Nodes) (G.Nodes, error) {
 	const (
 		visiting = 1
 		done     = 2
@@ -216,32 +275,12 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 			return nil, err
 		}
 	}
-	opOf, err := ops(g, order)
-	if err != nil {
-		return nil, err
-	}
-	e := &executor{d: d, S: S, mem: kernels.Arena{Dev: d, S: S}}
-	// A failure frees what was made.
-	defer func() {
-		if err != nil {
-			e.close()
-		}
-	}()
-	// Memory plan: a node's tensor returns to a free list (by length)
-	// after its last reader has run, and later nodes reuse it. Bound
-	// tensors, constants, aux tensors and the wanted outputs are never
-	// reused. A member of a group reads its inputs at the group's anchor.
-	keep := map[*G.Node]bool{}
-	for _, n := range outputs {
-		keep[n] = true
-	}
-	groups := findGroups(g, order, opOf, d, keep, bound)
-	groupOf := map[*G.Node]*fusedGroup{}
-	for _, gr := range groups {
-		for _, n := range gr.nodes {
-			groupOf[n] = gr
-		}
-	}
+	return order, nil
+}
+
+// lastUses is the step of order at which each node is last read: a
+// group member's reads count at its group's anchor.
+func lastUses(g *G.ExprGraph, order G.Nodes, groupOf map[*G.Node]*fusedGroup) map[*G.Node]int {
 	lastUse := map[*G.Node]int{}
 	for i, n := range order {
 		at := i
@@ -252,95 +291,109 @@ func compile(g *G.ExprGraph, outputs G.Nodes, d kernels.Device, S int, bound map
 			lastUse[c] = max(lastUse[c], at)
 		}
 	}
-	free := map[int][]kernels.Tensor{}
-	planned := map[*G.Node]bool{}
-	out := func(n *G.Node) (kernels.Tensor, error) {
-		if t, ok := bound[n]; ok {
-			return t, nil
-		}
-		size := max(n.Shape().TotalSize(), 1)
-		if keep[n] {
-			return e.alloc(size)
-		}
-		planned[n] = true
-		if l := free[size]; len(l) > 0 {
-			free[size] = l[:len(l)-1]
-			return l[len(l)-1], nil
-		}
-		return e.mem.Scratch(size)
+	return lastUse
+}
+
+// compiler is what compile's steps share while they walk the order: the
+// executor being built, its plan, and the memory plan's free lists.
+type compiler struct {
+	g       *G.ExprGraph
+	e       *executor
+	p       *plan
+	opOf    map[*G.Node]*op
+	bound   map[*G.Node]kernels.Tensor
+	keep    map[*G.Node]bool // wanted outputs: never reused
+	lastUse map[*G.Node]int
+	free    map[int][]kernels.Tensor // by length
+	// planned tensors may be reused once released.
+	planned, released map[*G.Node]bool
+}
+
+// out is node n's tensor: its bound one, a dense one for a wanted
+// output, else a reused or new scratch tensor.
+func (cp *compiler) out(n *G.Node) (kernels.Tensor, error) {
+	if t, ok := cp.bound[n]; ok {
+		return t, nil
 	}
-	p := &plan{d: d, S: S, ts: make(map[*G.Node]kernels.Tensor, len(order)), auxes: map[*op][]kernels.Tensor{}, alloc: e.mem.Scratch}
-	if auxRead {
-		p.alloc = e.alloc
+	size := max(n.Shape().TotalSize(), 1)
+	if cp.keep[n] {
+		return cp.e.alloc(size)
 	}
-	ts := p.ts
-	// release returns the planned tensors whose last reader is step i.
-	released := map[*G.Node]bool{}
-	release := func(in G.Nodes, i int) {
-		for _, c := range in {
-			if planned[c] && lastUse[c] == i && !released[c] {
-				released[c] = true
-				t := ts[c]
-				free[t.Len] = append(free[t.Len], t)
+	cp.planned[n] = true
+	if l := cp.free[size]; len(l) > 0 {
+		cp.free[size] = l[:len(l)-1]
+		return l[len(l)-1], nil
+	}
+	return cp.e.mem.Scratch(size)
+}
+
+// release returns the planned tensors whose last reader is step i.
+func (cp *compiler) release(in G.Nodes, i int) {
+	for _, c := range in {
+		if cp.planned[c] && cp.lastUse[c] == i && !cp.released[c] {
+			cp.released[c] = true
+			t := cp.p.ts[c]
+			cp.free[t.Len] = append(cp.free[t.Len], t)
+		}
+	}
+}
+
+// addGroup adds fused group gr as one step at its anchor, step i.
+func (cp *compiler) addGroup(gr *fusedGroup, i int) error {
+	var err error
+	for _, m := range gr.nodes {
+		if gr.stored[m] {
+			if cp.p.ts[m], err = cp.out(m); err != nil {
+				return err
 			}
 		}
 	}
-	for i, n := range order {
-		in := children(g, n)
-		if gr := groupOf[n]; gr != nil {
-			if i == gr.anchor {
-				for _, m := range gr.nodes {
-					if gr.stored[m] {
-						if ts[m], err = out(m); err != nil {
-							return nil, err
-						}
-					}
-				}
-				step, err := gr.step(p)
-				if err != nil {
-					return nil, err
-				}
-				e.steps = append(e.steps, step)
-				for _, m := range gr.nodes {
-					release(children(g, m), i)
-				}
-			}
-			release(in, i)
-			continue
-		}
-		o, isOp := opOf[n]
-		switch {
-		case isOp:
-			if ts[n], err = out(n); err != nil {
-				return nil, err
-			}
-			aux, err := p.aux(o.auxOwner())
-			if err != nil {
-				return nil, err
-			}
-			c := &call{d: d, S: S, in: make([]kernels.Tensor, len(in)), out: ts[n], aux: aux}
-			for j, x := range in {
-				c.in[j] = ts[x]
-			}
-			e.steps = append(e.steps, execStep{name: o.name, run: func() error { return o.run(c) },
-				reads: append(slices.Clone(c.in), aux...), writes: []kernels.Tensor{c.out}})
-		case n.Op() == nil: // an input: the Net binds it
-			t, ok := bound[n]
-			if !ok {
-				return nil, fmt.Errorf("graph: input %v is not bound", n)
-			}
-			ts[n] = t
-		default: // a constant (ops says so), shared by every model
-			f, err := floats(n.Value())
-			if err != nil {
-				return nil, err
-			}
-			if ts[n], err = e.mem.Shared(f); err != nil {
-				return nil, err
-			}
-		}
-		release(in, i)
+	step, err := gr.step(cp.p)
+	if err != nil {
+		return err
 	}
-	e.auxes = p.auxes
-	return e, nil
+	cp.e.steps = append(cp.e.steps, step)
+	for _, m := range gr.nodes {
+		cp.release(children(cp.g, m), i)
+	}
+	return nil
+}
+
+// addNode gives node n (not in a group, reading in) its tensor: an op's
+// output and step, an input's bound tensor, or a constant's shared one.
+func (cp *compiler) addNode(n *G.Node, in G.Nodes) error {
+	d, S, ts := cp.e.d, cp.e.S, cp.p.ts
+	var err error
+	o, isOp := cp.opOf[n]
+	switch {
+	case isOp:
+		if ts[n], err = cp.out(n); err != nil {
+			return err
+		}
+		aux, err := cp.p.aux(o.auxOwner())
+		if err != nil {
+			return err
+		}
+		c := &call{d: d, S: S, in: make([]kernels.Tensor, len(in)), out: ts[n], aux: aux}
+		for j, x := range in {
+			c.in[j] = ts[x]
+		}
+		cp.e.steps = append(cp.e.steps, execStep{name: o.name, run: func() error { return o.run(c) },
+			reads: append(slices.Clone(c.in), aux...), writes: []kernels.Tensor{c.out}})
+	case n.Op() == nil: // an input: the Net binds it
+		t, ok := cp.bound[n]
+		if !ok {
+			return fmt.Errorf("graph: input %v is not bound", n)
+		}
+		ts[n] = t
+	default: // a constant (ops says so), shared by every model
+		f, err := floats(n.Value())
+		if err != nil {
+			return err
+		}
+		if ts[n], err = cp.e.mem.Shared(f); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -183,9 +183,6 @@ type PatchOptions struct {
 // entering each block.
 func Patch(e *train.Evaluator, o PatchOptions) ([]*PatchReport, error) {
 	m := e.Models[0]
-	c := m.Shape
-	L, H, T, D := c.Layers, c.Heads, c.SeqLen, c.DModel
-	dh := c.HeadDim()
 	if o.Corruption == "" {
 		o.Corruption = Corruptions(m.Task)[0]
 	}
@@ -198,9 +195,46 @@ func Patch(e *train.Evaluator, o PatchOptions) ([]*PatchReport, error) {
 			return nil, err
 		}
 	}
-	N := clean[0].N
-	K := min(o.PerExample, N)
-	layers, positions := o.Layers, o.Positions
+	layers, positions, err := patchSpan(m.Shape, o)
+	if err != nil {
+		return nil, err
+	}
+	pt := &patcher{e: e, o: o, c: m.Shape, clean: clean, corrupt: corrupt, N: clean[0].N, K: min(o.PerExample, clean[0].N),
+		positions: positions, total: len(layers) * (m.Shape.Heads + 1) * len(positions)}
+	if err := pt.runEnds(); err != nil {
+		return nil, err
+	}
+	for _, l := range layers {
+		for h := range m.Shape.Heads {
+			ps, err := pt.measure(graph.HeadOut, l, h, analysis.HeadName(l, h))
+			if err != nil {
+				return nil, err
+			}
+			for s, r := range pt.reports {
+				r.Heads = append(r.Heads, ps[s])
+			}
+		}
+	}
+	for _, l := range layers {
+		ps, err := pt.measure(graph.ResidPre, l, -1, fmt.Sprintf("resid L%d", l))
+		if err != nil {
+			return nil, err
+		}
+		for s, r := range pt.reports {
+			r.Resid = append(r.Resid, ps[s])
+		}
+	}
+	for _, r := range pt.reports {
+		r.locate()
+	}
+	return pt.reports, nil
+}
+
+// patchSpan is the blocks and positions o patches (every one where o
+// names none), refused when one is out of c's range.
+func patchSpan(c graph.Config, o PatchOptions) (layers, positions []int, err error) {
+	L, T := c.Layers, c.SeqLen
+	layers, positions = o.Layers, o.Positions
 	if layers == nil {
 		layers = span(L)
 	}
@@ -209,142 +243,155 @@ func Patch(e *train.Evaluator, o PatchOptions) ([]*PatchReport, error) {
 	}
 	for _, l := range layers {
 		if l < 0 || l >= L {
-			return nil, fmt.Errorf("inspect: no block %d (the model has %d)", l, L)
+			return nil, nil, fmt.Errorf("inspect: no block %d (the model has %d)", l, L)
 		}
 	}
 	for _, p := range positions {
 		if p < 0 || p >= T {
-			return nil, fmt.Errorf("inspect: no position %d (sequences have %d)", p, T)
+			return nil, nil, fmt.Errorf("inspect: no position %d (sequences have %d)", p, T)
 		}
 	}
-	// The clean runs' residual streams and head outputs,
-	// [s][site][l][N*T*D] for site ResidPre and HeadOut.
-	sites := []graph.Site{graph.ResidPre, graph.HeadOut}
-	kept := make([]map[graph.Site][][]float32, S)
-	for s := range kept {
-		kept[s] = map[graph.Site][][]float32{}
-		for _, site := range sites {
+	return layers, positions, nil
+}
+
+// patcher is what Patch's steps share: the clean and corrupted batches,
+// the clean runs' activations kept to patch from, both runs' scores, and
+// the progress over every patch.
+type patcher struct {
+	e                 *train.Evaluator
+	o                 PatchOptions
+	c                 graph.Config
+	clean, corrupt    []*tasks.Batch
+	N, K              int
+	positions         []int
+	kept              []map[graph.Site][][]float32 // [s][site][l][N*T*D]
+	cleanRun, corrRun *scoredRun
+	reports           []*PatchReport
+	done, total       int
+}
+
+// patchSites are the activations a patch writes: the residual stream
+// entering a block and the heads' outputs.
+var patchSites = []graph.Site{graph.ResidPre, graph.HeadOut}
+
+// runEnds runs the clean batches, keeping their activations, and the
+// corrupted ones unpatched: the two ends every patch is measured
+// between, and the reports they start.
+func (pt *patcher) runEnds() error {
+	S, L, T, D := len(pt.e.Models), pt.c.Layers, pt.c.SeqLen, pt.c.DModel
+	pt.kept = make([]map[graph.Site][][]float32, S)
+	for s := range pt.kept {
+		pt.kept[s] = map[graph.Site][][]float32{}
+		for _, site := range patchSites {
 			for range L {
-				kept[s][site] = append(kept[s][site], make([]float32, N*T*D))
+				pt.kept[s][site] = append(pt.kept[s][site], make([]float32, pt.N*T*D))
 			}
 		}
 	}
 	keep := func(net *graph.Net, first, n int) error {
-		for _, site := range sites {
+		for _, site := range patchSites {
 			for l := range L {
 				a, err := net.Capture(site, l)
 				if err != nil {
 					return err
 				}
 				for s := range S {
-					copy(kept[s][site][l][first*T*D:], a[s*train.EvalChunk*T*D:s*train.EvalChunk*T*D+n*T*D])
+					copy(pt.kept[s][site][l][first*T*D:], a[s*train.EvalChunk*T*D:s*train.EvalChunk*T*D+n*T*D])
 				}
 			}
 		}
 		return nil
 	}
-	cleanRun, err := runScored(e, clean, clean, K, nil, keep)
-	if err != nil {
-		return nil, err
+	var err error
+	if pt.cleanRun, err = runScored(pt.e, pt.clean, pt.clean, pt.K, nil, keep); err != nil {
+		return err
 	}
-	corruptRun, err := runScored(e, corrupt, clean, K, nil, nil)
-	if err != nil {
-		return nil, err
+	if pt.corrRun, err = runScored(pt.e, pt.corrupt, pt.clean, pt.K, nil, nil); err != nil {
+		return err
 	}
-	reports := make([]*PatchReport, S)
-	for s := range reports {
-		reports[s] = &PatchReport{Corruption: o.Corruption, Examples: N, Positions: positions, Clean: cleanRun.score[s], Corrupted: corruptRun.score[s],
-			cleanEx: cleanRun.examples[s], corruptEx: corruptRun.examples[s]}
+	pt.reports = make([]*PatchReport, S)
+	for s := range pt.reports {
+		pt.reports[s] = &PatchReport{Corruption: pt.o.Corruption, Examples: pt.N, Positions: pt.positions, Clean: pt.cleanRun.score[s], Corrupted: pt.corrRun.score[s],
+			cleanEx: pt.cleanRun.examples[s], corruptEx: pt.corrRun.examples[s]}
 	}
-	// patchAt is one position's patch of site in block l: head h's
-	// columns of the head outputs, or every column of the residual.
-	patchAt := func(site graph.Site, l, h, p int) func(net *graph.Net, first, n int) error {
-		lo, hi := 0, D
-		if h >= 0 {
-			lo, hi = h*dh, (h+1)*dh
+	return nil
+}
+
+// patchAt is one position's patch of site in block l: head h's
+// columns of the head outputs, or every column of the residual.
+func (pt *patcher) patchAt(site graph.Site, l, h, p int) func(net *graph.Net, first, n int) error {
+	T, D := pt.c.SeqLen, pt.c.DModel
+	dh := pt.c.HeadDim()
+	lo, hi := 0, D
+	if h >= 0 {
+		lo, hi = h*dh, (h+1)*dh
+	}
+	return func(net *graph.Net, first, n int) error {
+		if err := net.ClearInterventions(-1); err != nil {
+			return err
 		}
-		return func(net *graph.Net, first, n int) error {
-			if err := net.ClearInterventions(-1); err != nil {
+		for s := range pt.e.Models {
+			gate, repl, err := net.Intervention(s, site, l)
+			if err != nil {
 				return err
 			}
-			for s := range S {
-				gate, repl, err := net.Intervention(s, site, l)
-				if err != nil {
-					return err
-				}
-				src := kept[s][site][l]
-				for b := range n {
-					row := (b*T + p) * D
-					at := ((first+b)*T + p) * D
-					clear(gate[row+lo : row+hi])
-					copy(repl[row+lo:row+hi], src[at+lo:at+hi])
-				}
+			src := pt.kept[s][site][l]
+			for b := range n {
+				row := (b*T + p) * D
+				at := ((first+b)*T + p) * D
+				clear(gate[row+lo : row+hi])
+				copy(repl[row+lo:row+hi], src[at+lo:at+hi])
 			}
-			return nil
+		}
+		return nil
+	}
+}
+
+// measure patches site of block l (head h, or -1 for the residual) at
+// each position, every model at once, scored between the two ends.
+func (pt *patcher) measure(site graph.Site, l, h int, name string) ([]Patched, error) {
+	K := pt.K
+	out := make([]Patched, len(pt.e.Models))
+	for s := range out {
+		P := len(pt.positions)
+		out[s] = Patched{Name: name, Layer: l, Head: h, LogitDiff: make([]float64, P), Accuracy: make([]float64, P)}
+		out[s].examples = make([][]float64, K)
+		for k := range K {
+			out[s].examples[k] = make([]float64, P)
 		}
 	}
-	done, total := 0, len(layers)*(H+1)*len(positions)
-	measure := func(site graph.Site, l, h int, name string) ([]Patched, error) {
-		out := make([]Patched, S)
-		for s := range out {
-			P := len(positions)
-			out[s] = Patched{Name: name, Layer: l, Head: h, LogitDiff: make([]float64, P), Accuracy: make([]float64, P)}
-			out[s].examples = make([][]float64, K)
-			for k := range K {
-				out[s].examples[k] = make([]float64, P)
-			}
-		}
-		for i, p := range positions {
-			run, err := runScored(e, corrupt, clean, K, patchAt(site, l, h, p), nil)
-			if err != nil {
-				return nil, err
-			}
-			if done++; o.Progress != nil {
-				o.Progress(done, total)
-			}
-			for s := range out {
-				cl, co := reports[s].Clean, reports[s].Corrupted
-				out[s].LogitDiff[i] = normalise(run.score[s].LogitDiff, co.LogitDiff, cl.LogitDiff)
-				out[s].Accuracy[i] = normalise(run.score[s].Accuracy, co.Accuracy, cl.Accuracy)
-				out[s].Total += out[s].LogitDiff[i]
-				for k := range K {
-					out[s].examples[k][i] = normalise(run.examples[s][k], corruptRun.examples[s][k], cleanRun.examples[s][k])
-				}
-			}
-		}
-		return out, nil
-	}
-	for _, l := range layers {
-		for h := range H {
-			ps, err := measure(graph.HeadOut, l, h, analysis.HeadName(l, h))
-			if err != nil {
-				return nil, err
-			}
-			for s, r := range reports {
-				r.Heads = append(r.Heads, ps[s])
-			}
-		}
-	}
-	for _, l := range layers {
-		ps, err := measure(graph.ResidPre, l, -1, fmt.Sprintf("resid L%d", l))
+	for i, p := range pt.positions {
+		run, err := runScored(pt.e, pt.corrupt, pt.clean, K, pt.patchAt(site, l, h, p), nil)
 		if err != nil {
 			return nil, err
 		}
-		for s, r := range reports {
-			r.Resid = append(r.Resid, ps[s])
+		if pt.done++; pt.o.Progress != nil {
+			pt.o.Progress(pt.done, pt.total)
 		}
-	}
-	for _, r := range reports {
-		byTotal := append([]Patched(nil), r.Heads...)
-		sort.SliceStable(byTotal, func(i, j int) bool { return byTotal[i].Total > byTotal[j].Total })
-		r.Located = []string{}
-		for _, p := range byTotal {
-			if p.Total >= PatchLocated {
-				r.Located = append(r.Located, p.Name)
+		for s := range out {
+			cl, co := pt.reports[s].Clean, pt.reports[s].Corrupted
+			out[s].LogitDiff[i] = normalise(run.score[s].LogitDiff, co.LogitDiff, cl.LogitDiff)
+			out[s].Accuracy[i] = normalise(run.score[s].Accuracy, co.Accuracy, cl.Accuracy)
+			out[s].Total += out[s].LogitDiff[i]
+			for k := range K {
+				out[s].examples[k][i] = normalise(run.examples[s][k], pt.corrRun.examples[s][k], pt.cleanRun.examples[s][k])
 			}
 		}
 	}
-	return reports, nil
+	return out, nil
+}
+
+// locate lists the heads whose patches restore at least PatchLocated of
+// the logit difference in all, largest first.
+func (r *PatchReport) locate() {
+	byTotal := append([]Patched(nil), r.Heads...)
+	sort.SliceStable(byTotal, func(i, j int) bool { return byTotal[i].Total > byTotal[j].Total })
+	r.Located = []string{}
+	for _, p := range byTotal {
+		if p.Total >= PatchLocated {
+			r.Located = append(r.Located, p.Name)
+		}
+	}
 }
 
 // span is 0 .. n-1.

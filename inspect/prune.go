@@ -228,87 +228,20 @@ func PruneBy(m *train.Model, dev kernels.Device, method Ablation, examples, rand
 	}
 	defer e.Close()
 	held := train.HeldOut(m)
-	sel := firstExamples(held, examples)
-	ablators := map[*tasks.Batch]*Ablator{}
-	for _, b := range []*tasks.Batch{held, sel} {
-		if ablators[b], err = NewAblator(e, []*tasks.Batch{b}, method); err != nil {
+	pr := &pruner{m: m, in: in, held: held, sel: firstExamples(held, examples), ablators: map[*tasks.Batch]*Ablator{}, seen: map[string]float64{}}
+	for _, b := range []*tasks.Batch{pr.held, pr.sel} {
+		if pr.ablators[b], err = NewAblator(e, []*tasks.Batch{b}, method); err != nil {
 			return nil, err
 		}
 	}
-	// Orders revisit the same sets of heads: evaluate each set once.
-	seen := map[string]float64{}
-	accuracy := func(b *tasks.Batch, off [][]bool) (float64, error) {
-		key := fmt.Sprint(b.N, analysis.HeadNames(off))
-		if acc, ok := seen[key]; ok {
-			return acc, nil
-		}
-		sn, err := ablators[b].Snapshot([]*tasks.Batch{b}, train.SnapshotOptions{Off: [][][]bool{off}})
-		if err != nil {
-			return 0, err
-		}
-		seen[key] = sn[0].Accuracy
-		return sn[0].Accuracy, nil
-	}
-	// curve measures the prefixes of a fixed order.
-	curve := func(order []HeadImportance) ([]PruneStep, error) {
-		var off analysis.Mask
-		var steps []PruneStep
-		for k := 0; k <= len(order); k++ {
-			s := PruneStep{Removed: k}
-			if k > 0 {
-				h := order[k-1]
-				off = analysis.NewMask(m.Shape.Layers, m.Shape.Heads, off).With(h.Layer, h.Head)
-				s.Head = h.Name
-			}
-			acc, err := accuracy(held, off)
-			if err != nil {
-				return nil, err
-			}
-			s.Accuracy = acc
-			steps = append(steps, s)
-		}
-		return steps, nil
-	}
-	r := &PruneReport{Heads: len(imp), Examples: sel.N, Ablation: method, Importance: PruneOrder(imp), RandomOrders: randomOrders}
-	if r.Intact, err = accuracy(held, nil); err != nil {
+	r := &PruneReport{Heads: len(imp), Examples: pr.sel.N, Ablation: method, Importance: PruneOrder(imp), RandomOrders: randomOrders}
+	if r.Intact, err = pr.accuracy(held, nil); err != nil {
 		return nil, err
 	}
 	for _, o := range orders {
-		var steps []PruneStep
-		switch o {
-		case OrderOneShot:
-			if steps, err = curve(r.Importance); err != nil {
-				return nil, err
-			}
-			for k := 1; k < len(steps); k++ {
-				steps[k].Importance = &r.Importance[k-1].Importance
-			}
-		case OrderIterative, OrderGreedy:
-			steps, err = adaptive(o, in, m, held, sel, accuracy)
-			if err != nil {
-				return nil, err
-			}
-		case OrderRandom:
-			rng := rand.New(rand.NewPCG(m.Train.Seed, 0x9121e))
-			for range randomOrders {
-				shuffled := append([]HeadImportance(nil), imp...)
-				rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-				one, err := curve(shuffled)
-				if err != nil {
-					return nil, err
-				}
-				if steps == nil {
-					steps = make([]PruneStep, len(one))
-					for k := range steps {
-						steps[k].Removed = k
-					}
-				}
-				for k, s := range one {
-					steps[k].Accuracy += s.Accuracy / float64(randomOrders)
-				}
-			}
-		default:
-			return nil, fmt.Errorf("prune: unknown order %q", o)
+		steps, err := pr.steps(o, r.Importance, imp, randomOrders)
+		if err != nil {
+			return nil, err
 		}
 		c := OrderCurve{Order: o, Steps: steps}
 		for k := range c.Steps {
@@ -330,9 +263,104 @@ func PruneBy(m *train.Model, dev kernels.Device, method Ablation, examples, rand
 		}
 	}
 	r.Why = r.whyOneShot(func(l, h int) (float64, error) {
-		return accuracy(held, analysis.NewMask(m.Shape.Layers, m.Shape.Heads, nil).With(l, h))
+		return pr.accuracy(held, analysis.NewMask(m.Shape.Layers, m.Shape.Heads, nil).With(l, h))
 	})
 	return r, nil
+}
+
+// pruner is what PruneBy's orders share: the model, its held-out batch
+// and the selection importance is measured on, an ablator of each, and
+// the accuracy of every set of heads already switched off.
+type pruner struct {
+	m         *train.Model
+	in        *importanceNet
+	held, sel *tasks.Batch
+	ablators  map[*tasks.Batch]*Ablator
+	// Orders revisit the same sets of heads: evaluate each set once.
+	seen map[string]float64
+}
+
+// accuracy is b's accuracy with the heads of off switched off.
+func (pr *pruner) accuracy(b *tasks.Batch, off [][]bool) (float64, error) {
+	key := fmt.Sprint(b.N, analysis.HeadNames(off))
+	if acc, ok := pr.seen[key]; ok {
+		return acc, nil
+	}
+	sn, err := pr.ablators[b].Snapshot([]*tasks.Batch{b}, train.SnapshotOptions{Off: [][][]bool{off}})
+	if err != nil {
+		return 0, err
+	}
+	pr.seen[key] = sn[0].Accuracy
+	return sn[0].Accuracy, nil
+}
+
+// curve measures the prefixes of a fixed order.
+func (pr *pruner) curve(order []HeadImportance) ([]PruneStep, error) {
+	var off analysis.Mask
+	var steps []PruneStep
+	for k := 0; k <= len(order); k++ {
+		s := PruneStep{Removed: k}
+		if k > 0 {
+			h := order[k-1]
+			off = analysis.NewMask(pr.m.Shape.Layers, pr.m.Shape.Heads, off).With(h.Layer, h.Head)
+			s.Head = h.Name
+		}
+		acc, err := pr.accuracy(pr.held, off)
+		if err != nil {
+			return nil, err
+		}
+		s.Accuracy = acc
+		steps = append(steps, s)
+	}
+	return steps, nil
+}
+
+// steps is order o's curve: one-shot by importance (ranked, the heads'
+// importance imp ranked), iterative, greedy, or the mean of
+// randomOrders shuffles of imp.
+func (pr *pruner) steps(o string, ranked, imp []HeadImportance, randomOrders int) ([]PruneStep, error) {
+	switch o {
+	case OrderOneShot:
+		steps, err := pr.curve(ranked)
+		if err != nil {
+			return nil, err
+		}
+		for k := 1; k < len(steps); k++ {
+			steps[k].Importance = &ranked[k-1].Importance
+		}
+		return steps, nil
+	case OrderIterative, OrderGreedy:
+		return adaptive(o, pr.in, pr.m, pr.held, pr.sel, pr.accuracy)
+	case OrderRandom:
+		return pr.randomCurve(imp, randomOrders)
+	default:
+		return nil, fmt.Errorf("prune: unknown order %q", o)
+	}
+}
+
+// randomCurve is the mean curve of n random orders of imp, drawn from
+// the model's seed.
+func (pr *pruner) randomCurve(imp []HeadImportance, n int) ([]PruneStep, error) {
+	var steps []PruneStep
+	rng := rand.New(rand.NewPCG(pr.m.Train.Seed, 0x9121e))
+	for range n {
+		shuffled := append([]HeadImportance(nil), imp...)
+		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		one, err := pr.curve(shuffled)
+		if err != nil {
+			return nil, err
+		}
+		if steps == nil {
+			steps = make([]PruneStep, len(one))
+			for k := range steps {
+				steps[k].Removed = k
+			}
+		}
+		for k, s := range one {
+			steps[k].Accuracy += s.Accuracy / float64(n)
+		}
+	}
+	return steps, nil
 }
 
 // adaptive builds the iterative or the greedy order step by step: each

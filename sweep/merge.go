@@ -56,27 +56,9 @@ func Merge(out string, ins []string) (res MergeResult, err error) {
 			return res, err
 		}
 	}
-	var mark int32 // the sweep whose shards these are, 0 when none says
-	var marked string
-	for _, in := range names {
-		s, err := OpenExisting(in)
-		if err != nil {
-			return res, err
-		}
-		srcs = append(srcs, s)
-		if err := s.Intact(); err != nil {
-			return res, refusef("merge refused: %v", err)
-		}
-		m, err := s.shardMark()
-		if err != nil {
-			return res, err
-		}
-		if m != 0 && mark != 0 && m != mark {
-			return res, refusef("merge refused: %s and %s are shards of different sweeps (other seeds, grid or flags); merge one sweep's shards at a time", marked, in)
-		}
-		if m != 0 {
-			mark, marked = m, in
-		}
+	srcs, mark, err := openShards(names)
+	if err != nil {
+		return res, err
 	}
 
 	dir, base := filepath.Split(out)
@@ -102,44 +84,8 @@ func Merge(out string, ins []string) (res MergeResult, err error) {
 		}
 	}()
 
-	have := map[RunID]Record{}
-	from := map[RunID]string{}
-	backends := map[string]bool{}
-	tx, err := dst.db.Begin()
+	backends, err := copyRecords(dst, srcs, before != nil, &res)
 	if err != nil {
-		return res, err
-	}
-	defer tx.Rollback()
-	for i, src := range srcs {
-		recs, err := src.Records()
-		if err != nil {
-			return res, refusef("merge refused: reading %s: %v", src.path, err)
-		}
-		if n := src.relabel.String(); n != "" {
-			res.Notes = append(res.Notes, src.path+": "+n)
-		}
-		for _, r := range recs {
-			backends[r.Backend] = true
-			id := r.ID()
-			if prev, ok := have[id]; ok {
-				if field, a, b := Differ(&prev, &r); field != "" {
-					return res, refusef("merge refused: seed %d of %s has different %s in %s (%s) and %s (%s)",
-						id.Seed, id.Key, field, from[id], a, src.path, b)
-				}
-				res.Duplicates++
-				continue
-			}
-			if err := put(tx, &r); err != nil {
-				return res, err
-			}
-			have[id], from[id] = r, src.path
-			res.Total++
-			if before == nil || i > 0 {
-				res.Added++
-			}
-		}
-	}
-	if err := tx.Commit(); err != nil {
 		return res, err
 	}
 	// The shards of one sweep merge into a part of it, or all of it.
@@ -166,6 +112,80 @@ func Merge(out string, ins []string) (res MergeResult, err error) {
 	}
 	slices.Sort(res.Backends)
 	return res, nil
+}
+
+// openShards opens every file of names, refusing one that is not intact
+// or shards of two different sweeps; mark is the sweep whose shards they
+// are, 0 when none says. The stores opened are returned even on error,
+// for the caller to close.
+func openShards(names []string) (srcs []*Store, mark int32, err error) {
+	var marked string
+	for _, in := range names {
+		s, err := OpenExisting(in)
+		if err != nil {
+			return srcs, 0, err
+		}
+		srcs = append(srcs, s)
+		if err := s.Intact(); err != nil {
+			return srcs, 0, refusef("merge refused: %v", err)
+		}
+		m, err := s.shardMark()
+		if err != nil {
+			return srcs, 0, err
+		}
+		if m != 0 && mark != 0 && m != mark {
+			return srcs, 0, refusef("merge refused: %s and %s are shards of different sweeps (other seeds, grid or flags); merge one sweep's shards at a time", marked, in)
+		}
+		if m != 0 {
+			mark, marked = m, in
+		}
+	}
+	return srcs, mark, nil
+}
+
+// copyRecords writes every record of srcs into dst in one transaction,
+// each run once (refusing two that differ), counting in res; a run of
+// srcs[0] is not added when hadOut (srcs[0] is the output itself). It
+// returns the backends seen.
+func copyRecords(dst *Store, srcs []*Store, hadOut bool, res *MergeResult) (map[string]bool, error) {
+	have := map[RunID]Record{}
+	from := map[RunID]string{}
+	backends := map[string]bool{}
+	tx, err := dst.db.Begin()
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	for i, src := range srcs {
+		recs, err := src.Records()
+		if err != nil {
+			return nil, refusef("merge refused: reading %s: %v", src.path, err)
+		}
+		if n := src.relabel.String(); n != "" {
+			res.Notes = append(res.Notes, src.path+": "+n)
+		}
+		for _, r := range recs {
+			backends[r.Backend] = true
+			id := r.ID()
+			if prev, ok := have[id]; ok {
+				if field, a, b := Differ(&prev, &r); field != "" {
+					return nil, refusef("merge refused: seed %d of %s has different %s in %s (%s) and %s (%s)",
+						id.Seed, id.Key, field, from[id], a, src.path, b)
+				}
+				res.Duplicates++
+				continue
+			}
+			if err := put(tx, &r); err != nil {
+				return nil, err
+			}
+			have[id], from[id] = r, src.path
+			res.Total++
+			if !hadOut || i > 0 {
+				res.Added++
+			}
+		}
+	}
+	return backends, tx.Commit()
 }
 
 // Intact refuses a database that SQLite's integrity check finds damaged

@@ -78,7 +78,7 @@ type GroupHooks struct {
 // `headlab train` prints for the same flags, bit for bit.
 func RunGroup(ps []Pair, pl Platform, a Analysis, hooks GroupHooks) ([]*Outcome, error) {
 	start := time.Now()
-	outs := make([]*Outcome, len(ps))
+	outs := make(outcomes, len(ps))
 	cs := make([]train.Config, len(ps))
 	for i, p := range ps {
 		outs[i] = &Outcome{Record: Record{Key: p.Key, Config: p.Config, Status: StatusOK,
@@ -86,22 +86,9 @@ func RunGroup(ps []Pair, pl Platform, a Analysis, hooks GroupHooks) ([]*Outcome,
 			Version: version.Module(), Revision: version.Revision()}}
 		cs[i] = p.Config
 	}
-	finish := func() []*Outcome {
-		for _, o := range outs {
-			o.Record.Seconds = time.Since(start).Seconds()
-			o.Record.FinishedAt = time.Now().UTC().Format(time.RFC3339)
-		}
-		return outs
-	}
-	failAll := func(err error) ([]*Outcome, error) {
-		for _, o := range outs {
-			o.Record.Status, o.Record.Error = StatusFailed, err.Error()
-		}
-		return finish(), nil
-	}
 	g, err := train.NewGroup(cs, pl.Device)
 	if err != nil {
-		return failAll(err)
+		return outs.failAll(start, err)
 	}
 	defer g.Close()
 	var watch []train.GroupHook
@@ -120,15 +107,60 @@ func RunGroup(ps []Pair, pl Platform, a Analysis, hooks GroupHooks) ([]*Outcome,
 		return nil, err
 	}
 	if err != nil {
-		return failAll(err)
+		return outs.failAll(start, err)
 	}
+	if err := outs.trained(g, diverged, start); err != nil {
+		return outs.failAll(start, err)
+	}
+	ev, err := g.Evaluator()
+	if err != nil {
+		return outs.failAll(start, err)
+	}
+	defer ev.Close()
+	gm, err := measureGroup(ev, g, a)
+	if err != nil {
+		return outs.failAll(start, err)
+	}
+	for s, o := range outs {
+		if o.Record.Status == StatusOK {
+			gm.fill(o, s, g.Models[s], pl, a)
+		}
+	}
+	return outs.finish(start), nil
+}
+
+// outcomes are a group's outcomes, in its pairs' order: RunGroup's steps
+// write them in place.
+type outcomes []*Outcome
+
+// finish stamps every record with the group's time, now.
+func (outs outcomes) finish(start time.Time) []*Outcome {
+	for _, o := range outs {
+		o.Record.Seconds = time.Since(start).Seconds()
+		o.Record.FinishedAt = time.Now().UTC().Format(time.RFC3339)
+	}
+	return outs
+}
+
+// failAll fails every run of the group with err: a group-wide failure
+// is each run's record, not RunGroup's error.
+func (outs outcomes) failAll(start time.Time, err error) ([]*Outcome, error) {
+	for _, o := range outs {
+		o.Record.Status, o.Record.Error = StatusFailed, err.Error()
+	}
+	return outs.finish(start), nil
+}
+
+// trained records the group's training: its last losses, its time, and
+// each model, but for those that diverged, which fail.
+func (outs outcomes) trained(g *train.Group, diverged []error, start time.Time) error {
 	losses, err := g.Losses()
 	if err != nil {
-		return failAll(err)
+		return err
 	}
 	answerLosses, err := g.AnswerLosses()
 	if err != nil {
-		return failAll(err)
+		return err
 	}
 	trained := time.Since(start).Seconds()
 	for i, o := range outs {
@@ -139,97 +171,105 @@ func RunGroup(ps []Pair, pl Platform, a Analysis, hooks GroupHooks) ([]*Outcome,
 			o.Record.Status, o.Record.Error = StatusFailed, diverged[i].Error()
 		}
 	}
-	ev, err := g.Evaluator()
-	if err != nil {
-		return failAll(err)
+	return nil
+}
+
+// groupMeasures are the analysis passes of a group, every model at
+// once; fill hands each model its part.
+type groupMeasures struct {
+	method    inspect.Ablation
+	reps      []*inspect.Report
+	atts      []*analysis.Attention
+	circ      []inspect.ModelCircuits      // nil unless measured
+	attr      []*inspect.AttributionReport // nil unless measured
+	ind, prev []Joint
+	first     []RuleAblation
+}
+
+// measureGroup runs a's analysis passes over every model of ev (g's).
+func measureGroup(ev *train.Evaluator, g *train.Group, a Analysis) (*groupMeasures, error) {
+	gm := &groupMeasures{method: a.method()}
+	var err error
+	if gm.reps, gm.atts, err = inspect.AnalyzeAll(ev, inspect.Options{Methods: a.methods()}); err != nil {
+		return nil, err
 	}
-	defer ev.Close()
-	method := a.method()
-	reps, atts, err := inspect.AnalyzeAll(ev, inspect.Options{Methods: a.methods()})
-	if err != nil {
-		return failAll(err)
-	}
-	var circ []inspect.ModelCircuits
 	if a.Measure.Has(MeasureCircuit) {
-		if circ, err = inspect.Circuits(ev); err != nil {
-			return failAll(err)
+		if gm.circ, err = inspect.Circuits(ev); err != nil {
+			return nil, err
 		}
 	}
-	var attr []*inspect.AttributionReport
 	if a.Measure.Has(MeasureAttribution) {
-		if attr, err = inspect.Attribute(ev, train.HeldOutExamples, 0); err != nil {
-			return failAll(err)
+		if gm.attr, err = inspect.Attribute(ev, train.HeldOutExamples, 0); err != nil {
+			return nil, err
 		}
 	}
 	held := ev.HeldOutAll()
-	ab, err := inspect.NewAblator(ev, held, method)
+	ab, err := inspect.NewAblator(ev, held, gm.method)
 	if err != nil {
-		return failAll(err)
+		return nil, err
 	}
-	heads := make([][]inspect.Head, len(reps))
-	for s, rep := range reps {
+	heads := make([][]inspect.Head, len(gm.reps))
+	for s, rep := range gm.reps {
 		heads[s] = rep.Heads
 	}
-	ind, err := JointOff(ab, held, heads, analysis.LabelInduction)
-	if err != nil {
-		return failAll(err)
+	if gm.ind, err = JointOff(ab, held, heads, analysis.LabelInduction); err != nil {
+		return nil, err
 	}
-	prev, err := JointOff(ab, held, heads, analysis.LabelPreviousToken)
-	if err != nil {
-		return failAll(err)
+	if gm.prev, err = JointOff(ab, held, heads, analysis.LabelPreviousToken); err != nil {
+		return nil, err
 	}
-	first, err := firstRuleOff(ab, held, heads, g.Models[0].Task.SeqLen(), ind, prev)
-	if err != nil {
-		return failAll(err)
+	if gm.first, err = firstRuleOff(ab, held, heads, g.Models[0].Task.SeqLen(), gm.ind, gm.prev); err != nil {
+		return nil, err
 	}
-	for s, o := range outs {
-		r, m := &o.Record, g.Models[s]
-		if r.Status != StatusOK {
-			continue
+	return gm, nil
+}
+
+// fill writes model s's measurements (m, trained to the end) into its
+// outcome o, measuring its circuit's edges when a signs it.
+func (gm *groupMeasures) fill(o *Outcome, s int, m *train.Model, pl Platform, a Analysis) {
+	r := &o.Record
+	if gm.circ != nil && gm.circ[s].Err != nil {
+		// A measurement that fails fails its run, not the group.
+		r.Status, r.Error, o.Model = StatusFailed, "circuit scores: "+gm.circ[s].Err.Error(), nil
+		return
+	}
+	rep := gm.reps[s]
+	r.Accuracy, r.Loss = rep.Accuracy, rep.Loss
+	r.Params, r.Chance = m.Weights.Count(), m.Task.Chance()
+	o.Report, o.Attention = rep, gm.atts[s]
+	r.Heads, r.AblationMethod = rep.Heads, gm.method
+	if gm.circ != nil {
+		for i := range r.Heads {
+			r.Heads[i].Circuit = &gm.circ[s].Heads[r.Heads[i].Layer*m.Shape.Heads+r.Heads[i].Head]
 		}
-		if circ != nil && circ[s].Err != nil {
-			// A measurement that fails fails its run, not the group.
-			r.Status, r.Error, o.Model = StatusFailed, "circuit scores: "+circ[s].Err.Error(), nil
-			continue
-		}
-		rep := reps[s]
-		r.Accuracy, r.Loss = rep.Accuracy, rep.Loss
-		r.Params, r.Chance = m.Weights.Count(), m.Task.Chance()
-		o.Report, o.Attention = rep, atts[s]
-		r.Heads, r.AblationMethod = rep.Heads, method
-		if circ != nil {
-			for i := range r.Heads {
-				r.Heads[i].Circuit = &circ[s].Heads[r.Heads[i].Layer*m.Shape.Heads+r.Heads[i].Head]
-			}
-			r.ICL = circ[s].ICL
-		}
-		if attr != nil {
-			lens := attr[s].LensLayer()
-			r.LensLayer = &lens
-			for i := range r.Heads {
-				if v, ok := attr[s].HeadLogit(r.Heads[i].Layer, r.Heads[i].Head); ok {
-					r.Heads[i].DirectLogit = &v
-				}
-			}
-		}
-		r.Ablation.Intact = r.Accuracy
-		for i, h := range r.Heads {
-			r.Ablation.Single = append(r.Ablation.Single, Single{Head: h.Name, Label: h.Label, Accuracy: r.OffAlone(&r.Heads[i])})
-		}
-		r.Ablation.Induction, r.Ablation.PreviousToken = ind[s], prev[s]
-		r.Ablation.LabelRule = analysis.CurrentRule
-		r.Circuit = r.FormsCircuit()
-		f := first[s]
-		fh := Relabelled(r.Heads, analysis.FirstRule, m.Task.SeqLen())
-		f.Circuit = analysis.FormsCircuit(scoresOf(fh), r.Accuracy, f.Induction.Accuracy, f.PreviousToken.Accuracy)
-		r.Ablation.FirstRule = &f
-		if a.Signs(r.Key) {
-			if r.EdgeCircuit, err = measureEdgeCircuit(m, pl.Device, r.Heads); err != nil {
-				r.Status, r.Error, o.Model, r.EdgeCircuit = StatusFailed, "circuit edges: "+err.Error(), nil, nil
+		r.ICL = gm.circ[s].ICL
+	}
+	if gm.attr != nil {
+		lens := gm.attr[s].LensLayer()
+		r.LensLayer = &lens
+		for i := range r.Heads {
+			if v, ok := gm.attr[s].HeadLogit(r.Heads[i].Layer, r.Heads[i].Head); ok {
+				r.Heads[i].DirectLogit = &v
 			}
 		}
 	}
-	return finish(), nil
+	r.Ablation.Intact = r.Accuracy
+	for i, h := range r.Heads {
+		r.Ablation.Single = append(r.Ablation.Single, Single{Head: h.Name, Label: h.Label, Accuracy: r.OffAlone(&r.Heads[i])})
+	}
+	r.Ablation.Induction, r.Ablation.PreviousToken = gm.ind[s], gm.prev[s]
+	r.Ablation.LabelRule = analysis.CurrentRule
+	r.Circuit = r.FormsCircuit()
+	f := gm.first[s]
+	fh := Relabelled(r.Heads, analysis.FirstRule, m.Task.SeqLen())
+	f.Circuit = analysis.FormsCircuit(scoresOf(fh), r.Accuracy, f.Induction.Accuracy, f.PreviousToken.Accuracy)
+	r.Ablation.FirstRule = &f
+	if a.Signs(r.Key) {
+		var err error
+		if r.EdgeCircuit, err = measureEdgeCircuit(m, pl.Device, r.Heads); err != nil {
+			r.Status, r.Error, o.Model, r.EdgeCircuit = StatusFailed, "circuit edges: "+err.Error(), nil, nil
+		}
+	}
 }
 
 // firstRuleOff is every model's circuit ablations under
@@ -394,19 +434,68 @@ type Summary struct {
 // others are still training, taking over any whose claim lapses.
 func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, error) {
 	sum := Summary{Total: len(pairs)}
-	done, err := st.Finished()
+	todo, err := pending(st, pairs, opt, &sum)
 	if err != nil {
 		return sum, err
+	}
+	groups := Groups(todo, opt.Group)
+
+	sr := &sweepRun{opt: opt, start: time.Now(), sum: sum, prog: Progress{Total: sum.Total, Skipped: sum.Skipped}}
+	lease := cmp.Or(opt.Lease, DefaultLease)
+	owner := newOwner()
+	defer keepClaims(st, owner, lease)()
+	f := &feeder{st: st, owner: owner, lease: lease, size: opt.Group, groups: groups, busy: map[RunID]bool{}, seen: sr.seen}
+
+	// A storage or device error stops the feeder too.
+	ctx, sr.cancel = context.WithCancel(ctx)
+	defer sr.cancel()
+	results := make(chan []*Outcome)
+	// Each worker opens its own device and trains the groups the feeder
+	// hands it; an error of either stops the feeder for every worker.
+	next := func() ([]Pair, bool) {
+		ps, err := f.next(ctx)
+		if err != nil {
+			sr.fail(err)
+		}
+		return ps, ps != nil
+	}
+	go func() {
+		workers.Run(min(opt.Workers, max(1, len(groups))), next, func(jobs iter.Seq[[]Pair]) { sr.work(jobs, results) })
+		close(results)
+	}()
+
+	sr.mu.Lock()
+	sr.report(nil)
+	sr.mu.Unlock()
+	werr := sr.land(st, owner, results)
+	sum = sr.sum
+	sum.Skipped, sum.Done, sum.Failed = sr.prog.Skipped, sr.prog.Done, sr.prog.Failed
+	sum.Interrupted = sum.Skipped+sum.Done < sum.Total
+	if werr == nil {
+		werr = sr.derr
+	}
+	return sum, werr
+}
+
+// pending is the pairs of pairs that Run trains: those st does not hold,
+// those whose stored run is stale (relabelled with changed circuit heads,
+// or unsigned where opt.Analysis signs), and failed ones when
+// opt.RetryFailed (their rows deleted first). It counts the rest in
+// sum.Skipped.
+func pending(st *Store, pairs []Pair, opt Options, sum *Summary) ([]Pair, error) {
+	done, err := st.Finished()
+	if err != nil {
+		return nil, err
 	}
 	// Runs relabelled on read whose circuit heads changed are trained
 	// again and replace their rows as they land (never deleted first).
 	stale, err := st.Stale()
 	if err != nil {
-		return sum, err
+		return nil, err
 	}
 	unsigned, err := st.Unsigned(opt.Analysis)
 	if err != nil {
-		return sum, err
+		return nil, err
 	}
 	stale = append(stale, unsigned...)
 	st.replace.set(stale)
@@ -430,30 +519,17 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 		}
 	}
 	if opt.Workers < 1 || opt.Group < 1 {
-		return sum, fmt.Errorf("sweep: %d workers, groups of %d", opt.Workers, opt.Group)
+		return nil, fmt.Errorf("sweep: %d workers, groups of %d", opt.Workers, opt.Group)
 	}
 	if err := st.Delete(retry); err != nil {
-		return sum, err
+		return nil, err
 	}
-	groups := Groups(todo, opt.Group)
+	return todo, nil
+}
 
-	start := time.Now()
-	var mu sync.Mutex // guards prog, sum.Abandoned and derr across goroutines
-	prog := Progress{Total: sum.Total, Skipped: sum.Skipped}
-	report := func(last *Record) {
-		if opt.Progress == nil {
-			return
-		}
-		prog.Elapsed, prog.Last, prog.ETA = time.Since(start), last, 0
-		if prog.Done > 0 {
-			left := prog.Total - prog.Skipped - prog.Done
-			prog.ETA = time.Duration(float64(prog.Elapsed) / float64(prog.Done) * float64(left))
-		}
-		opt.Progress(prog)
-	}
-
-	lease := cmp.Or(opt.Lease, DefaultLease)
-	owner := newOwner()
+// keepClaims renews owner's claims every third of lease until the
+// returned stop is called, which also releases them.
+func keepClaims(st *Store, owner string, lease time.Duration) (stop func()) {
 	renewing := make(chan struct{})
 	go func() {
 		t := time.NewTicker(lease / 3)
@@ -467,82 +543,97 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 			}
 		}
 	}()
-	defer func() {
+	return func() {
 		close(renewing)
 		_ = st.release(owner)
-	}()
-	f := &feeder{st: st, owner: owner, lease: lease, size: opt.Group, groups: groups, busy: map[RunID]bool{},
-		seen: func(stored, elsewhere int) {
-			mu.Lock()
-			prog.Skipped += stored
-			prog.Elapsed, prog.Elsewhere = time.Since(start), elsewhere
-			if stored > 0 {
-				report(nil)
-			}
-			mu.Unlock()
-		}}
-
-	// A storage or device error stops the feeder too.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	results := make(chan []*Outcome)
-	var derr error
-	fail := func(err error) {
-		mu.Lock()
-		if derr == nil {
-			derr = err
-		}
-		mu.Unlock()
-		cancel()
 	}
-	// Each worker opens its own device and trains the groups the feeder
-	// hands it; an error of either stops the feeder for every worker.
-	next := func() ([]Pair, bool) {
-		ps, err := f.next(ctx)
+}
+
+// sweepRun is what Run's feeder, workers and writer share: the progress
+// reported and the first device or feeder error.
+type sweepRun struct {
+	opt    Options
+	start  time.Time
+	cancel context.CancelFunc
+	mu     sync.Mutex // guards prog, sum.Abandoned and derr across goroutines
+	prog   Progress
+	sum    Summary
+	derr   error
+}
+
+// report tells opt.Progress where the sweep stands; the caller holds mu.
+func (sr *sweepRun) report(last *Record) {
+	if sr.opt.Progress == nil {
+		return
+	}
+	prog := &sr.prog
+	prog.Elapsed, prog.Last, prog.ETA = time.Since(sr.start), last, 0
+	if prog.Done > 0 {
+		left := prog.Total - prog.Skipped - prog.Done
+		prog.ETA = time.Duration(float64(prog.Elapsed) / float64(prog.Done) * float64(left))
+	}
+	sr.opt.Progress(sr.prog)
+}
+
+// seen is the feeder's word on pairs found stored by another process,
+// and how many another now holds.
+func (sr *sweepRun) seen(stored, elsewhere int) {
+	sr.mu.Lock()
+	sr.prog.Skipped += stored
+	sr.prog.Elapsed, sr.prog.Elsewhere = time.Since(sr.start), elsewhere
+	if stored > 0 {
+		sr.report(nil)
+	}
+	sr.mu.Unlock()
+}
+
+// fail keeps the first error and stops the feeder.
+func (sr *sweepRun) fail(err error) {
+	sr.mu.Lock()
+	if sr.derr == nil {
+		sr.derr = err
+	}
+	sr.mu.Unlock()
+	sr.cancel()
+}
+
+// work is one worker: it opens its own device and runs the groups of
+// jobs on it, sending each finished group to results.
+func (sr *sweepRun) work(jobs iter.Seq[[]Pair], results chan<- []*Outcome) {
+	pl, err := sr.opt.NewPlatform()
+	if err != nil {
+		sr.fail(err)
+		return
+	}
+	defer pl.Device.Close()
+	for ps := range jobs {
+		sr.mu.Lock()
+		sr.prog.Running += len(ps)
+		sr.mu.Unlock()
+		outs, err := RunGroup(ps, pl, sr.opt.Analysis, GroupHooks{Abort: sr.opt.Abort})
+		if err == nil && sr.opt.Keep != nil {
+			for _, o := range outs {
+				if o.Model != nil {
+					sr.opt.Keep(o)
+				}
+			}
+		}
+		sr.mu.Lock()
+		sr.prog.Running -= len(ps)
 		if err != nil {
-			fail(err)
+			sr.sum.Abandoned += len(ps)
 		}
-		return ps, ps != nil
+		sr.mu.Unlock()
+		if err == nil {
+			results <- outs
+		}
 	}
-	go func() {
-		workers.Run(min(opt.Workers, max(1, len(groups))), next, func(jobs iter.Seq[[]Pair]) {
-			pl, err := opt.NewPlatform()
-			if err != nil {
-				fail(err)
-				return
-			}
-			defer pl.Device.Close()
-			for ps := range jobs {
-				mu.Lock()
-				prog.Running += len(ps)
-				mu.Unlock()
-				outs, err := RunGroup(ps, pl, opt.Analysis, GroupHooks{Abort: opt.Abort})
-				if err == nil && opt.Keep != nil {
-					for _, o := range outs {
-						if o.Model != nil {
-							opt.Keep(o)
-						}
-					}
-				}
-				mu.Lock()
-				prog.Running -= len(ps)
-				if err != nil {
-					sum.Abandoned += len(ps)
-				}
-				mu.Unlock()
-				if err == nil {
-					results <- outs
-				}
-			}
-		})
-		close(results)
-	}()
+}
 
-	// This goroutine is the only writer: each group lands in one
-	// transaction.
-	mu.Lock()
-	report(nil)
-	mu.Unlock()
+// land is the only writer: each group of results lands in one
+// transaction. After a storage error it drains the workers in flight and
+// returns the error.
+func (sr *sweepRun) land(st *Store, owner string, results <-chan []*Outcome) error {
 	var werr error
 	for outs := range results {
 		if werr != nil {
@@ -555,26 +646,21 @@ func Run(ctx context.Context, st *Store, pairs []Pair, opt Options) (Summary, er
 		landed, err := st.storeClaimed(recs, owner)
 		if err != nil {
 			werr = err
-			cancel()
+			sr.cancel()
 			continue
 		}
-		mu.Lock()
-		prog.Skipped += len(recs) - len(landed)
+		sr.mu.Lock()
+		sr.prog.Skipped += len(recs) - len(landed)
 		for _, r := range landed {
-			prog.Done++
+			sr.prog.Done++
 			if r.Status != StatusOK {
-				prog.Failed++
+				sr.prog.Failed++
 			}
-			report(r)
+			sr.report(r)
 		}
-		mu.Unlock()
+		sr.mu.Unlock()
 	}
-	sum.Skipped, sum.Done, sum.Failed = prog.Skipped, prog.Done, prog.Failed
-	sum.Interrupted = sum.Skipped+sum.Done < sum.Total
-	if werr == nil {
-		werr = derr
-	}
-	return sum, werr
+	return werr
 }
 
 // feeder hands the workers their groups, claiming each group just before

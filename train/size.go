@@ -32,7 +32,13 @@ func (c *counting) Alloc(n int) (kernels.Buffer, error) {
 // probed, the evaluation's probed graph too (SnapshotOptions.Probe: what
 // mean and resample ablation and direct logit attribution run on).
 func Footprint(c Config, probed bool) (largest, total int, err error) {
-	d := &counting{Device: cpu.New()}
+	return footprint(cpu.New(), c, probed)
+}
+
+// footprint is Footprint counted on dev, the device the group will run
+// on: the sizes are the model's, the same on every device.
+func footprint(dev kernels.Device, c Config, probed bool) (largest, total int, err error) {
+	d := &counting{Device: dev}
 	g, err := NewGroup([]Config{c}, d)
 	if err != nil {
 		return 0, 0, err
@@ -57,7 +63,7 @@ func Footprint(c Config, probed bool) (largest, total int, err error) {
 // MaxGroup). With probed, each model also has the probed evaluation graph
 // (Footprint) and what its users keep on the host (EstimateHostBytes).
 func GroupLimit(dev kernels.Device, c Config, probed bool) (n int, why string, err error) {
-	largest, total, err := Footprint(c, probed)
+	largest, total, err := footprint(dev, c, probed)
 	if err != nil {
 		return 0, "", err
 	}

@@ -117,3 +117,37 @@ func TestGroupHandleOnAHostOnly(t *testing.T) {
 		t.Errorf("a group on the counting device runs on %T and allocated %d floats through it", g1.dev, d.total)
 	}
 }
+
+// allocSeen is a device that notes that it was allocated on.
+type allocSeen struct {
+	kernels.Device
+	floats int
+}
+
+func (a *allocSeen) Alloc(n int) (kernels.Buffer, error) {
+	a.floats += n
+	return a.Device.Alloc(n)
+}
+
+// TestFootprintOnTheGivenDevice: GroupLimit counts on the device it is
+// given, not on a CPU device of its own, and the count is the model's:
+// the same as Footprint's.
+func TestFootprintOnTheGivenDevice(t *testing.T) {
+	c := Defaults("induction")
+	want, wantTotal, err := Footprint(c, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := &allocSeen{Device: cpu.New()}
+	largest, total, err := footprint(dev, c, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if largest != want || total != wantTotal || dev.floats != total {
+		t.Errorf("on the given device: largest %d, total %d, %d floats allocated there; Footprint says %d, %d", largest, total, dev.floats, want, wantTotal)
+	}
+	dev.floats = 0
+	if _, _, err := GroupLimit(dev, c, true); err != nil || dev.floats != total {
+		t.Errorf("GroupLimit allocated %d floats on its device (err %v), want %d", dev.floats, err, total)
+	}
+}

@@ -1,25 +1,15 @@
 package main
 
 import (
-	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
-	"slices"
-	"strings"
-	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"headlab/backend/cpu"
 	"headlab/findings"
-	"headlab/internal/atomicfile"
 	"headlab/internal/progress"
 	"headlab/internal/workers"
 	"headlab/kernels"
@@ -134,12 +124,6 @@ func (o *reproduceOptions) check(cmd *cobra.Command, _ []string) error {
 	return o.backend.check()
 }
 
-// reproduceAnalysis is what the runs of p measure: everything, the
-// signature on the atlas's configurations alone.
-func reproduceAnalysis(p findings.Plan) sweep.Analysis {
-	return sweep.Analysis{Measure: sweep.AllMeasures(), Signed: p.Signed()}
-}
-
 func reproduce(e *env, o *reproduceOptions) error {
 	dev, closeDev, err := o.backend.open(e.stderr)
 	if err != nil {
@@ -147,221 +131,41 @@ func reproduce(e *env, o *reproduceOptions) error {
 	}
 	defer closeDev()
 	p := o.plan
-	pairs := p.Pairs()
-	lay, err := layOut(e.stderr, dev, pairs, o.ask, reproduceAnalysis(p).Probed())
+	analysis := findings.ReproduceAnalysis(p)
+	lay, err := layOut(e.stderr, dev, p.Pairs(), o.ask, analysis.Probed())
 	if err != nil {
 		return err
 	}
-	run := sweepRun{layout: lay, bar: !o.quiet, analysis: reproduceAnalysis(p), first: dev, bf: o.backend}
-	pics := filepath.Join(o.out, "findings")
-	claimsPath := filepath.Join(pics, findings.ClaimsFile)
-	if err := os.MkdirAll(pics, 0o755); err != nil {
-		return err
-	}
-	dbPath := filepath.Join(pics, "findings.db")
-	if !o.resume {
-		// Start over: every number in the report comes from this run.
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			if err := os.Remove(dbPath + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
-		}
-		old, _ := filepath.Glob(filepath.Join(pics, "hist-*.png"))
-		for _, f := range append(old, filepath.Join(pics, findings.HeatmapFile), filepath.Join(pics, findings.GrokkingFile), claimsPath) {
-			os.Remove(f)
-		}
-	}
-	var stored findings.Measured
-	if o.resume {
-		data, err := os.ReadFile(claimsPath)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-		case err != nil:
-			return err
-		default:
-			if err := json.Unmarshal(data, &stored); err != nil {
-				return usagef("%s: %v (remove it to measure the claims again)", claimsPath, strings.ReplaceAll(err.Error(), "\n", " "))
-			}
-		}
-	}
-	st, err := sweep.Create(dbPath)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	seed1 := sweep.RunID{Key: sweep.Key(p.Induction), Seed: 1}
-	heatmap := filepath.Join(pics, findings.HeatmapFile)
-	// The claims' extra measurements, taken on the models as they finish
-	// (on the CPU, beside whatever device trains).
-	// Each is written to claims.json as soon as it is taken, so that an
-	// interrupted reproduce keeps it.
-	extras := stored.Map()
-	for id := range extras {
-		if !slices.ContainsFunc(pairs, func(pr sweep.Pair) bool { return pr.Key == id.Key && pr.Config.Seed == id.Seed }) {
-			delete(extras, id) // an earlier plan's
-		}
-	}
-	var dyn []findings.DynamicsSeed
-	grok := stored.GrokkingFor(p)
-	var extraErr error
-	var mu sync.Mutex
-	save := func() error {
-		m := findings.NewMeasured(p, extras, dyn)
-		m.Grokking = grok
-		data, err := json.MarshalIndent(m, "", " ")
-		if err != nil {
-			return err
-		}
-		return atomicfile.Write(claimsPath, func(w io.Writer) error { _, err := w.Write(append(data, '\n')); return err })
-	}
-	measure := func(out *sweep.Outcome) {
-		x, err := p.Measure(out, cpu.New())
-		mu.Lock()
-		defer mu.Unlock()
-		if err == nil && x != nil {
-			extras[out.Record.ID()] = x
-			err = save()
-		}
-		extraErr = cmp.Or(extraErr, err)
-	}
-	keep := func(out *sweep.Outcome) {
-		if out.Record.ID() == seed1 {
-			if err := drawHeads(heatmap, out); err != nil {
-				fmt.Fprintf(e.stderr, "reproduce: %v\n", err)
-			}
-		}
-		measure(out)
-	}
-	fmt.Fprintf(e.stderr, "reproduce: %d runs into %s\n", len(pairs), dbPath)
-	start := time.Now()
-	run.keep = keep
-	sum, err := runSweep(e.stderr, st, pairs, run)
-	if err != nil {
-		return err
-	}
-	if sum.Interrupted {
-		return interruptedError{fmt.Errorf("interrupted: %d of %d runs are in %s; rerun with --resume to finish", sum.Skipped+sum.Done, sum.Total, dbPath)}
-	}
-	wall := time.Since(start)
-	all, err := st.Records()
-	if err != nil {
-		return err
-	}
-	// The report is of this plan's runs: a resumed database may hold
-	// others (an earlier plan's), which stay there but count nowhere.
-	inPlan := map[sweep.RunID]bool{}
-	for _, pr := range pairs {
-		inPlan[sweep.RunID{Key: pr.Key, Seed: pr.Config.Seed}] = true
-	}
-	var recs []sweep.Record
-	for _, r := range all {
-		if inPlan[r.ID()] {
-			recs = append(recs, r)
-		}
-	}
-	byID := map[sweep.RunID]*sweep.Record{}
-	for i := range recs {
-		byID[recs[i].ID()] = &recs[i]
-	}
-	// A resumed run may hold seed 1 from before: train it again for its
-	// pictures, which also checks that the stored numbers reproduce.
-	var notes []string
-	if _, err := os.Stat(heatmap); err != nil && byID[seed1] != nil && byID[seed1].Status == sweep.StatusOK {
-		p1 := sweep.Pair{Key: seed1.Key, Config: byID[seed1].Config}
-		again, err := sweep.RunOne(p1, platform(dev), sweep.AnalysisOf(byID[seed1]), nil)
-		if err != nil {
-			return err
-		}
-		if f, a, b := sweep.Differ(byID[seed1], &again.Record); f != "" {
-			notes = append(notes, fmt.Sprintf("Retraining seed 1 for its pictures gave a different %s (%s, stored %s): the stored runs may come from another build.", f, b, a))
-		}
-		if err := drawHeads(heatmap, again); err != nil {
-			return err
-		}
-	}
-	// Runs carried over by --resume have no extra measurements, or lack
-	// some: train them again and measure them.
-	var redo []sweep.Pair
-	for _, pr := range pairs {
-		id := sweep.RunID{Key: pr.Key, Seed: pr.Config.Seed}
-		if r := byID[id]; r != nil && r.Status == sweep.StatusOK && p.NeedsExtra(pr.Config) && !extras[id].Complete() {
-			redo = append(redo, pr)
-		}
-	}
-	if len(redo) > 0 && !o.quiet {
-		fmt.Fprintf(e.stderr, "reproduce: %d runs carried over lack their extra measurements; training them again\n", len(redo))
-	}
-	err = onWorkers(e.stderr, len(redo), dev, lay.Sharing(), o.quiet, "runs", "again for their extra measurements", func(i int, d kernels.Device) error {
-		again, err := sweep.RunOne(redo[i], platform(d), sweep.Analysis{}, nil)
-		if err == nil {
-			measure(again)
-		}
-		return err
+	run := sweepRun{layout: lay, bar: !o.quiet, analysis: analysis, first: dev, bf: o.backend}
+	res, err := findings.Reproduce(findings.ReproduceOptions{
+		Plan: p, Out: o.out, Resume: o.resume, Quiet: o.quiet, Stderr: e.stderr,
+		Device: dev, Workers: lay.Workers, Sharing: lay.Sharing(), Version: versionLine(), Platform: platform,
+		Sweep: func(st *sweep.Store, pairs []sweep.Pair, keep func(*sweep.Outcome)) (sweep.Summary, error) {
+			run.keep = keep
+			return runSweep(e.stderr, st, pairs, run)
+		},
+		Each: func(n int, unit, note string, do func(int, kernels.Device) error) error {
+			return onWorkers(e.stderr, n, dev, lay.Sharing(), o.quiet, unit, note, do)
+		},
+		Draw: findings.Drawing{
+			Heads:    drawHeads,
+			Grokking: drawGrokking,
+			Histograms: func(dir string, reports []sweep.ConfigReport) error {
+				return writeHistograms(dir, ".png", reports)
+			},
+			Atlas: drawAtlas,
+		},
 	})
-	if err != nil {
+	var bad *findings.ClaimsFileError
+	switch {
+	case errors.As(err, &bad):
+		return usageError{err}
+	case err != nil:
 		return err
+	case res.Summary.Interrupted:
+		sum := res.Summary
+		return interruptedError{fmt.Errorf("interrupted: %d of %d runs are in %s; rerun with --resume to finish", sum.Skipped+sum.Done, sum.Total, res.DB)}
 	}
-	if extraErr != nil {
-		return extraErr
-	}
-	if dyn = stored.DynamicsFor(p); dyn == nil {
-		if dyn, err = runDynamics(e.stderr, p, dev, lay.Sharing(), o.quiet); err != nil {
-			return err
-		}
-		if err := save(); err != nil {
-			return err
-		}
-	}
-	if grok == nil {
-		if !o.quiet {
-			fmt.Fprintf(e.stderr, "reproduce: the grokking run, %d steps of modular addition with a history\n", p.Grokking.Steps)
-		}
-		if grok, err = p.RunGrokking(dev); err != nil {
-			return err
-		}
-		if err := save(); err != nil {
-			return err
-		}
-	}
-	// Its curves, drawn as curves draws them, from the history kept in
-	// claims.json (a resumed run's too).
-	fig, err := curves(runTitle(grok.Config), grok.History).Figure()
-	if err != nil {
-		return err
-	}
-	if err := viz.Write(filepath.Join(pics, findings.GrokkingFile), fig); err != nil {
-		return err
-	}
-	reports := sweep.Summarize(p.Reported(recs))
-	if err := writeHistograms(pics, ".png", reports); err != nil {
-		return err
-	}
-	// A resumed folder may hold an earlier plan's histograms: the folder
-	// holds this report's pictures alone.
-	kept := map[string]bool{}
-	for i := range reports {
-		kept[sweep.HistogramFile(pics, ".png", &reports[i])] = true
-	}
-	old, _ := filepath.Glob(filepath.Join(pics, "hist-*.png"))
-	for _, f := range old {
-		if !kept[f] {
-			if err := os.Remove(f); err != nil {
-				return err
-			}
-		}
-	}
-	in := findings.Input{Plan: p, Reports: reports, ByID: byID, Summary: sum, Wall: wall,
-		Workers: lay.Workers, Out: o.out, Notes: notes, Version: versionLine(), Extras: extras, Dynamics: dyn, Grokking: grok}
-	if err := drawAtlas(filepath.Join(pics, findings.AtlasFile), &in); err != nil {
-		return err
-	}
-	var md strings.Builder
-	findings.Markdown(&md, in)
-	path := filepath.Join(o.out, "findings.md")
-	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := io.WriteString(w, md.String()); return err }); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "reproduce: wrote %s and its pictures in %s\n", path, pics)
 	return nil
 }
 
@@ -377,17 +181,13 @@ func drawHeads(path string, o *sweep.Outcome) error {
 	return viz.Write(path, fig)
 }
 
-// runDynamics trains claim 7's seeds with a history, par at once on dev.
-func runDynamics(stderr io.Writer, p findings.Plan, dev kernels.Device, par int, quiet bool) ([]findings.DynamicsSeed, error) {
-	out := make([]findings.DynamicsSeed, len(p.SmallSet))
-	if !quiet {
-		fmt.Fprintf(stderr, "reproduce: %d seeds of %d steps with a history for the phase change\n", len(p.SmallSet), p.Dynamics.Steps)
-	}
-	err := onWorkers(stderr, len(p.SmallSet), dev, par, quiet, "seeds", "histories for the phase change", func(i int, d kernels.Device) (err error) {
-		out[i], err = p.RunDynamics(p.SmallSet[i], d)
+// drawGrokking draws the grokking run's curves as curves draws them.
+func drawGrokking(path string, g *findings.Grokking) error {
+	fig, err := curves(runTitle(g.Config), g.History).Figure()
+	if err != nil {
 		return err
-	})
-	return out, err
+	}
+	return viz.Write(path, fig)
 }
 
 // onWorkers runs do(0) ... do(n-1) on dev, par at once (a layout's
@@ -416,19 +216,8 @@ func onWorkers(stderr io.Writer, n int, dev kernels.Device, par int, quiet bool,
 	return errors.Join(errs...)
 }
 
-// drawAtlas draws the atlas of in's plan into path, or removes an older
-// one when there is none to draw.
-func drawAtlas(path string, in *findings.Input) error {
-	atlas, err := sweep.Atlas(in.AtlasRecords())
-	if err != nil {
-		return err
-	}
-	if len(atlas) == 0 {
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-		return nil
-	}
+// drawAtlas draws a reproduce's atlas into path.
+func drawAtlas(path string, atlas []sweep.ConfigAtlas) error {
 	fig, err := atlasFigure("findings.db", atlas).Figure()
 	if err != nil {
 		return err

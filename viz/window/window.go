@@ -39,7 +39,6 @@ import (
 	"github.com/go-gl/glfw/v3.3/glfw"
 
 	"headlab/analysis"
-	"headlab/backend/cpu"
 	"headlab/glctx"
 	"headlab/kernels"
 	"headlab/tasks"
@@ -58,7 +57,7 @@ type Options struct {
 	// Steps is where training pauses (space trains on); 0 shows the
 	// untrained model, a negative Steps trains without pausing.
 	Steps int
-	// Kernels runs training and evaluation; nil means the CPU. When it is
+	// Kernels runs training and evaluation; Open refuses nil. When it is
 	// a TextureSource on Display's thread (the GL device made on it), the
 	// heatmap textures are filled on the GPU.
 	Kernels kernels.Device
@@ -124,7 +123,8 @@ func Open(opts Options) (*Viewer, error) {
 		return nil, errors.New("window: Options.Display is nil")
 	}
 	if opts.Kernels == nil {
-		opts.Kernels = cpu.New()
+		// The caller chose the backend; the viewer makes no device of its own.
+		return nil, errors.New("window: Options.Kernels is nil")
 	}
 	cfg := opts.Config
 	if opts.Model != nil {

@@ -552,3 +552,15 @@ func TestSavedModel(t *testing.T) {
 		t.Errorf("L0H1 mean-ablated: the viewer shows %v (off %v), want %v (zeroed: %v)", got.Accuracy, got.Off, want[0].Accuracy, zeroed)
 	}
 }
+
+// TestOpenRefusesNoKernels: the viewer computes on the device its caller
+// opened from --backend and never makes one of its own.
+func TestOpenRefusesNoKernels(t *testing.T) {
+	v, err := Open(Options{Config: tiny(10), Steps: 10, Display: &glctx.Thread{}})
+	if err == nil || !strings.Contains(err.Error(), "Options.Kernels is nil") {
+		if v != nil {
+			v.Close()
+		}
+		t.Fatalf("Open with no kernels: %v, want a refusal", err)
+	}
+}
