@@ -33,8 +33,15 @@ func cpuSeconds(b *testing.B) float64 {
 func BenchmarkMeasurements(b *testing.B) {
 	c := train.Defaults("induction")
 	p := Pair{Key: Key(c), Config: c}
-	analyses := []Analysis{{}, {Ablation: inspect.AblateResample, Measure: AllMeasures()}}
-	wall, cpu, analysis := make([]float64, 2), make([]float64, 2), make([]float64, 2)
+	compareAnalyses(b, p, [2]Analysis{{}, {Ablation: inspect.AblateResample, Measure: AllMeasures()}}, [2]string{"none", "all"})
+}
+
+// compareAnalyses runs p once under each of two analyses in every
+// iteration, one after the other, and reports each one's wall and CPU
+// seconds and analysis seconds (the run's less its training's) per run,
+// suffixed by its name, and the ratios second/first of wall and CPU time.
+func compareAnalyses(b *testing.B, p Pair, analyses [2]Analysis, names [2]string) {
+	var wall, cpu, analysis [2]float64
 	for b.Loop() {
 		for i, a := range analyses {
 			start, used := time.Now(), cpuSeconds(b)
@@ -48,7 +55,7 @@ func BenchmarkMeasurements(b *testing.B) {
 		}
 	}
 	n := float64(b.N)
-	for i, name := range []string{"none", "all"} {
+	for i, name := range names {
 		b.ReportMetric(wall[i]/n, "wall-s-"+name)
 		b.ReportMetric(cpu[i]/n, "cpu-s-"+name)
 		b.ReportMetric(analysis[i]/n, "analysis-s-"+name)
@@ -74,24 +81,5 @@ func BenchmarkSignature(b *testing.B) {
 			without = append(without, m)
 		}
 	}
-	analyses := []Analysis{{Measure: without}, {Measure: AllMeasures()}}
-	wall, cpu := make([]float64, 2), make([]float64, 2)
-	for b.Loop() {
-		for i, a := range analyses {
-			start, used := time.Now(), cpuSeconds(b)
-			o, err := RunOne(p, cpuPlatform(), a, nil)
-			if err != nil || o.Record.Status != StatusOK {
-				b.Fatalf("%v %+v", err, o.Record)
-			}
-			wall[i] += time.Since(start).Seconds()
-			cpu[i] += cpuSeconds(b) - used
-		}
-	}
-	n := float64(b.N)
-	for i, name := range []string{"without", "with"} {
-		b.ReportMetric(wall[i]/n, "wall-s-"+name)
-		b.ReportMetric(cpu[i]/n, "cpu-s-"+name)
-	}
-	b.ReportMetric(wall[1]/wall[0], "wall-ratio")
-	b.ReportMetric(cpu[1]/cpu[0], "cpu-ratio")
+	compareAnalyses(b, p, [2]Analysis{{Measure: without}, {Measure: AllMeasures()}}, [2]string{"without", "with"})
 }
