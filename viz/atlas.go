@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"strings"
 
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -101,18 +100,7 @@ func drawMechanism(p *pen, pn AtlasPanel, layers int, x, y, h vg.Length) {
 	ts := style(sans, tickSize, textColor)
 	p.text(ts, x, y, fit(ts, pn.Title, atPanelW), text.XLeft, text.YTop, 0)
 	p.frame(x, y+lineH(tickSize), x+atPanelW, y+h, mutedText, 0.3)
-	levels := make([][]string, 2*layers+2)
-	seen := map[string]bool{}
-	for _, e := range pn.Edges {
-		for _, n := range []string{e.From, e.To} {
-			base := nodeOf(n)
-			if !seen[base] {
-				seen[base] = true
-				l := min(max(cgLevel(base, layers), 0), len(levels)-1)
-				levels[l] = append(levels[l], base)
-			}
-		}
-	}
+	levels := graphLevels(pn.Edges, layers)
 	bottom := y + h - atNodeH/2 - atPad
 	at := map[string]vg.Point{}
 	nodeW := map[string]vg.Length{}
@@ -122,26 +110,11 @@ func drawMechanism(p *pen, pn AtlasPanel, layers int, x, y, h vg.Length) {
 			nodeW[name] = atPanelW/vg.Length(len(names)+1) - 4
 		}
 	}
-	end := func(to string) (vg.Length, vg.Length) {
-		base := nodeOf(to)
-		c, dx := at[base], nodeW[base]/3
-		switch {
-		case strings.HasSuffix(to, ".q"):
-			return c.X - dx, c.Y + atNodeH/2
-		case strings.HasSuffix(to, ".v"):
-			return c.X + dx, c.Y + atNodeH/2
-		}
-		return c.X, c.Y + atNodeH/2
-	}
-	var scale float64
-	for _, e := range pn.Edges {
-		scale = max(scale, math.Abs(e.Effect))
-	}
-	scale = max(scale, cgMinDraw)
+	scale := edgeScale(pn.Edges)
 	for _, e := range pn.Edges {
 		c := Diverging(e.Effect / scale)
 		s := at[nodeOf(e.From)]
-		x1, y1 := end(e.To)
+		x1, y1 := receiverEnd(at, e.To, nodeW[nodeOf(e.To)]/3, atNodeH)
 		p.line(s.X, s.Y-atNodeH/2, x1, y1, draw.LineStyle{Color: color.NRGBA{R: c.R, G: c.G, B: c.B, A: 255}, Width: 0.6 + 2.4*vg.Length(math.Abs(e.Effect)/scale)})
 	}
 	ns := style(sans, atNodeTxt, textColor)
@@ -151,15 +124,4 @@ func drawMechanism(p *pen, pn AtlasPanel, layers int, x, y, h vg.Length) {
 		p.frame(c.X-hw, c.Y-atNodeH/2, c.X+hw, c.Y+atNodeH/2, mutedText, 0.5)
 		p.text(ns, c.X, c.Y, fit(ns, name, 2*hw-2), text.XCenter, text.YCenter, 0)
 	}
-}
-
-// nodeOf is the node a sender or receiver name belongs to: a head's
-// receiver "L1:induction.k" is node "L1:induction".
-func nodeOf(name string) string {
-	for _, in := range []string{".q", ".k", ".v"} {
-		if s, ok := strings.CutSuffix(name, in); ok {
-			return s
-		}
-	}
-	return name
 }

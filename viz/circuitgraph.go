@@ -67,6 +67,60 @@ func cgLevel(name string, layers int) int {
 	return 2*l + 1
 }
 
+// graphLevels is the nodes of edges by level (cgLevel), each level in
+// order of first appearance: what CircuitGraph and the atlas's panels lay
+// out.
+func graphLevels(edges []CircuitEdge, layers int) [][]string {
+	levels := make([][]string, 2*layers+2)
+	seen := map[string]bool{}
+	for _, e := range edges {
+		for _, n := range []string{e.From, e.To} {
+			base := nodeOf(n)
+			if !seen[base] {
+				seen[base] = true
+				l := min(max(cgLevel(base, layers), 0), len(levels)-1)
+				levels[l] = append(levels[l], base)
+			}
+		}
+	}
+	return levels
+}
+
+// nodeOf is the node a sender or receiver name belongs to: a head's
+// receiver "L1H0.k" or "L1:induction.k" is node "L1H0" or "L1:induction".
+func nodeOf(name string) string {
+	for _, in := range []string{".q", ".k", ".v"} {
+		if s, ok := strings.CutSuffix(name, in); ok {
+			return s
+		}
+	}
+	return name
+}
+
+// receiverEnd is where an edge into receiver to ends, on its node's lower
+// side (nodes centred at at, of height nodeH): a head's query dx left of
+// the centre, its key at the centre, its value dx right.
+func receiverEnd(at map[string]vg.Point, to string, dx, nodeH vg.Length) (vg.Length, vg.Length) {
+	c := at[nodeOf(to)]
+	switch {
+	case strings.HasSuffix(to, ".q"):
+		return c.X - dx, c.Y + nodeH/2
+	case strings.HasSuffix(to, ".v"):
+		return c.X + dx, c.Y + nodeH/2
+	}
+	return c.X, c.Y + nodeH/2
+}
+
+// edgeScale is the magnitude edges' colours and widths are drawn against:
+// their largest effect, at least cgMinDraw.
+func edgeScale(edges []CircuitEdge) float64 {
+	scale := cgMinDraw
+	for _, e := range edges {
+		scale = max(scale, math.Abs(e.Effect))
+	}
+	return scale
+}
+
 // Figure draws the graph and the curve under the header, and a key.
 func (g CircuitGraph) Figure() (*Figure, error) {
 	if g.Layers <= 0 || len(g.Edges) == 0 {
@@ -77,21 +131,7 @@ func (g CircuitGraph) Figure() (*Figure, error) {
 			return nil, fmt.Errorf("viz: edge %s -> %s has effect %v", e.From, e.To, e.Effect)
 		}
 	}
-	// The nodes of each level, in order of first appearance.
-	levels := make([][]string, 2*g.Layers+2)
-	seen := map[string]bool{}
-	node := func(name string) {
-		base, _, _ := strings.Cut(name, ".")
-		if !seen[base] {
-			seen[base] = true
-			l := cgLevel(base, g.Layers)
-			levels[l] = append(levels[l], base)
-		}
-	}
-	for _, e := range g.Edges {
-		node(e.From)
-		node(e.To)
-	}
+	levels := graphLevels(g.Edges, g.Layers)
 	nLevels := len(levels)
 	w := max(2*margin+cgGraphW+cgCurveGap+cgCurveW, headerW(g.Title, g.Note))
 	top := margin + headerH() + 8
@@ -111,22 +151,9 @@ func (g CircuitGraph) Figure() (*Figure, error) {
 		// An edge ends on its receiver's lower side: a head's query at
 		// the left, key in the middle, value at the right.
 		end := func(to string) (x, y vg.Length) {
-			base, kind, _ := strings.Cut(to, ".")
-			c := at[base]
-			x = c.X
-			switch kind {
-			case "q":
-				x -= cgNodeW / 3
-			case "v":
-				x += cgNodeW / 3
-			}
-			return x, c.Y + cgNodeH/2
+			return receiverEnd(at, to, cgNodeW/3, cgNodeH)
 		}
-		var scale float64
-		for _, e := range g.Edges {
-			scale = max(scale, math.Abs(e.Effect))
-		}
-		scale = max(scale, cgMinDraw)
+		scale := edgeScale(g.Edges)
 		// Faint edges first, the circuit's on top.
 		for _, in := range []bool{false, true} {
 			for _, e := range g.Edges {
