@@ -27,23 +27,14 @@ func TestMedian(t *testing.T) {
 // default side.
 func TestCompareStepsPicksFasterBLAS(t *testing.T) {
 	t.Setenv("OPENBLAS_CORETYPE", "Zen")
-	py := filepath.Join(t.TempDir(), "python")
-	script := `#!/bin/sh
+	p := standInPython(t, `#!/bin/sh
 case "$OPENBLAS_CORETYPE" in
 Haswell) ms=10 ;;
 "") ms=20 ;;
 *) ms=999 ;;
 esac
 echo "{\"torch\": \"stand-in\", \"ms_per_step\": $ms, \"steps_per_s\": 1}"
-`
-	if err := os.WriteFile(py, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPyTorch(py)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+`)
 	got, err := CompareSteps(p, BenchConfig(8, tasks.NextToken), []int{8}, 2, 3, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -60,19 +51,10 @@ echo "{\"torch\": \"stand-in\", \"ms_per_step\": $ms, \"steps_per_s\": 1}"
 // TestPyTorchGetsTheShape: the reference script is run with the model's
 // shape flags, so that PyTorch builds the model headlab times.
 func TestPyTorchGetsTheShape(t *testing.T) {
-	py := filepath.Join(t.TempDir(), "python")
-	script := `#!/bin/sh
+	p := standInPython(t, `#!/bin/sh
 shift
 echo "{\"torch\": \"$*\", \"ms_per_step\": 1, \"steps_per_s\": 1}"
-`
-	if err := os.WriteFile(py, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPyTorch(py)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+`)
 	c := BenchConfig(32, tasks.Answers)
 	c.Layers, c.Heads, c.DModel, c.DFF, c.SeqLen, c.Vocab, c.NoMLP = 4, 8, 256, 1024, 64, 64, true
 	r, err := p.run(context.Background(), BLASDefault, c, 3, 0, 0)
@@ -83,4 +65,19 @@ echo "{\"torch\": \"$*\", \"ms_per_step\": 1, \"steps_per_s\": 1}"
 	if r.Torch != want {
 		t.Errorf("script flags %q, want %q", r.Torch, want)
 	}
+}
+
+// standInPython is a PyTorch whose interpreter is script, closed when the
+// test ends.
+func standInPython(t *testing.T, script string) *PyTorch {
+	py := filepath.Join(t.TempDir(), "python")
+	if err := os.WriteFile(py, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPyTorch(py)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
 }
