@@ -198,6 +198,57 @@ func ReadAttention(r io.Reader) (*Attention, error) {
 }
 
 func readAttention(r io.Reader) (*Attention, error) {
+	top, err := decodeTop(r)
+	if err != nil {
+		return nil, err
+	}
+	// A pointer tells null (or a missing value) apart from false.
+	var causal *bool
+	if err := json.Unmarshal(top["causal"], &causal); err != nil || causal == nil {
+		return nil, errors.New(`"causal" must be true or false`)
+	}
+	var toks [][]number
+	if err := json.Unmarshal(top["tokens"], &toks); err != nil {
+		return nil, fmt.Errorf(`"tokens" must be an [N][T] array of integers: %v`, err)
+	}
+	var att [][][][][]number
+	if err := json.Unmarshal(top["attention"], &att); err != nil {
+		return nil, fmt.Errorf(`"attention" must be an [N][L][H][T][T] array of numbers: %v`, err)
+	}
+	// Shapes first, so the allocations below are bounded by the input size.
+	a, err := attentionShape(toks, att)
+	if err != nil {
+		return nil, err
+	}
+	a.Causal = *causal
+	var rels []rawRelation
+	if raw, ok := top["relations"]; ok {
+		if err := json.Unmarshal(raw, &rels); err != nil {
+			return nil, fmt.Errorf(`"relations" must be an array of {"name": string, "keys": [N][T] integers}: %v`, err)
+		}
+	}
+	if a.Tokens, err = parseTokens(toks); err != nil {
+		return nil, err
+	}
+	if a.Probs, err = parseProbs(att, a.N*a.L*a.H*a.T*a.T); err != nil {
+		return nil, err
+	}
+	for k, r := range rels {
+		rel, err := parseRelation(r, k, a.N, a.T)
+		if err != nil {
+			return nil, err
+		}
+		a.Relations = append(a.Relations, rel)
+	}
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// decodeTop decodes the one JSON object of an attention file and checks
+// that its required keys are there.
+func decodeTop(r io.Reader) (map[string]json.RawMessage, error) {
 	dec := json.NewDecoder(r)
 	var top map[string]json.RawMessage
 	if err := dec.Decode(&top); err != nil {
@@ -226,21 +277,12 @@ func readAttention(r io.Reader) (*Attention, error) {
 			return nil, fmt.Errorf("missing key %q", k)
 		}
 	}
-	// A pointer tells null (or a missing value) apart from false.
-	var causal *bool
-	if err := json.Unmarshal(top["causal"], &causal); err != nil || causal == nil {
-		return nil, errors.New(`"causal" must be true or false`)
-	}
-	var toks [][]number
-	if err := json.Unmarshal(top["tokens"], &toks); err != nil {
-		return nil, fmt.Errorf(`"tokens" must be an [N][T] array of integers: %v`, err)
-	}
-	var att [][][][][]number
-	if err := json.Unmarshal(top["attention"], &att); err != nil {
-		return nil, fmt.Errorf(`"attention" must be an [N][L][H][T][T] array of numbers: %v`, err)
-	}
+	return top, nil
+}
 
-	// Shapes first, so the allocations below are bounded by the input size.
+// attentionShape checks that tokens is [N][T] and attention [N][L][H][T][T],
+// and returns an Attention holding those sizes and nothing else.
+func attentionShape(toks [][]number, att [][][][][]number) (*Attention, error) {
 	if len(toks) == 0 || len(toks[0]) == 0 {
 		return nil, errors.New(`"tokens" is empty`)
 	}
@@ -266,38 +308,47 @@ func readAttention(r io.Reader) (*Attention, error) {
 				return nil, fmt.Errorf("attention is ragged: attention[%d][%d] has %d heads, attention[0][0] has %d", n, l, len(att[n][l]), H)
 			}
 			for h := range att[n][l] {
-				if len(att[n][l][h]) != T {
-					return nil, fmt.Errorf("attention[%d][%d][%d] has %d query rows, tokens has T = %d", n, l, h, len(att[n][l][h]), T)
-				}
-				for i := range att[n][l][h] {
-					if len(att[n][l][h][i]) != T {
-						return nil, fmt.Errorf("attention[%d][%d][%d][%d] has %d keys, tokens has T = %d", n, l, h, i, len(att[n][l][h][i]), T)
-					}
+				if err := checkSquare(att[n][l][h], T, n, l, h); err != nil {
+					return nil, err
 				}
 			}
 		}
 	}
+	return &Attention{N: N, L: L, H: H, T: T}, nil
+}
 
-	var rels []struct {
-		Name *string    `json:"name"`
-		Keys [][]number `json:"keys"`
+// checkSquare checks that head h of layer l on example n is a T×T matrix.
+func checkSquare(rows [][]number, T, n, l, h int) error {
+	if len(rows) != T {
+		return fmt.Errorf("attention[%d][%d][%d] has %d query rows, tokens has T = %d", n, l, h, len(rows), T)
 	}
-	if raw, ok := top["relations"]; ok {
-		if err := json.Unmarshal(raw, &rels); err != nil {
-			return nil, fmt.Errorf(`"relations" must be an array of {"name": string, "keys": [N][T] integers}: %v`, err)
+	for i := range rows {
+		if len(rows[i]) != T {
+			return fmt.Errorf("attention[%d][%d][%d][%d] has %d keys, tokens has T = %d", n, l, h, i, len(rows[i]), T)
 		}
 	}
-	a := &Attention{Causal: *causal, N: N, L: L, H: H, T: T,
-		Tokens: make([]int, 0, N*T), Probs: make([]float32, 0, N*L*H*T*T)}
+	return nil
+}
+
+// parseTokens flattens the [N][T] token ids, example-major.
+func parseTokens(toks [][]number) ([]int, error) {
+	out := make([]int, 0, len(toks)*len(toks[0]))
 	for n, row := range toks {
 		for i, s := range row {
 			t, err := strconv.Atoi(string(s))
 			if err != nil {
 				return nil, fmt.Errorf("tokens[%d][%d] = %q is not an integer in range", n, i, string(s))
 			}
-			a.Tokens = append(a.Tokens, t)
+			out = append(out, t)
 		}
 	}
+	return out, nil
+}
+
+// parseProbs flattens the [N][L][H][T][T] probabilities in Probs' order;
+// size is their count.
+func parseProbs(att [][][][][]number, size int) ([]float32, error) {
+	out := make([]float32, 0, size)
 	for n := range att {
 		for l := range att[n] {
 			for h := range att[n][l] {
@@ -310,38 +361,45 @@ func readAttention(r io.Reader) (*Attention, error) {
 						if err != nil {
 							return nil, fmt.Errorf("attention[%d][%d][%d][%d][%d] = %s is not a finite float32", n, l, h, i, j, string(s))
 						}
-						a.Probs = append(a.Probs, float32(v))
+						out = append(out, float32(v))
 					}
 				}
 			}
 		}
 	}
-	for k, r := range rels {
-		if r.Name == nil {
-			return nil, fmt.Errorf("relations[%d] has no name", k)
-		}
-		if len(r.Keys) != N {
-			return nil, fmt.Errorf("relation %q has keys for %d examples, tokens has %d", *r.Name, len(r.Keys), N)
-		}
-		rel := Relation{Name: *r.Name, Keys: make([]int, 0, N*T)}
-		for n, row := range r.Keys {
-			if len(row) != T {
-				return nil, fmt.Errorf("relation %q: keys[%d] has %d entries, tokens has T = %d", *r.Name, n, len(row), T)
-			}
-			for i, s := range row {
-				j, err := strconv.Atoi(string(s))
-				if err != nil {
-					return nil, fmt.Errorf("relation %q: keys[%d][%d] = %q is not an integer in range", *r.Name, n, i, string(s))
-				}
-				rel.Keys = append(rel.Keys, j)
-			}
-		}
-		a.Relations = append(a.Relations, rel)
+	return out, nil
+}
+
+// rawRelation is one entry of "relations" as the JSON holds it (an alias:
+// JSON errors name the type, unnamed as it always was).
+type rawRelation = struct {
+	Name *string    `json:"name"`
+	Keys [][]number `json:"keys"`
+}
+
+// parseRelation checks relation k, r, against N examples of T tokens and
+// flattens its keys, example-major.
+func parseRelation(r rawRelation, k, N, T int) (Relation, error) {
+	if r.Name == nil {
+		return Relation{}, fmt.Errorf("relations[%d] has no name", k)
 	}
-	if err := a.Validate(); err != nil {
-		return nil, err
+	if len(r.Keys) != N {
+		return Relation{}, fmt.Errorf("relation %q has keys for %d examples, tokens has %d", *r.Name, len(r.Keys), N)
 	}
-	return a, nil
+	rel := Relation{Name: *r.Name, Keys: make([]int, 0, N*T)}
+	for n, row := range r.Keys {
+		if len(row) != T {
+			return Relation{}, fmt.Errorf("relation %q: keys[%d] has %d entries, tokens has T = %d", *r.Name, n, len(row), T)
+		}
+		for i, s := range row {
+			j, err := strconv.Atoi(string(s))
+			if err != nil {
+				return Relation{}, fmt.Errorf("relation %q: keys[%d][%d] = %q is not an integer in range", *r.Name, n, i, string(s))
+			}
+			rel.Keys = append(rel.Keys, j)
+		}
+	}
+	return rel, nil
 }
 
 // WriteAttention writes a in the format ReadAttention reads, after

@@ -125,22 +125,7 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 		panic(fmt.Sprintf("analysis: head %s out of range (L=%d, H=%d)", HeadName(l, h), a.L, a.H))
 	}
 	T := a.T
-	// prevSame[n*T+i] is m, the last position < i with the same token as i,
-	// or -1: induction and matching both read it.
-	prevSame := make([]int, a.N*T)
-	for n := 0; n < a.N; n++ {
-		last := make(map[int]int)
-		for i := 0; i < T; i++ {
-			tok := a.Tokens[n*T+i]
-			if m, ok := last[tok]; ok {
-				prevSame[n*T+i] = m
-			} else {
-				prevSame[n*T+i] = -1
-			}
-			last[tok] = i
-		}
-	}
-
+	prevSame := prevSameToken(a)
 	// cells is each cell-reading pattern's cell (the best c, d and j's).
 	cells := map[string]cellFunc{
 		LabelPreviousToken: func(_, i int) (int, bool) { return i - 1, i >= 1 },
@@ -158,43 +143,25 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 	for _, p := range []string{LabelPreviousToken, LabelInduction, LabelMatching, LabelAttentionSink} {
 		scores[p] = batchScore(a, l, h, cells[p])
 	}
-	// Mirror: both anti-diagonals c = T-1 and c = T-2 are always
-	// candidates; the better on the batch score, ties to T-1.
-	bestC, bestMirror := T-1, 0.0
-	for c := T - 1; c >= T-2; c-- {
-		cell := func(_, i int) (int, bool) { return c - i, c-i >= 0 && c-i != i }
-		s := batchScore(a, l, h, cell)
-		if c == T-1 || s > bestMirror {
-			bestC, bestMirror, cells[LabelMirror] = c, s, cell
-		}
-	}
-	scores[LabelMirror] = bestMirror
+	bestC, bestMirror, cell := mirrorScore(a, l, h)
+	scores[LabelMirror], cells[LabelMirror] = bestMirror, cell
 
 	// Offset and position: only candidates that at least half of the T
-	// queries are eligible for; the best one on the batch score, ties to the
-	// smaller because only a strictly greater score replaces it.
-	bestD, bestOff := 0, 0.0
-	for d := 2; d < T; d++ {
-		cell := func(_, i int) (int, bool) { return i - d, i >= d }
-		if !isCandidate(a, cell) {
-			continue
-		}
-		if s := batchScore(a, l, h, cell); bestD == 0 || s > bestOff {
-			bestD, bestOff, cells[PatternOffset] = d, s, cell
-		}
-	}
+	// queries are eligible for.
+	bestD, bestOff, cell := bestCandidate(a, l, h, 2, func(d int) cellFunc {
+		return func(_, i int) (int, bool) { return i - d, i >= d }
+	})
 	scores[PatternOffset] = bestOff
-	bestJ, bestPos := 0, 0.0
-	for j := 1; j < T; j++ {
-		cell := func(_, i int) (int, bool) { return j, j != i }
-		if !isCandidate(a, cell) {
-			continue
-		}
-		if s := batchScore(a, l, h, cell); bestJ == 0 || s > bestPos {
-			bestJ, bestPos, cells[PatternPosition] = j, s, cell
-		}
+	if cell != nil {
+		cells[PatternOffset] = cell
 	}
+	bestJ, bestPos, cell := bestCandidate(a, l, h, 1, func(j int) cellFunc {
+		return func(_, i int) (int, bool) { return j, j != i }
+	})
 	scores[PatternPosition] = bestPos
+	if cell != nil {
+		cells[PatternPosition] = cell
+	}
 	scores[LabelUniform] = uniformScore(a, l, h)
 
 	hs := HeadScore{
@@ -210,6 +177,62 @@ func ScoreHead(a *Attention, l, h int) HeadScore {
 		hs.RestMass = restMass(a, l, h, cell)
 	}
 	return hs
+}
+
+// prevSameToken is, at n*T+i, m: the last position < i of example n with
+// the same token as i, or -1. Induction and matching both read it.
+func prevSameToken(a *Attention) []int {
+	T := a.T
+	prevSame := make([]int, a.N*T)
+	for n := 0; n < a.N; n++ {
+		last := make(map[int]int)
+		for i := 0; i < T; i++ {
+			tok := a.Tokens[n*T+i]
+			if m, ok := last[tok]; ok {
+				prevSame[n*T+i] = m
+			} else {
+				prevSame[n*T+i] = -1
+			}
+			last[tok] = i
+		}
+	}
+	return prevSame
+}
+
+// mirrorScore is the mirror pattern's best anti-diagonal c, its score and
+// its cell. Both c = T-1 and c = T-2 are always candidates; the better on
+// the batch score, ties to T-1.
+func mirrorScore(a *Attention, l, h int) (int, float64, cellFunc) {
+	T := a.T
+	bestC, best := T-1, 0.0
+	var bestCell cellFunc
+	for c := T - 1; c >= T-2; c-- {
+		cell := func(_, i int) (int, bool) { return c - i, c-i >= 0 && c-i != i }
+		s := batchScore(a, l, h, cell)
+		if c == T-1 || s > best {
+			bestC, best, bestCell = c, s, cell
+		}
+	}
+	return bestC, best, bestCell
+}
+
+// bestCandidate is, of the cells cellAt(k) for k from first to T-1 that
+// are candidates (isCandidate), the k with the best batch score, that
+// score and its cell: ties to the smaller k, since only a strictly greater
+// score replaces it. k is 0 and the cell nil when none is a candidate.
+func bestCandidate(a *Attention, l, h, first int, cellAt func(k int) cellFunc) (int, float64, cellFunc) {
+	bestK, best := 0, 0.0
+	var bestCell cellFunc
+	for k := first; k < a.T; k++ {
+		cell := cellAt(k)
+		if !isCandidate(a, cell) {
+			continue
+		}
+		if s := batchScore(a, l, h, cell); bestK == 0 || s > best {
+			bestK, best, bestCell = k, s, cell
+		}
+	}
+	return bestK, best, bestCell
 }
 
 // LabelRule is a rule that names a head after its scores (docs/head-patterns.md, "The label").

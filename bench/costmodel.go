@@ -92,6 +92,146 @@ func Model(c Call) ([]Dispatch, error) {
 	return nil, fmt.Errorf("bench: the cost model has no kernel %q", c.Kernel)
 }
 
+// costModel is the cost model's entry for every kernel, as
+// kernels.Kernels: each method sets *c to the call it describes, the
+// sizes Model reads the dispatches of (the recorder records it). A kernel
+// added to kernels.Kernels without an entry here does not compile, and
+// one whose name Model does not know fails TestEveryKernelHasACost.
+type costModel struct{ c *Call }
+
+var _ kernels.Kernels = costModel{}
+
+func (cost costModel) set(c Call) error {
+	*cost.c = c
+	return nil
+}
+
+// Fuses implements kernels.Fused: the GL device's fused kernels.
+func (costModel) Fuses() bool { return true }
+
+// Attends implements kernels.Fused: the GL device's (GLAttends).
+func (costModel) Attends(s kernels.Shape) bool { return GLAttends(s) }
+
+func (cost costModel) MatMul(S int, tA, tB bool, m, n, k int, a, b, c, bias kernels.Tensor) error {
+	return cost.set(Call{Kernel: "MatMul", S: S, M: m, N: n, K: k, TA: tA, TB: tB, Bias: bias.Buf != nil})
+}
+
+func (cost costModel) Linear(S, m, n, k int, x, w, bias, res, out, deriv kernels.Tensor) error {
+	return cost.set(Call{Kernel: "Linear", S: S, M: m, N: n, K: k, Bias: bias.Buf != nil, Res: res.Buf != nil, Deriv: deriv.Buf != nil})
+}
+
+func (cost costModel) WeightGrad(S, m, n, k int, x, dy, dW, db kernels.Tensor) error {
+	return cost.set(Call{Kernel: "WeightGrad", S: S, M: m, N: n, K: k, TA: true})
+}
+
+func (cost costModel) ColDotSum(S, rows, d int, a, b, dot, sum kernels.Tensor) error {
+	return cost.set(Call{Kernel: "ColDotSum", S: S, Rows: rows, D: d})
+}
+
+func (cost costModel) MatMulThen(S int, tA, tB bool, m, n, k int, a, b, bias, c kernels.Tensor, e kernels.Epilogue, x, out kernels.Tensor) error {
+	return cost.set(Call{Kernel: "MatMulThen", S: S, M: m, N: n, K: k, TA: tA, TB: tB, Bias: bias.Buf != nil, Epilogue: e, Keep: c.Buf != nil})
+}
+
+func (cost costModel) LayerNormGrad(S, rows, d int, gamma, dy, xh, inv, res, dx, dgamma, dbeta kernels.Tensor) error {
+	return cost.set(Call{Kernel: "LayerNormGrad", S: S, Rows: rows, D: d, Res: res.Buf != nil})
+}
+
+func (cost costModel) EmbedAdd(S, rows, d int, ids, table, ids2, table2, out kernels.Tensor) error {
+	return cost.set(Call{Kernel: "EmbedAdd", S: S, Rows: rows, D: d})
+}
+
+func (cost costModel) Attend(S int, s kernels.Shape, q, k, v, g, p, o, og kernels.Tensor) error {
+	return cost.set(Call{Kernel: "Attend", S: S, Shape: s, Keep: o.Buf != nil, Gated: og.Buf != nil})
+}
+
+func (cost costModel) AttendGrad(S int, s kernels.Shape, p, dO, q, k, v, dQ, dK, dV kernels.Tensor) error {
+	return cost.set(Call{Kernel: "AttendGrad", S: S, Shape: s})
+}
+
+func (cost costModel) ColSum(S, rows, d int, x, out kernels.Tensor) error {
+	return cost.set(Call{Kernel: "ColSum", S: S, Rows: rows, D: d})
+}
+
+func (cost costModel) ColDot(S, rows, d int, a, b, out kernels.Tensor) error {
+	return cost.set(Call{Kernel: "ColDot", S: S, Rows: rows, D: d})
+}
+
+func (cost costModel) LayerNorm(S, rows, d int, x, gamma, beta, out, xh, inv kernels.Tensor) error {
+	return cost.set(Call{Kernel: "LayerNorm", S: S, Rows: rows, D: d})
+}
+
+func (cost costModel) LayerNormGradX(S, rows, d int, gamma, dy, xh, inv, out kernels.Tensor) error {
+	return cost.set(Call{Kernel: "LayerNormGradX", S: S, Rows: rows, D: d})
+}
+
+func (cost costModel) GELU(S, n int, x, out, deriv kernels.Tensor) error {
+	return cost.set(Call{Kernel: "GELU", S: S, Len: n})
+}
+
+func (cost costModel) Mul(S, n int, a, b, out kernels.Tensor) error {
+	return cost.set(Call{Kernel: "Mul", S: S, Len: n})
+}
+
+func (cost costModel) Add(S, n int, a, b, out kernels.Tensor) error {
+	return cost.set(Call{Kernel: "Add", S: S, Len: n})
+}
+
+func (cost costModel) ColScale(S, rows, d int, x, g, out kernels.Tensor) error {
+	return cost.set(Call{Kernel: "ColScale", S: S, Rows: rows, D: d})
+}
+
+func (cost costModel) Embed(S, rows, d int, ids, table, out kernels.Tensor) error {
+	return cost.set(Call{Kernel: "Embed", S: S, Rows: rows, D: d, V: table.Len / max(d, 1), SharedIDs: ids.Stride == 0})
+}
+
+func (cost costModel) EmbedGrad(S, rows, d, n int, ids, dy, out kernels.Tensor) error {
+	return cost.set(Call{Kernel: "EmbedGrad", S: S, Rows: rows, D: d, V: n, SharedIDs: ids.Stride == 0})
+}
+
+func (cost costModel) Probs(S int, s kernels.Shape, q, k, p kernels.Tensor) error {
+	return cost.set(Call{Kernel: "Probs", S: S, Shape: s})
+}
+
+func (cost costModel) Mix(S int, s kernels.Shape, p, v, o kernels.Tensor) error {
+	return cost.set(Call{Kernel: "Mix", S: S, Shape: s})
+}
+
+func (cost costModel) MixGradP(S int, s kernels.Shape, dO, v, dP kernels.Tensor) error {
+	return cost.set(Call{Kernel: "MixGradP", S: S, Shape: s})
+}
+
+func (cost costModel) MixGradV(S int, s kernels.Shape, p, dO, dV kernels.Tensor) error {
+	return cost.set(Call{Kernel: "MixGradV", S: S, Shape: s})
+}
+
+func (cost costModel) ProbsGradQ(S int, s kernels.Shape, p, dP, k, dQ kernels.Tensor) error {
+	return cost.set(Call{Kernel: "ProbsGradQ", S: S, Shape: s})
+}
+
+func (cost costModel) ProbsGradK(S int, s kernels.Shape, p, dP, q, dK kernels.Tensor) error {
+	return cost.set(Call{Kernel: "ProbsGradK", S: S, Shape: s})
+}
+
+func (cost costModel) SoftmaxXent(S, rows, v int, logits, targets, probs, loss kernels.Tensor) error {
+	return cost.set(Call{Kernel: "SoftmaxXent", S: S, Rows: rows, V: v})
+}
+
+func (cost costModel) SoftmaxXentGrad(S, rows, v int, targets, probs, up, out kernels.Tensor) error {
+	return cost.set(Call{Kernel: "SoftmaxXentGrad", S: S, Rows: rows, V: v})
+}
+
+func (cost costModel) CountCorrect(S, rows, v int, logits, targets, out kernels.Tensor) error {
+	return cost.set(Call{Kernel: "CountCorrect", S: S, Rows: rows, V: v})
+}
+
+func (cost costModel) Adam(S, n int, w, g, m, v, negLR, decay, failed kernels.Tensor, c1, c2 float32) error {
+	return cost.set(Call{Kernel: "Adam", S: S, Len: n})
+}
+
+func (cost costModel) MarkDiverged(S int, loss, failed kernels.Tensor, step int) error {
+	return cost.set(Call{Kernel: "MarkDiverged", S: S})
+}
+
 const f4 = 4.0 // bytes per float
 
 func b2f(b bool) float64 {

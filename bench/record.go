@@ -38,13 +38,20 @@ type Call struct {
 }
 
 // Recorder is a kernels.Device that passes every call on to Device and,
-// while on, records each kernel call in order.
+// while on, records each kernel call in order, as the cost model
+// (costModel) describes it. It implements every method itself, none
+// embedded, so that a kernel it does not record is a compile error. It
+// fuses as the GL device does, whatever Device is (a device whose fused
+// kernels are Separately runs them one by one, the same bits), so that a
+// Net on it makes the GL device's calls on any device.
 type Recorder struct {
-	kernels.Device
-	mu    sync.Mutex
-	on    bool
-	calls []Call
+	Device kernels.Device
+	mu     sync.Mutex
+	on     bool
+	calls  []Call
 }
+
+var _ kernels.Device = (*Recorder)(nil)
 
 // Record switches recording on or off.
 func (r *Recorder) Record(on bool) {
@@ -62,68 +69,49 @@ func (r *Recorder) Take() []Call {
 	return c
 }
 
-func (r *Recorder) add(c Call) {
+// run records the call that kernel makes, as the cost model describes it,
+// and makes it on Device.
+func (r *Recorder) run(kernel func(dev kernels.Kernels) error) error {
+	var c Call
+	if err := kernel(costModel{&c}); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	if r.on {
 		r.calls = append(r.calls, c)
 	}
 	r.mu.Unlock()
+	return kernel(r.Device)
 }
 
-func (r *Recorder) MatMul(S int, tA, tB bool, m, n, k int, a, b, c, bias kernels.Tensor) error {
-	r.add(Call{Kernel: "MatMul", S: S, M: m, N: n, K: k, TA: tA, TB: tB, Bias: bias.Buf != nil})
-	return r.Device.MatMul(S, tA, tB, m, n, k, a, b, c, bias)
+// Memory passes through, unrecorded.
+
+func (r *Recorder) Name() string                        { return r.Device.Name() }
+func (r *Recorder) Alloc(n int) (kernels.Buffer, error) { return r.Device.Alloc(n) }
+func (r *Recorder) Free(b kernels.Buffer)               { r.Device.Free(b) }
+func (r *Recorder) Upload(dst kernels.Tensor, seeds int, src []float32) error {
+	return r.Device.Upload(dst, seeds, src)
 }
-
-func (r *Recorder) Linear(S, m, n, k int, x, w, bias, res, out, deriv kernels.Tensor) error {
-	r.add(Call{Kernel: "Linear", S: S, M: m, N: n, K: k, Bias: bias.Buf != nil, Res: res.Buf != nil, Deriv: deriv.Buf != nil})
-	return r.Device.Linear(S, m, n, k, x, w, bias, res, out, deriv)
+func (r *Recorder) Download(dst []float32, src kernels.Tensor, seeds int) error {
+	return r.Device.Download(dst, src, seeds)
 }
+func (r *Recorder) Sync() error          { return r.Device.Sync() }
+func (r *Recorder) Stats() kernels.Stats { return r.Device.Stats() }
+func (r *Recorder) Close() error         { return r.Device.Close() }
 
-// The Recorder offers every fused kernel (the device's, or
-// kernels.Separately on a device without it, the same bits), so that a
-// Net on it runs the GL device's fused step on any device.
+// Fuses implements kernels.Fused: as the GL device.
+func (r *Recorder) Fuses() bool { return true }
 
-// WeightGrad implements kernels.WeightGrader, recorded as one call.
-func (r *Recorder) WeightGrad(S, m, n, k int, x, dy, dW, db kernels.Tensor) error {
-	r.add(Call{Kernel: "WeightGrad", S: S, M: m, N: n, K: k, TA: true})
-	return kernels.Fused[kernels.WeightGrader](r.Device).WeightGrad(S, m, n, k, x, dy, dW, db)
-}
-
-// ColDotSum implements kernels.ColDotSummer as WeightGrad does.
-func (r *Recorder) ColDotSum(S, rows, d int, a, b, dot, sum kernels.Tensor) error {
-	r.add(Call{Kernel: "ColDotSum", S: S, Rows: rows, D: d})
-	return kernels.Fused[kernels.ColDotSummer](r.Device).ColDotSum(S, rows, d, a, b, dot, sum)
-}
-
-// MatMulThen implements kernels.ProductEpiloguer as WeightGrad does.
-func (r *Recorder) MatMulThen(S int, tA, tB bool, m, n, k int, a, b, bias, c kernels.Tensor, e kernels.Epilogue, x, out kernels.Tensor) error {
-	r.add(Call{Kernel: "MatMulThen", S: S, M: m, N: n, K: k, TA: tA, TB: tB, Bias: bias.Buf != nil, Epilogue: e, Keep: c.Buf != nil})
-	return kernels.Fused[kernels.ProductEpiloguer](r.Device).MatMulThen(S, tA, tB, m, n, k, a, b, bias, c, e, x, out)
-}
-
-// LayerNormGrad implements kernels.LayerNormGrader as WeightGrad does.
-func (r *Recorder) LayerNormGrad(S, rows, d int, gamma, dy, xh, inv, res, dx, dgamma, dbeta kernels.Tensor) error {
-	r.add(Call{Kernel: "LayerNormGrad", S: S, Rows: rows, D: d, Res: res.Buf != nil})
-	return kernels.Fused[kernels.LayerNormGrader](r.Device).LayerNormGrad(S, rows, d, gamma, dy, xh, inv, res, dx, dgamma, dbeta)
-}
-
-// EmbedAdd implements kernels.EmbedAdder as WeightGrad does.
-func (r *Recorder) EmbedAdd(S, rows, d int, ids, table, ids2, table2, out kernels.Tensor) error {
-	r.add(Call{Kernel: "EmbedAdd", S: S, Rows: rows, D: d})
-	return kernels.Fused[kernels.EmbedAdder](r.Device).EmbedAdd(S, rows, d, ids, table, ids2, table2, out)
-}
-
-// Attends implements kernels.Attender: the device's answer, or on a
-// device without fused attention the GL device's (GLAttends).
+// Attends implements kernels.Fused: the device's answer where it fuses,
+// else the GL device's (GLAttends).
 func (r *Recorder) Attends(s kernels.Shape) bool {
-	if a, ok := r.Device.(kernels.Attender); ok {
-		return a.Attends(s)
+	if r.Device.Fuses() {
+		return r.Device.Attends(s)
 	}
 	return GLAttends(s)
 }
 
-// GLAttends is the GL device's kernels.Attender.Attends, as
+// GLAttends is the GL device's kernels.Fused.Attends, as
 // backend/gl/ops.go has it: a head whose blocks (P and dS, Q, K, V and
 // dO, rows padded by a float, a rowsum per query and three flags) fit
 // the 6,144 floats of its attention kernels' shared memory.
@@ -135,134 +123,126 @@ func GLAttends(s kernels.Shape) bool {
 	return 4*T*(Dh+1)+2*T*(T+1)+T+3 <= 6144
 }
 
-// Attend implements kernels.Attender as WeightGrad does.
+func (r *Recorder) MatMul(S int, tA, tB bool, m, n, k int, a, b, c, bias kernels.Tensor) error {
+	return r.run(func(dev kernels.Kernels) error { return dev.MatMul(S, tA, tB, m, n, k, a, b, c, bias) })
+}
+
+func (r *Recorder) Linear(S, m, n, k int, x, w, bias, res, out, deriv kernels.Tensor) error {
+	return r.run(func(dev kernels.Kernels) error { return dev.Linear(S, m, n, k, x, w, bias, res, out, deriv) })
+}
+
+func (r *Recorder) WeightGrad(S, m, n, k int, x, dy, dW, db kernels.Tensor) error {
+	return r.run(func(dev kernels.Kernels) error { return dev.WeightGrad(S, m, n, k, x, dy, dW, db) })
+}
+
+func (r *Recorder) ColDotSum(S, rows, d int, a, b, dot, sum kernels.Tensor) error {
+	return r.run(func(dev kernels.Kernels) error { return dev.ColDotSum(S, rows, d, a, b, dot, sum) })
+}
+
+func (r *Recorder) MatMulThen(S int, tA, tB bool, m, n, k int, a, b, bias, c kernels.Tensor, e kernels.Epilogue, x, out kernels.Tensor) error {
+	return r.run(func(dev kernels.Kernels) error { return dev.MatMulThen(S, tA, tB, m, n, k, a, b, bias, c, e, x, out) })
+}
+
+func (r *Recorder) LayerNormGrad(S, rows, d int, gamma, dy, xh, inv, res, dx, dgamma, dbeta kernels.Tensor) error {
+	return r.run(func(k kernels.Kernels) error {
+		return k.LayerNormGrad(S, rows, d, gamma, dy, xh, inv, res, dx, dgamma, dbeta)
+	})
+}
+
+func (r *Recorder) EmbedAdd(S, rows, d int, ids, table, ids2, table2, out kernels.Tensor) error {
+	return r.run(func(dev kernels.Kernels) error { return dev.EmbedAdd(S, rows, d, ids, table, ids2, table2, out) })
+}
+
 func (r *Recorder) Attend(S int, s kernels.Shape, q, k, v, g, p, o, og kernels.Tensor) error {
-	r.add(Call{Kernel: "Attend", S: S, Shape: s, Keep: o.Buf != nil, Gated: og.Buf != nil})
-	return kernels.Fused[kernels.Attender](r.Device).Attend(S, s, q, k, v, g, p, o, og)
+	return r.run(func(dev kernels.Kernels) error { return dev.Attend(S, s, q, k, v, g, p, o, og) })
 }
 
-// AttendGrad implements kernels.Attender as WeightGrad does.
 func (r *Recorder) AttendGrad(S int, s kernels.Shape, p, dO, q, k, v, dQ, dK, dV kernels.Tensor) error {
-	r.add(Call{Kernel: "AttendGrad", S: S, Shape: s})
-	return kernels.Fused[kernels.Attender](r.Device).AttendGrad(S, s, p, dO, q, k, v, dQ, dK, dV)
+	return r.run(func(dev kernels.Kernels) error { return dev.AttendGrad(S, s, p, dO, q, k, v, dQ, dK, dV) })
 }
-
-var _ interface {
-	kernels.WeightGrader
-	kernels.ColDotSummer
-	kernels.ProductEpiloguer
-	kernels.LayerNormGrader
-	kernels.EmbedAdder
-	kernels.Attender
-} = (*Recorder)(nil)
 
 func (r *Recorder) ColSum(S, rows, d int, x, out kernels.Tensor) error {
-	r.add(Call{Kernel: "ColSum", S: S, Rows: rows, D: d})
-	return r.Device.ColSum(S, rows, d, x, out)
+	return r.run(func(dev kernels.Kernels) error { return dev.ColSum(S, rows, d, x, out) })
 }
 
 func (r *Recorder) ColDot(S, rows, d int, a, b, out kernels.Tensor) error {
-	r.add(Call{Kernel: "ColDot", S: S, Rows: rows, D: d})
-	return r.Device.ColDot(S, rows, d, a, b, out)
+	return r.run(func(dev kernels.Kernels) error { return dev.ColDot(S, rows, d, a, b, out) })
 }
 
 func (r *Recorder) LayerNorm(S, rows, d int, x, gamma, beta, out, xh, inv kernels.Tensor) error {
-	r.add(Call{Kernel: "LayerNorm", S: S, Rows: rows, D: d})
-	return r.Device.LayerNorm(S, rows, d, x, gamma, beta, out, xh, inv)
+	return r.run(func(dev kernels.Kernels) error { return dev.LayerNorm(S, rows, d, x, gamma, beta, out, xh, inv) })
 }
 
 func (r *Recorder) LayerNormGradX(S, rows, d int, gamma, dy, xh, inv, out kernels.Tensor) error {
-	r.add(Call{Kernel: "LayerNormGradX", S: S, Rows: rows, D: d})
-	return r.Device.LayerNormGradX(S, rows, d, gamma, dy, xh, inv, out)
+	return r.run(func(dev kernels.Kernels) error { return dev.LayerNormGradX(S, rows, d, gamma, dy, xh, inv, out) })
 }
 
 func (r *Recorder) GELU(S, n int, x, out, deriv kernels.Tensor) error {
-	r.add(Call{Kernel: "GELU", S: S, Len: n})
-	return r.Device.GELU(S, n, x, out, deriv)
+	return r.run(func(dev kernels.Kernels) error { return dev.GELU(S, n, x, out, deriv) })
 }
 
 func (r *Recorder) Mul(S, n int, a, b, out kernels.Tensor) error {
-	r.add(Call{Kernel: "Mul", S: S, Len: n})
-	return r.Device.Mul(S, n, a, b, out)
+	return r.run(func(dev kernels.Kernels) error { return dev.Mul(S, n, a, b, out) })
 }
 
 func (r *Recorder) Add(S, n int, a, b, out kernels.Tensor) error {
-	r.add(Call{Kernel: "Add", S: S, Len: n})
-	return r.Device.Add(S, n, a, b, out)
+	return r.run(func(dev kernels.Kernels) error { return dev.Add(S, n, a, b, out) })
 }
 
 func (r *Recorder) ColScale(S, rows, d int, x, g, out kernels.Tensor) error {
-	r.add(Call{Kernel: "ColScale", S: S, Rows: rows, D: d})
-	return r.Device.ColScale(S, rows, d, x, g, out)
+	return r.run(func(dev kernels.Kernels) error { return dev.ColScale(S, rows, d, x, g, out) })
 }
 
 func (r *Recorder) Embed(S, rows, d int, ids, table, out kernels.Tensor) error {
-	r.add(Call{Kernel: "Embed", S: S, Rows: rows, D: d, V: table.Len / max(d, 1), SharedIDs: ids.Stride == 0})
-	return r.Device.Embed(S, rows, d, ids, table, out)
+	return r.run(func(dev kernels.Kernels) error { return dev.Embed(S, rows, d, ids, table, out) })
 }
 
 func (r *Recorder) EmbedGrad(S, rows, d, n int, ids, dy, out kernels.Tensor) error {
-	r.add(Call{Kernel: "EmbedGrad", S: S, Rows: rows, D: d, V: n, SharedIDs: ids.Stride == 0})
-	return r.Device.EmbedGrad(S, rows, d, n, ids, dy, out)
-}
-
-func (r *Recorder) attn(name string, S int, s kernels.Shape) {
-	r.add(Call{Kernel: name, S: S, Shape: s})
+	return r.run(func(dev kernels.Kernels) error { return dev.EmbedGrad(S, rows, d, n, ids, dy, out) })
 }
 
 func (r *Recorder) Probs(S int, s kernels.Shape, q, k, p kernels.Tensor) error {
-	r.attn("Probs", S, s)
-	return r.Device.Probs(S, s, q, k, p)
+	return r.run(func(dev kernels.Kernels) error { return dev.Probs(S, s, q, k, p) })
 }
 
 func (r *Recorder) Mix(S int, s kernels.Shape, p, v, o kernels.Tensor) error {
-	r.attn("Mix", S, s)
-	return r.Device.Mix(S, s, p, v, o)
+	return r.run(func(dev kernels.Kernels) error { return dev.Mix(S, s, p, v, o) })
 }
 
 func (r *Recorder) MixGradP(S int, s kernels.Shape, dO, v, dP kernels.Tensor) error {
-	r.attn("MixGradP", S, s)
-	return r.Device.MixGradP(S, s, dO, v, dP)
+	return r.run(func(dev kernels.Kernels) error { return dev.MixGradP(S, s, dO, v, dP) })
 }
 
 func (r *Recorder) MixGradV(S int, s kernels.Shape, p, dO, dV kernels.Tensor) error {
-	r.attn("MixGradV", S, s)
-	return r.Device.MixGradV(S, s, p, dO, dV)
+	return r.run(func(dev kernels.Kernels) error { return dev.MixGradV(S, s, p, dO, dV) })
 }
 
 func (r *Recorder) ProbsGradQ(S int, s kernels.Shape, p, dP, k, dQ kernels.Tensor) error {
-	r.attn("ProbsGradQ", S, s)
-	return r.Device.ProbsGradQ(S, s, p, dP, k, dQ)
+	return r.run(func(dev kernels.Kernels) error { return dev.ProbsGradQ(S, s, p, dP, k, dQ) })
 }
 
 func (r *Recorder) ProbsGradK(S int, s kernels.Shape, p, dP, q, dK kernels.Tensor) error {
-	r.attn("ProbsGradK", S, s)
-	return r.Device.ProbsGradK(S, s, p, dP, q, dK)
+	return r.run(func(dev kernels.Kernels) error { return dev.ProbsGradK(S, s, p, dP, q, dK) })
 }
 
 func (r *Recorder) SoftmaxXent(S, rows, v int, logits, targets, probs, loss kernels.Tensor) error {
-	r.add(Call{Kernel: "SoftmaxXent", S: S, Rows: rows, V: v})
-	return r.Device.SoftmaxXent(S, rows, v, logits, targets, probs, loss)
+	return r.run(func(dev kernels.Kernels) error { return dev.SoftmaxXent(S, rows, v, logits, targets, probs, loss) })
 }
 
 func (r *Recorder) SoftmaxXentGrad(S, rows, v int, targets, probs, up, out kernels.Tensor) error {
-	r.add(Call{Kernel: "SoftmaxXentGrad", S: S, Rows: rows, V: v})
-	return r.Device.SoftmaxXentGrad(S, rows, v, targets, probs, up, out)
+	return r.run(func(dev kernels.Kernels) error { return dev.SoftmaxXentGrad(S, rows, v, targets, probs, up, out) })
 }
 
 func (r *Recorder) CountCorrect(S, rows, v int, logits, targets, out kernels.Tensor) error {
-	r.add(Call{Kernel: "CountCorrect", S: S, Rows: rows, V: v})
-	return r.Device.CountCorrect(S, rows, v, logits, targets, out)
+	return r.run(func(dev kernels.Kernels) error { return dev.CountCorrect(S, rows, v, logits, targets, out) })
 }
 
 func (r *Recorder) Adam(S, n int, w, g, m, v, negLR, decay, failed kernels.Tensor, c1, c2 float32) error {
-	r.add(Call{Kernel: "Adam", S: S, Len: n})
-	return r.Device.Adam(S, n, w, g, m, v, negLR, decay, failed, c1, c2)
+	return r.run(func(dev kernels.Kernels) error { return dev.Adam(S, n, w, g, m, v, negLR, decay, failed, c1, c2) })
 }
 
 func (r *Recorder) MarkDiverged(S int, loss, failed kernels.Tensor, step int) error {
-	r.add(Call{Kernel: "MarkDiverged", S: S})
-	return r.Device.MarkDiverged(S, loss, failed, step)
+	return r.run(func(dev kernels.Kernels) error { return dev.MarkDiverged(S, loss, failed, step) })
 }
 
 // StepCalls records the kernel calls of one training step of a model of c

@@ -103,7 +103,7 @@ func Find(r *Runner, threshold float64, curve bool, progress func(done, total in
 	}
 	sort.SliceStable(rank, func(a, b int) bool { return math.Abs(eap[rank[a]]) > math.Abs(eap[rank[b]]) })
 	rep := &Report{Corruption: r.Corruption, Direction: r.Direction, Examples: r.Examples, Threshold: threshold,
-		Clean: r.Clean, Corrupted: r.Corrupted, Curve: make([]float64, E+1), RankCorrelation: spearman(eap, exact)}
+		Clean: r.Clean, Corrupted: r.Corrupted, RankCorrelation: spearman(eap, exact)}
 	total, done := 2*E+1, 0
 	tell := func() {
 		done++
@@ -111,46 +111,77 @@ func Find(r *Runner, threshold float64, curve bool, progress func(done, total in
 			progress(done, total)
 		}
 	}
+	var short int
+	if rep.Curve, short, err = faithCurve(r, rank, threshold, curve, tell); err != nil {
+		return nil, err
+	}
+	kept, faith, err := prune(r, rank[:short], threshold, rep.Curve[short], tell)
+	if err != nil {
+		return nil, err
+	}
+	rep.Faithfulness = faith
+	rep.listEdges(r, rank, eap, exact, kept)
+	return rep, nil
+}
+
+// faithCurve is the faithfulness of each prefix of rank, from the empty
+// one, and the length of the shortest prefix that keeps threshold (all of
+// rank when none does); without curve it stops there.
+func faithCurve(r *Runner, rank []int, threshold float64, curve bool, tell func()) ([]float64, int, error) {
+	E := len(rank)
+	out := make([]float64, E+1)
 	kept := make([]bool, E)
 	short := -1
 	for k := 0; k <= E; k++ {
 		if k > 0 {
 			kept[rank[k-1]] = true
 		}
-		if rep.Curve[k], err = r.Faithfulness(kept); err != nil {
-			return nil, err
+		var err error
+		if out[k], err = r.Faithfulness(kept); err != nil {
+			return nil, 0, err
 		}
 		tell()
-		if short < 0 && rep.Curve[k] >= threshold {
+		if short < 0 && out[k] >= threshold {
 			short = k
 			if !curve {
-				rep.Curve = rep.Curve[:k+1]
-				break
+				return out[:k+1], short, nil
 			}
 		}
 	}
 	if short < 0 {
 		short = E
 	}
-	clear(kept)
-	for _, i := range rank[:short] {
+	return out, short, nil
+}
+
+// prune drops from the prefix (of faithfulness faith), from its last
+// edge to its first, each edge whose dropping still keeps threshold, and
+// returns the circuit left (kept[i] for edge i) and its faithfulness.
+func prune(r *Runner, prefix []int, threshold, faith float64, tell func()) ([]bool, float64, error) {
+	kept := make([]bool, len(r.edges))
+	for _, i := range prefix {
 		kept[i] = true
 	}
-	faith := rep.Curve[short]
-	for k := short - 1; k >= 0; k-- {
-		kept[rank[k]] = false
+	for k := len(prefix) - 1; k >= 0; k-- {
+		kept[prefix[k]] = false
 		f, err := r.Faithfulness(kept)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		tell()
 		if f >= threshold {
 			faith = f
 		} else {
-			kept[rank[k]] = true
+			kept[prefix[k]] = true
 		}
 	}
-	rep.Faithfulness = faith
+	return kept, faith, nil
+}
+
+// listEdges fills rep's edges (each with its rank, effect exact and
+// attribution eap) and its circuit, the edges kept, by effect, largest
+// first.
+func (rep *Report) listEdges(r *Runner, rank []int, eap, exact []float64, kept []bool) {
 	var in []int
 	for i, e := range r.edges {
 		rep.Edges = append(rep.Edges, EdgeResult{Edge: e.String(), From: e.From.String(), To: ReceiverName(e.To),
@@ -167,7 +198,6 @@ func Find(r *Runner, threshold float64, curve bool, progress func(done, total in
 	for _, i := range in {
 		rep.Circuit = append(rep.Circuit, rep.Edges[i].Edge)
 	}
-	return rep, nil
 }
 
 // spearman is the rank correlation of a and b (ties take their mean

@@ -118,16 +118,29 @@ func NewRunner(m *train.Model, dev kernels.Device, o Options) (_ *Runner, err er
 	if r.net, err = build(r.block, o.Examples); err != nil {
 		return nil, err
 	}
-	for _, k := range []int{1 - r.base, r.base} { // the base run last: the Net keeps its inputs
-		if err := r.net.SetInputs(0, r.batches[k].Tokens, clean.Targets); err != nil {
-			return nil, err
+	if err := r.runBoth(); err != nil {
+		return nil, err
+	}
+	if err := r.seed(); err != nil { // the metric's gradient, staged once
+		return nil, err
+	}
+	r.diffSenders()
+	return r, nil
+}
+
+// runBoth runs the clean and the corrupted batch, the base run last (the
+// Net keeps its inputs), and keeps each run's metric and senders.
+func (r *Runner) runBoth() error {
+	for _, k := range []int{1 - r.base, r.base} {
+		if err := r.net.SetInputs(0, r.batches[k].Tokens, r.batches[0].Targets); err != nil {
+			return err
 		}
 		if err := r.net.Run(); err != nil {
-			return nil, err
+			return err
 		}
 		m, err := r.metric()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if k == 0 {
 			r.Clean = m
@@ -135,12 +148,15 @@ func NewRunner(m *train.Model, dev kernels.Device, o Options) (_ *Runner, err er
 			r.Corrupted = m
 		}
 		if r.sent[k], err = r.senders(r.batches[k].Tokens); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := r.seed(); err != nil { // the metric's gradient, staged once
-		return nil, err
-	}
+	return nil
+}
+
+// diffSenders sets each sender's difference, the other run's output minus
+// the base run's, and the rows it moves.
+func (r *Runner) diffSenders() {
 	r.diff, r.moved = map[Sender][]float32{}, map[Sender][][2]int{}
 	for s, b := range r.sent[r.base] {
 		o := r.sent[1-r.base][s]
@@ -149,9 +165,8 @@ func NewRunner(m *train.Model, dev kernels.Device, o Options) (_ *Runner, err er
 			d[j] = o[j] - b[j]
 		}
 		r.diff[s] = d
-		r.moved[s] = moved(d, m.Shape.DModel)
+		r.moved[s] = moved(d, r.Shape.DModel)
 	}
-	return r, nil
 }
 
 // Close frees the Net and the weights on the device.

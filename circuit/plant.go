@@ -76,72 +76,115 @@ func Plant(kind string, seed uint64, corruption string) (*train.Model, []Edge, e
 	if V > 16 || T > 16 {
 		return nil, nil, fmt.Errorf("circuit: a planted model holds 16 tokens and 16 positions, the task has %d and %d", V, T)
 	}
-	w := graph.NewWeights(shape)
-	rng := rand.New(rand.NewPCG(seed, 0x9a17ed))
-	set := func(name string, i, j int, v float32) {
-		p := w.Get(name)
-		p.Data[i*p.Shape[1]+j] = v
-	}
-	feature := func(name string, row, sub, k int, v float32) {
-		set(name, row, sub+k, v)
-		set(name, row, sub+16+k, -v)
-	}
-	for t := range V {
-		feature("tok_emb", t, subTok, t, plantA)
-	}
-	for p := range T {
-		feature("pos_emb", p, subPos, p, plantA)
-	}
-	for _, n := range []string{"blocks.0.ln1.weight", "blocks.1.ln1.weight", "blocks.0.ln2.weight", "blocks.1.ln2.weight", "ln_f.weight"} {
-		for i := range w.Get(n).Data {
-			w.Get(n).Data[i] = 1
-		}
-	}
-	dh := D / plantHeads
 	// After block 0's LayerNorm a feature reads a/sigma = sqrt(D/4) (four
 	// entries of +-a); after block 1's, sqrt(D/6) (six).
-	const gap = 22 // the attention score of the wanted key over the rest
-	ln0, ln1 := float32(math.Sqrt(float64(D)/4)), float32(math.Sqrt(float64(D)/6))
-	head := func(l, h int) string { return fmt.Sprintf("blocks.%d.attn.", l) }
-	// L0H0: query p matches key p-1 by position; it copies the token.
-	for p := range T {
-		set(head(0, 0)+"q.weight", subPos+p, p, gap*float32(math.Sqrt(float64(dh)))/(ln0*ln0))
-		if p+1 < dh {
-			set(head(0, 0)+"k.weight", subPos+p, p+1, 1)
+	b := planter{w: graph.NewWeights(shape), V: V, T: T, D: D, dh: D / plantHeads,
+		ln0: float32(math.Sqrt(float64(D) / 4)), ln1: float32(math.Sqrt(float64(D) / 6))}
+	b.embeddings()
+	b.prevTokenHead()
+	b.inductionHeads(induction)
+	b.randomHeads(induction, rand.New(rand.NewPCG(seed, 0x9a17ed)))
+	for v := range V {
+		b.set("unembed.weight", subOut+v, v, 5)
+	}
+	m := &train.Model{Train: c, Shape: shape, Task: task, Weights: b.w}
+	return m, plantedEdges(induction, corruption), nil
+}
+
+// planter writes a planted model's weights: V tokens, T positions, D
+// dimensions, dh per head; ln0 and ln1 are what a feature reads after
+// block 0's and block 1's LayerNorm.
+type planter struct {
+	w           *graph.Weights
+	V, T, D, dh int
+	ln0, ln1    float32
+}
+
+// gap is the attention score of the wanted key over the rest.
+const gap = 22
+
+// set sets entry (i, j) of the matrix name.
+func (b planter) set(name string, i, j int, v float32) {
+	p := b.w.Get(name)
+	p.Data[i*p.Shape[1]+j] = v
+}
+
+// feature writes v on dimension sub+k of row and -v on its mirror.
+func (b planter) feature(name string, row, sub, k int, v float32) {
+	b.set(name, row, sub+k, v)
+	b.set(name, row, sub+16+k, -v)
+}
+
+// attn is the name prefix of layer l's attention weights.
+func attn(l int) string { return fmt.Sprintf("blocks.%d.attn.", l) }
+
+// embeddings writes the token and position features and sets every
+// LayerNorm's gain to 1.
+func (b planter) embeddings() {
+	for t := range b.V {
+		b.feature("tok_emb", t, subTok, t, plantA)
+	}
+	for p := range b.T {
+		b.feature("pos_emb", p, subPos, p, plantA)
+	}
+	for _, n := range []string{"blocks.0.ln1.weight", "blocks.1.ln1.weight", "blocks.0.ln2.weight", "blocks.1.ln2.weight", "ln_f.weight"} {
+		for i := range b.w.Get(n).Data {
+			b.w.Get(n).Data[i] = 1
 		}
 	}
-	for t := range V {
-		set(head(0, 0)+"v.weight", subTok+t, t, 1)
-		set(head(0, 0)+"out.weight", t, subPrev+t, plantA/ln0)
-		set(head(0, 0)+"out.weight", t, subPrev+16+t, -plantA/ln0)
+}
+
+// prevTokenHead writes L0H0: query p matches key p-1 by position; it
+// copies the token.
+func (b planter) prevTokenHead() {
+	for p := range b.T {
+		b.set(attn(0)+"q.weight", subPos+p, p, gap*float32(math.Sqrt(float64(b.dh)))/(b.ln0*b.ln0))
+		if p+1 < b.dh {
+			b.set(attn(0)+"k.weight", subPos+p, p+1, 1)
+		}
 	}
-	// The induction heads: query the current token, key the previous
-	// token (K-composition), copy the token attended to into the output.
+	for t := range b.V {
+		b.set(attn(0)+"v.weight", subTok+t, t, 1)
+		b.set(attn(0)+"out.weight", t, subPrev+t, plantA/b.ln0)
+		b.set(attn(0)+"out.weight", t, subPrev+16+t, -plantA/b.ln0)
+	}
+}
+
+// inductionHeads writes the induction heads of block 1: query the current
+// token, key the previous token (K-composition), copy the token attended
+// to into the output, each head a share of it.
+func (b planter) inductionHeads(induction []int) {
+	dh, ln1 := b.dh, b.ln1
 	for _, h := range induction {
-		for t := range V {
-			set(head(1, h)+"q.weight", subTok+t, h*dh+t, gap*float32(math.Sqrt(float64(dh)))/(ln1*ln1))
-			set(head(1, h)+"k.weight", subPrev+t, h*dh+t, 1)
+		for t := range b.V {
+			b.set(attn(1)+"q.weight", subTok+t, h*dh+t, gap*float32(math.Sqrt(float64(dh)))/(ln1*ln1))
+			b.set(attn(1)+"k.weight", subPrev+t, h*dh+t, 1)
 			if t == 0 {
 				// Position 0 has no previous token (L0H0 attends to
 				// itself there): a query bias and position 0's key keep
 				// every query off it.
-				w.Get(head(1, h) + "q.bias").Data[(h+1)*dh-1] = 1
-				set(head(1, h)+"k.weight", subPos, (h+1)*dh-1, -2*gap*float32(math.Sqrt(float64(dh)))/ln1)
+				b.w.Get(attn(1) + "q.bias").Data[(h+1)*dh-1] = 1
+				b.set(attn(1)+"k.weight", subPos, (h+1)*dh-1, -2*gap*float32(math.Sqrt(float64(dh)))/ln1)
 			}
-			set(head(1, h)+"v.weight", subTok+t, h*dh+t, 1)
+			b.set(attn(1)+"v.weight", subTok+t, h*dh+t, 1)
 			out := float32(2) / ln1 / float32(len(induction))
-			set(head(1, h)+"out.weight", h*dh+t, subOut+t, out)
-			set(head(1, h)+"out.weight", h*dh+t, subOut+16+t, -out)
+			b.set(attn(1)+"out.weight", h*dh+t, subOut+t, out)
+			b.set(attn(1)+"out.weight", h*dh+t, subOut+16+t, -out)
 		}
 	}
-	// The other heads: random weights.
+}
+
+// randomHeads gives every head but L0H0 and the induction heads random
+// weights drawn from rng, in a fixed order.
+func (b planter) randomHeads(induction []int, rng *rand.Rand) {
+	D, dh := b.D, b.dh
 	for l := range 2 {
 		for h := range plantHeads {
 			if l == 0 && h == 0 || l == 1 && h < len(induction) {
 				continue
 			}
 			for _, n := range []string{"q", "k", "v", "out"} {
-				p := w.Get(head(l, h) + n + ".weight")
+				p := b.w.Get(attn(l) + n + ".weight")
 				std := 0.1
 				if n == "out" {
 					std = 0.01
@@ -158,11 +201,6 @@ func Plant(kind string, seed uint64, corruption string) (*train.Model, []Edge, e
 			}
 		}
 	}
-	for v := range V {
-		set("unembed.weight", subOut+v, v, 5)
-	}
-	m := &train.Model{Train: c, Shape: shape, Task: task, Weights: w}
-	return m, plantedEdges(induction, corruption), nil
 }
 
 // plantedEdges are the edges of the construction that a corruption of

@@ -15,6 +15,8 @@ import (
 	gl41 "github.com/go-gl/gl/v4.1-core/gl"
 	gl43 "github.com/go-gl/gl/v4.3-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
+
+	"headlab/glctx/egl"
 )
 
 // The kinds every path test runs on. The glfw path needs a display; the
@@ -29,8 +31,8 @@ func TestMain(m *testing.M) {
 		runHelper(helper)
 		return
 	}
-	// GLFW Threads run on the main thread, as in headlab itself; the
-	// glfw-own-thread path of TestPaths covers a thread of their own.
+	// Main serves the main thread, as in headlab itself: GLFW windows are
+	// made there, their contexts used on the Threads' own threads.
 	code := 1
 	Main(func() { code = m.Run() })
 	os.Exit(code)
@@ -191,19 +193,18 @@ func checkDoubled(t *testing.T, got []uint32) {
 func bogus() { gl43.BindBuffer(0xdead, 0) }
 
 func TestPaths(t *testing.T) {
-	for _, name := range append(kinds, kindGLFW+"-own-thread") {
-		t.Run(name, func(t *testing.T) {
-			kind := strings.TrimSuffix(name, "-own-thread")
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
 			onPath(t, kind)
-			// -own-thread: as when Main is not serving (a library user's program).
-			th := newThread(t, Options{Context: kind, ownThread: kind != name})
-			if onMain := kind == kindGLFW && name == kind; (th.l == &mainLoop) != onMain {
-				t.Fatalf("%s: served on the main thread %v, want %v", name, th.l == &mainLoop, onMain)
+			th := newThread(t, Options{Context: kind})
+			var tid uint64
+			if err := th.Call(func() { tid = self() }); err != nil || tid != th.tid || tid == mainTid {
+				t.Fatalf("%s: Call ran on thread %d (err %v), want the Thread's own %d, not the main thread %d", kind, tid, err, th.tid, mainTid)
 			}
 			if th.Kind() != kind {
 				t.Fatalf("Kind() = %q, want %q", th.Kind(), kind)
 			}
-			if major, minor := th.Version(); !atLeast(major, minor, 4, 3) {
+			if major, minor := th.Version(); !egl.AtLeast(major, minor, 4, 3) {
 				t.Fatalf("Version() = %d.%d, want at least 4.3", major, minor)
 			}
 			if r := th.Renderer(); !strings.Contains(r, ", OpenGL ") || strings.HasPrefix(r, ",") {
@@ -423,7 +424,7 @@ func TestVersion41(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			onPath(t, kind)
 			th := newThread(t, Options{Context: kind, Major: 4, Minor: 1})
-			if major, minor := th.Version(); !atLeast(major, minor, 4, 1) {
+			if major, minor := th.Version(); !egl.AtLeast(major, minor, 4, 1) {
 				t.Fatalf("Version() = %d.%d, want at least 4.1", major, minor)
 			}
 			var px [4]uint8
@@ -505,7 +506,6 @@ func TestBadInput(t *testing.T) {
 		{Major: -1},
 		{Major: 2, Minor: 1},
 		{Context: "egl", Window: true},
-		{Window: true, Width: -5},
 	} {
 		th, err := New(o)
 		if err == nil {
@@ -577,20 +577,18 @@ func TestAuto(t *testing.T) {
 	})
 	t.Run("window", func(t *testing.T) {
 		onPath(t, kindGLFW)
-		th := newThread(t, Options{Window: true, Width: 320, Height: 200, Title: "glctx test", Major: 4, Minor: 1})
+		th := newThread(t, Options{Window: true, Major: 4, Minor: 1})
 		if th.Kind() != kindGLFW || th.Window() == nil {
 			t.Fatalf("Window: true gave kind %q, window %v", th.Kind(), th.Window())
 		}
 		var w, h int
 		var visible int
-		if err := th.Call(func() {
+		OnMain(func() {
 			w, h = th.Window().GetSize()
 			visible = th.Window().GetAttrib(glfw.Visible)
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if w != 320 || h != 200 || visible != 0 {
-			t.Fatalf("window %dx%d visible %d, want a hidden 320x200", w, h, visible)
+		})
+		if w != 1 || h != 1 || visible != 0 {
+			t.Fatalf("window %dx%d visible %d, want a hidden 1x1", w, h, visible)
 		}
 		// CI's per-path HEADLAB_GL_CONTEXT must not break the viewer.
 		t.Setenv("HEADLAB_GL_CONTEXT", kindDevice)
@@ -610,9 +608,8 @@ func TestAuto(t *testing.T) {
 
 func TestDeviceChoice(t *testing.T) {
 	unsetEnv(t, "DISPLAY")
-	if devs, err := queryDevices(); err == nil {
-		visible, set := os.LookupEnv("CUDA_VISIBLE_DEVICES")
-		t.Logf("EGL devices: %s", listDevices(devs, cudaNumbers(devs, visible, set)))
+	if list, err := egl.DeviceList(); err == nil {
+		t.Logf("EGL devices: %s", list)
 	}
 	t.Setenv("HEADLAB_EGL_DEVICE", "0")
 	newThread(t, Options{Context: kindDevice}) // device 0 exists where the platform works
@@ -676,8 +673,8 @@ func withFakeNVIDIA(t *testing.T) {
 // nvidia is o with an NVIDIA device that cannot be opened (its handle is
 // no device) in front of EGL's real list.
 func nvidia(o Options) Options {
-	o.devices = func(devs []eglDevice) []eglDevice {
-		return append([]eglDevice{{desc: "NVIDIA CUDA", cuda: true, ordinal: 0}}, devs...)
+	o.devices = func(devs []egl.Device) []egl.Device {
+		return append([]egl.Device{{Desc: "NVIDIA CUDA", CUDA: true, Ordinal: 0}}, devs...)
 	}
 	return o
 }
@@ -885,9 +882,7 @@ func TestConfigFallback(t *testing.T) {
 func TestTimeout(t *testing.T) {
 	unsetEnv(t, "DISPLAY")
 	newThread(t, Options{Context: kindSurfaceless}).Close() // the path works here
-	eglMu.Lock()
-	before := fmt.Sprint(eglRefs)
-	eglMu.Unlock()
+	before := egl.Held()
 	gate := make(chan struct{})
 	held := make(chan *Thread, 1)
 	hold := func(th *Thread) { held <- th; <-gate }
@@ -911,11 +906,8 @@ func TestTimeout(t *testing.T) {
 	if abandoned.renderer == "" {
 		t.Fatal("the abandoned thread never made its context")
 	}
-	eglMu.Lock()
-	after := fmt.Sprint(eglRefs)
-	eglMu.Unlock()
-	if after != before {
-		t.Fatalf("abandoned thread kept its display: EGL displays %s, before %s", after, before)
+	if after := egl.Held(); after != before {
+		t.Fatalf("abandoned thread kept its display: EGL display holds %d, before %d", after, before)
 	}
 }
 

@@ -10,6 +10,9 @@ import (
 	"sync"
 
 	"github.com/go-gl/glfw/v3.3/glfw"
+
+	"headlab/glctx/egl"
+	"headlab/glctx/glcore"
 )
 
 // glfwMu serialises GLFW's global state (Init/Terminate, window hints and
@@ -20,17 +23,28 @@ var (
 	glfwRefs int
 )
 
-// openGLFW initialises GLFW (counted across Threads) and opens a hidden
-// window with a core context of the version asked, current on this thread.
-func openGLFW(o Options) (*glfw.Window, error) {
+// openGLFW opens a hidden window with a core context of the version asked
+// on the main thread (OnMain) and makes its context current on this one.
+func openGLFW(o Options) (win *glfw.Window, err error) {
 	if os.Getenv("DISPLAY") == "" {
 		return nil, errors.New("no display: DISPLAY is not set (run under xvfb-run, or use an EGL context)")
 	}
+	OnMain(func() { win, err = createGLFW(o) })
+	if err != nil {
+		return nil, err
+	}
+	win.MakeContextCurrent()
+	return win, nil
+}
+
+// createGLFW initialises GLFW (counted across Threads) and creates the
+// window; its context is current nowhere.
+func createGLFW(o Options) (*glfw.Window, error) {
 	glfwMu.Lock()
 	defer glfwMu.Unlock()
 	if glfwRefs == 0 {
 		if err := initGLFW(); err != nil {
-			return nil, fmt.Errorf("no display: GLFW cannot start: %v", oneLine(err.Error()))
+			return nil, fmt.Errorf("no display: GLFW cannot start: %v", glcore.OneLine(err.Error()))
 		}
 	}
 	glfwRefs++
@@ -49,18 +63,13 @@ func openGLFW(o Options) (*glfw.Window, error) {
 	if o.Debug {
 		glfw.WindowHint(glfw.OpenGLDebugContext, glfw.True)
 	}
-	w, h, title := 1, 1, "headlab-gl"
-	if o.Window {
-		w, h, title = o.Width, o.Height, o.Title
-	}
-	win, err := glfw.CreateWindow(w, h, title, nil, nil)
+	win, err := glfw.CreateWindow(1, 1, "headlab-gl", nil, nil)
 	if err != nil {
-		if gives, found := probeGLFW(); found && !gives.atLeast(o.Major, o.Minor) {
-			return nil, versionError(o.Major, o.Minor, gives.String())
+		if major, minor, found := probeGLFW(); found && !egl.AtLeast(major, minor, o.Major, o.Minor) {
+			return nil, egl.VersionError(o.Major, o.Minor, fmt.Sprintf("%d.%d", major, minor))
 		}
-		return nil, fmt.Errorf("no OpenGL %d.%d core window: %v", o.Major, o.Minor, oneLine(err.Error()))
+		return nil, fmt.Errorf("no OpenGL %d.%d core window: %v", o.Major, o.Minor, glcore.OneLine(err.Error()))
 	}
-	win.MakeContextCurrent()
 	ok = true
 	return win, nil
 }
@@ -68,7 +77,7 @@ func openGLFW(o Options) (*glfw.Window, error) {
 // probeGLFW opens a context of the best core version (else with default
 // hints) to report what the driver offers when the version asked for was
 // refused. glfwMu is held.
-func probeGLFW() (v glVersion, ok bool) {
+func probeGLFW() (major, minor int, ok bool) {
 	for _, core := range []bool{true, false} {
 		glfw.DefaultWindowHints()
 		glfw.WindowHint(glfw.Visible, glfw.False)
@@ -82,21 +91,23 @@ func probeGLFW() (v glVersion, ok bool) {
 		if err != nil {
 			continue
 		}
-		v = glVersion{w.GetAttrib(glfw.ContextVersionMajor), w.GetAttrib(glfw.ContextVersionMinor)}
+		major, minor = w.GetAttrib(glfw.ContextVersionMajor), w.GetAttrib(glfw.ContextVersionMinor)
 		w.Destroy()
-		return v, true
+		return major, minor, true
 	}
-	return v, false
+	return 0, 0, false
 }
 
-// releaseGLFW destroys win, current on this thread, and drops its hold on
-// GLFW.
+// releaseGLFW detaches win's context from this thread, destroys win on the
+// main thread and drops its hold on GLFW.
 func releaseGLFW(win *glfw.Window) {
 	glfw.DetachCurrentContext()
-	glfwMu.Lock()
-	defer glfwMu.Unlock()
-	win.Destroy()
-	unrefGLFW()
+	OnMain(func() {
+		glfwMu.Lock()
+		defer glfwMu.Unlock()
+		win.Destroy()
+		unrefGLFW()
+	})
 }
 
 // unrefGLFW terminates GLFW with its last user. glfwMu is held.

@@ -27,9 +27,10 @@ func tidOn(t *testing.T, th *Thread) int {
 	return tid
 }
 
-// TestMainThread: while Main serves (TestMain), a window Thread's work and
-// a GLFW Thread's work run on the main OS thread, and EGL Threads keep
-// threads of their own and compute meanwhile.
+// TestMainThread: while Main serves (TestMain), OnMain's functions run on
+// the main OS thread, which holds no context; a window Thread, a GLFW
+// Thread and an EGL Thread each run their work on an OS thread of their
+// own, and compute or draw meanwhile.
 func TestMainThread(t *testing.T) {
 	if initTid != os.Getpid() {
 		t.Fatalf("package init ran on thread %d, not the main thread %d", initTid, os.Getpid())
@@ -38,20 +39,22 @@ func TestMainThread(t *testing.T) {
 		t.Fatal("a test runs on the main thread, which Main should be serving")
 	}
 	onPath(t, kindGLFW)
-	win := newThread(t, Options{Window: true, Width: 200, Height: 100, Major: 4, Minor: 1})
+	win := newThread(t, Options{Window: true, Major: 4, Minor: 1})
 	g := newThread(t, Options{Context: kindGLFW})
-	for name, th := range map[string]*Thread{"window": win, "glfw": g} {
-		if tid := tidOn(t, th); tid != initTid {
-			t.Errorf("%s Thread's Call ran on thread %d, want the main thread %d", name, tid, initTid)
+	e := newHeadless(t) // without a display
+	tids := map[int]string{}
+	for name, th := range map[string]*Thread{"window": win, "glfw": g, "egl": e} {
+		tid := tidOn(t, th)
+		if tid == initTid || tids[tid] != "" {
+			t.Errorf("%s Thread's Call ran on thread %d, the main thread %d or another Thread's (%q)", name, tid, initTid, tids[tid])
 		}
+		tids[tid] = name
 	}
-	// EGL makes its context on a thread of its own, without a display.
-	e := newHeadless(t)
-	if tid := tidOn(t, e); tid == initTid {
-		t.Fatal("an EGL Thread's Call ran on the main thread")
+	ranOn, current := 0, true
+	OnMain(func() { ranOn, current = syscall.Gettid(), glfw.GetCurrentContext() != nil })
+	if ranOn != initTid || current {
+		t.Fatalf("OnMain ran on thread %d (want the main thread %d), a context current there: %v", ranOn, initTid, current)
 	}
-	// Both main-thread Threads and the EGL one compute at once, each in
-	// its own context.
 	loadGL43(t, g)
 	loadGL43(t, e)
 	var wg sync.WaitGroup
@@ -73,10 +76,10 @@ func TestMainThread(t *testing.T) {
 	}
 }
 
-// TestMainNested: work on one main-thread Thread may call another (its
-// queue runs inline, in its own context, instead of waiting for the main
-// thread it holds), and call back into itself; and it may make and close
-// a third.
+// TestMainNested: work on one GLFW Thread may call another (which runs it
+// on its own thread, in its own context) and call back into itself (at
+// once); and it may make and close a third, whose window the main thread
+// makes and destroys meanwhile.
 func TestMainNested(t *testing.T) {
 	onPath(t, kindGLFW)
 	a := newThread(t, Options{Context: kindGLFW})
@@ -88,12 +91,8 @@ func TestMainNested(t *testing.T) {
 	var made *Thread
 	var madeErr, madeClose error
 	if err := a.Call(func() {
-		errs = append(errs, b.Call(func() {
-			order = append(order, "b call")
-			checkCurrent(t, b)
-			errs = append(errs, a.Call(func() { order = append(order, "a inside b"); checkCurrent(t, a) }))
-			checkCurrent(t, b)
-		}))
+		errs = append(errs, b.Call(func() { order = append(order, "b call"); checkCurrent(t, b) }))
+		errs = append(errs, a.Call(func() { order = append(order, "a inside a"); checkCurrent(t, a) }))
 		checkCurrent(t, a)
 		errs = append(errs, b.Sync())
 		made, madeErr = New(Options{Context: kindGLFW})
@@ -111,9 +110,9 @@ func TestMainNested(t *testing.T) {
 		}
 	}
 	if madeErr != nil || madeClose != nil {
-		t.Fatalf("New and Close of a Thread from inside main-thread work: %v, %v", madeErr, madeClose)
+		t.Fatalf("New and Close of a Thread from inside GLFW work: %v, %v", madeErr, madeClose)
 	}
-	if got := strings.Join(order, ", "); got != "b queued, b call, a inside b, made" {
+	if got := strings.Join(order, ", "); got != "b queued, b call, a inside a, made" {
 		t.Fatalf("order %q", got)
 	}
 	if err := made.Call(func() {}); err != ErrClosed {
@@ -122,18 +121,19 @@ func TestMainNested(t *testing.T) {
 	checkDoubled(t, runDoubler(t, a, 40))
 }
 
-// checkCurrent fails unless th's context is the one current on the main
-// thread.
+// checkCurrent fails unless th's context is the one current on the
+// calling thread.
 func checkCurrent(t *testing.T, th *Thread) {
 	t.Helper()
-	if mainLoop.cur != th || th.win == nil || glfw.GetCurrentContext() != th.win {
+	if th.win == nil || glfw.GetCurrentContext() != th.win {
 		t.Errorf("the current context is not the running Thread's")
 	}
 }
 
-// TestMainGoexit: runtime.Goexit in a main-thread Thread's work ends that
-// Thread with an error for its caller, and Main exits the process with
-// status 1 once run returns (in a child process).
+// TestMainGoexit: runtime.Goexit in a window Thread's work ends that
+// Thread with an error for its caller and leaves the others working; in a
+// function OnMain runs it ends the main goroutine, so Main serves on and
+// exits the process with status 1 once run returns (in a child process).
 func TestMainGoexit(t *testing.T) {
 	onPath(t, kindGLFW)
 	if th, err := New(Options{Window: true}); err != nil {
@@ -150,7 +150,7 @@ func TestMainGoexit(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("helper: %v, want exit status 1; output:\n%s", err, out)
 	}
-	for _, want := range []string{"call: glctx: a function called runtime.Goexit", "after: " + ErrClosed.Error(), "other: ok", "exits the process"} {
+	for _, want := range []string{"call: glctx: a function called runtime.Goexit", "after: " + ErrClosed.Error(), "other: ok", "served: true", "exits the process"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("helper output lacks %q:\n%s", want, out)
 		}
@@ -178,30 +178,18 @@ func runHelper(name string) {
 		}
 		fmt.Println("call:", a.Call(runtime.Goexit))
 		fmt.Println("after:", a.Call(func() {}))
-		// The main thread still serves the other Thread.
 		if err := b.Call(func() {}); err != nil {
 			fmt.Println("other:", err)
 		} else {
 			fmt.Println("other: ok")
 		}
-		b.Close()
+		OnMain(runtime.Goexit)
+		// The main thread still serves, and b still closes (its window
+		// destroyed there).
+		served := false
+		OnMain(func() { served = syscall.Gettid() == initTid })
+		fmt.Println("served:", served, b.Close())
 	})
 	fmt.Println("main returned")
 	os.Exit(0)
-}
-
-// The hand-off to a GLFW Thread served on the main thread, for comparison
-// with BenchmarkCall.
-func BenchmarkCallMain(b *testing.B) {
-	th, err := New(Options{Context: kindGLFW})
-	if err != nil {
-		b.Skip(err)
-	}
-	defer th.Close()
-	if th.l != &mainLoop {
-		b.Fatal("not served on the main thread")
-	}
-	for b.Loop() {
-		th.Call(func() {})
-	}
 }

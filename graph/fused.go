@@ -9,8 +9,8 @@ import (
 )
 
 // Fused kernels. Where the graph shows nodes that one kernel can compute
-// together, and the device has that kernel, the executor runs them as
-// one call: a group. Each kernel gives the bits of the ones it replaces
+// together, and the device fuses (kernels.Fused), the executor runs them
+// as one call: a group. Each kernel gives the bits of the ones it replaces
 // (kernels/fused.go), reads the inputs they share once, and stores only
 // the members some node outside the group reads (or that are bound or
 // wanted); the others never reach memory.
@@ -19,15 +19,15 @@ import (
 //     reader (kernels.Device's Linear: every device).
 //   - A gradient's product and the kernel that reads it: the sum with
 //     another gradient (Add), GELU's derivative (Mul), a head gate
-//     (ColScale) (kernels.ProductEpiloguer).
+//     (ColScale) (MatMulThen).
 //   - A LayerNorm's input, gain and bias gradients, and the residual's
-//     gradient added to the first (kernels.LayerNormGrader).
-//   - The token and position embeddings and their sum
-//     (kernels.EmbedAdder).
+//     gradient added to the first (LayerNormGrad).
+//   - The token and position embeddings and their sum (EmbedAdd).
 //   - Attention's probabilities, output and gated output; its four
-//     gradient kernels, dP never stored (kernels.Attender).
+//     gradient kernels, dP never stored (Attend, AttendGrad, for the
+//     shapes the device Attends).
 //   - A weight gradient with its bias's, a gain's with its LayerNorm
-//     bias's (kernels.WeightGrader, kernels.ColDotSummer).
+//     bias's (WeightGrad, ColDotSum).
 //
 // A group runs at one of its members' places in the order, its anchor:
 // the first at which every input from outside the group has been
@@ -69,6 +69,10 @@ func findGroups(g *G.ExprGraph, order G.Nodes, opOf map[*G.Node]*op, d kernels.D
 				f.readers[c] = append(f.readers[c], n)
 			}
 		}
+	}
+	if !d.Fuses() { // the device's fused kernels are its others one by one
+		f.linears()
+		return f.groups
 	}
 	f.attention()
 	f.layerNormGrads()
@@ -153,17 +157,13 @@ func (f *finder) add(nodes G.Nodes, always G.Nodes, step func(p *plan) (execStep
 // gradient kernels around it, where the device's fused attention takes
 // the shape.
 func (f *finder) attention() {
-	a, ok := f.d.(kernels.Attender)
-	if !ok {
-		return
-	}
 	for _, n := range f.order {
 		switch f.kind(n) {
 		case kindMix:
 			in := f.in(n)
 			pr, v := in[0], in[1]
 			s := f.opOf[n].fuse.shape
-			if f.kind(pr) != kindProbs || !a.Attends(s) {
+			if f.kind(pr) != kindProbs || !f.d.Attends(s) {
 				continue
 			}
 			var og *G.Node
@@ -180,7 +180,7 @@ func (f *finder) attention() {
 				}
 				ts := []kernels.Tensor{p.t(q), p.t(k), p.t(v), g, p.t(pr), p.t(n), out}
 				return execStep{name: "attention", reads: ts[:4], writes: ts[4:], run: func() error {
-					return a.Attend(p.S, s, ts[0], ts[1], ts[2], ts[3], ts[4], ts[5], ts[6])
+					return f.d.Attend(p.S, s, ts[0], ts[1], ts[2], ts[3], ts[4], ts[5], ts[6])
 				}}, nil
 			})
 		case kindMixGradP:
@@ -196,7 +196,7 @@ func (f *finder) attention() {
 					dk = r
 				}
 			}
-			if dq == nil || dk == nil || len(f.readers[n]) != 2 || !a.Attends(s) {
+			if dq == nil || dk == nil || len(f.readers[n]) != 2 || !f.d.Attends(s) {
 				continue
 			}
 			pr := f.in(dq)[0]
@@ -212,7 +212,7 @@ func (f *finder) attention() {
 				k, q := f.in(dq)[2], f.in(dk)[2]
 				ts := []kernels.Tensor{p.t(pr), p.t(dO), p.t(q), p.t(k), p.t(v), p.t(dq), p.t(dk), p.t(dv)}
 				return execStep{name: "attention gradients", reads: ts[:5], writes: ts[5:], run: func() error {
-					return a.AttendGrad(p.S, s, ts[0], ts[1], ts[2], ts[3], ts[4], ts[5], ts[6], ts[7])
+					return f.d.AttendGrad(p.S, s, ts[0], ts[1], ts[2], ts[3], ts[4], ts[5], ts[6], ts[7])
 				}}, nil
 			})
 		}
@@ -223,10 +223,6 @@ func (f *finder) attention() {
 // and bias's gradients, which read the same dy, and with the add of the
 // residual's gradient that is the input gradient's only reader.
 func (f *finder) layerNormGrads() {
-	l, ok := f.d.(kernels.LayerNormGrader)
-	if !ok {
-		return
-	}
 	for _, gx := range f.order {
 		if f.kind(gx) != kindLayerNormGradX {
 			continue
@@ -261,7 +257,7 @@ func (f *finder) layerNormGrads() {
 			rows, n := o.fuse.k, o.fuse.n
 			ts := []kernels.Tensor{p.t(gamma), p.t(dy), aux[0], aux[1], res, dx, p.t(gg), p.t(gb)}
 			return execStep{name: "layernorm gradients", reads: ts[:5], writes: ts[5:], run: func() error {
-				return l.LayerNormGrad(p.S, rows, n, ts[0], ts[1], ts[2], ts[3], ts[4], ts[5], ts[6], ts[7])
+				return f.d.LayerNormGrad(p.S, rows, n, ts[0], ts[1], ts[2], ts[3], ts[4], ts[5], ts[6], ts[7])
 			}}, nil
 		})
 	}
@@ -277,10 +273,6 @@ func other(in G.Nodes, n *G.Node) *G.Node {
 
 // embedAdds groups each sum of two embeddings that only it reads.
 func (f *finder) embedAdds() {
-	e, ok := f.d.(kernels.EmbedAdder)
-	if !ok {
-		return
-	}
 	for _, n := range f.order {
 		if f.kind(n) != kindAdd {
 			continue
@@ -294,7 +286,7 @@ func (f *finder) embedAdds() {
 			fa := f.opOf[a].fuse
 			ts := []kernels.Tensor{p.t(f.in(a)[0]), p.t(f.in(a)[1]), p.t(f.in(b)[0]), p.t(f.in(b)[1]), p.t(n)}
 			return execStep{name: "embeddings", reads: ts[:4], writes: ts[4:], run: func() error {
-				return e.EmbedAdd(p.S, fa.k, fa.n, ts[0], ts[1], ts[2], ts[3], ts[4])
+				return f.d.EmbedAdd(p.S, fa.k, fa.n, ts[0], ts[1], ts[2], ts[3], ts[4])
 			}}, nil
 		})
 	}
@@ -345,10 +337,6 @@ func (f *finder) linear(p *plan, x, n *G.Node) (execStep, error) {
 // epilogues groups each gradient's product with the kernel that reads
 // it: a sum with another gradient, GELU's derivative, a head gate.
 func (f *finder) epilogues() {
-	e, ok := f.d.(kernels.ProductEpiloguer)
-	if !ok {
-		return
-	}
 	for _, n := range f.order {
 		in := f.in(n)
 		switch f.kind(n) {
@@ -361,17 +349,17 @@ func (f *finder) epilogues() {
 				continue
 			}
 			for _, x := range []*G.Node{b, a} {
-				if f.kind(x) == kindMatMul && f.inner(x, n) && f.epilogue(e, x, n, kernels.EpilogueAdd, other(in, x)) {
+				if f.kind(x) == kindMatMul && f.inner(x, n) && f.epilogue(x, n, kernels.EpilogueAdd, other(in, x)) {
 					break
 				}
 			}
 		case kindGELUGrad: // dy times the derivative
 			if x := in[1]; f.kind(x) == kindMatMul && f.inner(x, n) {
-				f.epilogue(e, x, n, kernels.EpilogueMul, nil)
+				f.epilogue(x, n, kernels.EpilogueMul, nil)
 			}
 		case kindColScale: // the product may have other readers, and is then stored too
 			if x := in[0]; f.kind(x) == kindMatMul {
-				f.epilogue(e, x, n, kernels.EpilogueColScale, in[1])
+				f.epilogue(x, n, kernels.EpilogueColScale, in[1])
 			}
 		}
 	}
@@ -379,7 +367,7 @@ func (f *finder) epilogues() {
 
 // epilogue groups product x with its reader n, whose other operand is y
 // (nil: the aux of n's GELU).
-func (f *finder) epilogue(e kernels.ProductEpiloguer, x, n *G.Node, ep kernels.Epilogue, y *G.Node) bool {
+func (f *finder) epilogue(x, n *G.Node, ep kernels.Epilogue, y *G.Node) bool {
 	return f.add(G.Nodes{x, n}, nil, func(p *plan) (execStep, error) {
 		fx := f.opOf[x].fuse
 		var other kernels.Tensor
@@ -395,18 +383,15 @@ func (f *finder) epilogue(e kernels.ProductEpiloguer, x, n *G.Node, ep kernels.E
 		in := f.in(x)
 		ts := []kernels.Tensor{p.t(in[0]), p.t(in[1]), other, p.t(x), p.t(n)}
 		return execStep{name: "product and epilogue", reads: ts[:3], writes: ts[3:], run: func() error {
-			return e.MatMulThen(p.S, fx.tA, fx.tB, fx.m, fx.n, fx.k, ts[0], ts[1], kernels.Tensor{}, ts[3], ep, ts[2], ts[4])
+			return f.d.MatMulThen(p.S, fx.tA, fx.tB, fx.m, fx.n, fx.k, ts[0], ts[1], kernels.Tensor{}, ts[3], ep, ts[2], ts[4])
 		}}, nil
 	})
 }
 
 // sumPairs groups each column sum that is a wanted result with an op
 // that reads its input and can sum it on the way: a weight gradient x^T
-// dy (dy's sums: kernels.WeightGrader) or a column dot product
-// (kernels.ColDotSummer).
+// dy (dy's sums: WeightGrad) or a column dot product (ColDotSum).
 func (f *finder) sumPairs() {
-	wg, okW := f.d.(kernels.WeightGrader)
-	cd, okC := f.d.(kernels.ColDotSummer)
 	for _, n := range f.order {
 		_, b := f.bound[n]
 		if f.kind(n) != kindColSum || !b && !f.keep[n] {
@@ -418,14 +403,14 @@ func (f *finder) sumPairs() {
 			in := f.in(r)
 			var step func(p *plan) (execStep, error)
 			switch {
-			case okW && fr.kind == kindMatMul && fr.tA && !fr.tB && in[1] == y:
+			case fr.kind == kindMatMul && fr.tA && !fr.tB && in[1] == y:
 				step = func(p *plan) (execStep, error) {
 					ts := []kernels.Tensor{p.t(in[0]), p.t(y), p.t(r), p.t(n)}
 					return execStep{name: "weight gradient", reads: ts[:2], writes: ts[2:], run: func() error {
-						return wg.WeightGrad(p.S, fr.m, fr.n, fr.k, ts[0], ts[1], ts[2], ts[3])
+						return f.d.WeightGrad(p.S, fr.m, fr.n, fr.k, ts[0], ts[1], ts[2], ts[3])
 					}}, nil
 				}
-			case okC && fr.kind == kindColDot && in[0] == y:
+			case fr.kind == kindColDot && in[0] == y:
 				o := f.opOf[r]
 				step = func(p *plan) (execStep, error) {
 					b := p.t(in[1])
@@ -438,7 +423,7 @@ func (f *finder) sumPairs() {
 					}
 					ts := []kernels.Tensor{p.t(y), b, p.t(r), p.t(n)}
 					return execStep{name: "column sums", reads: ts[:2], writes: ts[2:], run: func() error {
-						return cd.ColDotSum(p.S, fr.k, fr.n, ts[0], ts[1], ts[2], ts[3])
+						return f.d.ColDotSum(p.S, fr.k, fr.n, ts[0], ts[1], ts[2], ts[3])
 					}}, nil
 				}
 			default:

@@ -13,7 +13,7 @@ import (
 // kernels one by one), in fewer dispatches.
 func TestFusedKernelsGL(t *testing.T) {
 	d := glDevice(t)
-	apart := struct{ kernels.Device }{d} // hides the fused methods
+	apart := kernels.Apart(d)
 	for _, tied := range []bool{false, true} {
 		for _, causal := range []bool{true, false} {
 			c := smallConfig(true, causal)

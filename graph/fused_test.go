@@ -7,29 +7,31 @@ import (
 	"headlab/kernels"
 )
 
-// fusing is the CPU device with every fused kernel, each the kernels it
+// fusing is the CPU device that fuses, each fused kernel the kernels it
 // replaces (kernels.Separately), counting its calls and the ColSum and Add
 // calls made outside them.
 type fusing struct {
-	kernels.Separately
+	kernels.Device
 	calls map[string]int
 }
 
 func newFusing() *fusing {
-	return &fusing{Separately: kernels.Separately{Device: cpu.New()}, calls: map[string]int{}}
+	return &fusing{Device: cpu.New(), calls: map[string]int{}}
 }
 
+func (d *fusing) Fuses() bool { return true }
+
 // sep runs a fused kernel on the CPU device itself, its calls uncounted.
-func (d *fusing) sep() kernels.Separately { return kernels.Separately{Device: d.Separately.Device} }
+func (d *fusing) sep() kernels.Separately { return kernels.Separately{Device: d.Device} }
 
 func (d *fusing) ColSum(S, rows, n int, x, out kernels.Tensor) error {
 	d.calls["ColSum"]++
-	return d.Separately.ColSum(S, rows, n, x, out)
+	return d.Device.ColSum(S, rows, n, x, out)
 }
 
 func (d *fusing) Add(S, n int, a, b, out kernels.Tensor) error {
 	d.calls["Add"]++
-	return d.Separately.Add(S, n, a, b, out)
+	return d.Device.Add(S, n, a, b, out)
 }
 
 func (d *fusing) WeightGrad(S, m, n, k int, x, dy, dW, db kernels.Tensor) error {

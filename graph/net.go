@@ -154,30 +154,7 @@ func compileNet(p *Block, batch int, kind netKind, positions []int, rs ...*resum
 	n.mem = kernels.Arena{Dev: d, S: S}
 	b := &builder{g: G.NewGraph(), n: n, rows: batch * c.SeqLen, bound: map[*G.Node]kernels.Tensor{}, params: map[string]*G.Node{}, index: paramIndex(c),
 		shape: kernels.Shape{B: batch, T: c.SeqLen, H: c.Heads, Dh: c.HeadDim(), Causal: c.Causal}}
-	out := n.outRows()
-	n.tokens, n.targets = b.alloc(b.rows), b.alloc(out)
-	n.tok, n.tgt = make([]float32, S*b.rows), make([]float32, S*out)
-	for i := range n.tgt {
-		n.tgt[i] = -1
-	}
-	b.tokens, b.targets = b.input("tokens", n.tokens, b.rows), b.input("targets", n.targets, out)
-	if n.reads != nil {
-		// The read rows' ids within a model's rows, shared by every
-		// model: the last block looks them up as the embeddings look up
-		// tokens.
-		ids := make([]float32, len(n.reads))
-		for i, r := range n.reads {
-			ids[i] = float32(r)
-		}
-		b.reads = b.input("read_rows", b.shared(ids), out)
-	}
-	if kind.probed() {
-		b.startProbe()
-	} else {
-		n.gates = b.alloc(c.Layers * c.DModel)
-		n.gate = make([]float32, S*c.Layers*c.DModel)
-	}
-
+	out := b.inputs()
 	logits, loss := b.forward()
 	b.probeOutputs(logits)
 	n.logits, n.loss = b.bind(logits, out*c.Vocab), b.bind(loss, 1)
@@ -214,6 +191,37 @@ func compileNet(p *Block, batch int, kind netKind, positions []int, rs ...*resum
 		}
 	}
 	return n, nil
+}
+
+// inputs allocates and binds the Net's inputs: tokens, targets, the read
+// rows' ids, and the head gates (a probed Net's probes instead). It
+// returns the rows of output a model has.
+func (b *builder) inputs() int {
+	n, c, S := b.n, b.n.Config, b.n.Seeds
+	out := n.outRows()
+	n.tokens, n.targets = b.alloc(b.rows), b.alloc(out)
+	n.tok, n.tgt = make([]float32, S*b.rows), make([]float32, S*out)
+	for i := range n.tgt {
+		n.tgt[i] = -1
+	}
+	b.tokens, b.targets = b.input("tokens", n.tokens, b.rows), b.input("targets", n.targets, out)
+	if n.reads != nil {
+		// The read rows' ids within a model's rows, shared by every
+		// model: the last block looks them up as the embeddings look up
+		// tokens.
+		ids := make([]float32, len(n.reads))
+		for i, r := range n.reads {
+			ids[i] = float32(r)
+		}
+		b.reads = b.input("read_rows", b.shared(ids), out)
+	}
+	if n.kind.probed() {
+		b.startProbe()
+	} else {
+		n.gates = b.alloc(c.Layers * c.DModel)
+		n.gate = make([]float32, S*c.Layers*c.DModel)
+	}
+	return out
 }
 
 // gradients builds d loss / d w for every parameter, bound into the

@@ -233,89 +233,21 @@ var tlIgnored = []string{"model_name", "device", "n_devices", "seed", "tokenizer
 // every setting headlab's model does not compute.
 func shapeOfTL(data []byte) (graph.Config, error) {
 	var c graph.Config
-	var cfg map[string]any
+	var raw map[string]any // not hookedConfig: JSON errors name the type
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	if err := dec.Decode(&cfg); err != nil {
+	if err := dec.Decode(&raw); err != nil {
 		return c, fmt.Errorf("HookedTransformerConfig: %v", err)
 	}
-	str := func(k, def string) string {
-		if v, ok := cfg[k].(string); ok {
-			return v
-		}
-		if cfg[k] == nil {
-			return def
-		}
-		return fmt.Sprint(cfg[k])
+	cfg := hookedConfig(raw)
+	if err := cfg.sizes(&c); err != nil {
+		return c, err
 	}
-	num := func(k string, def float64) float64 {
-		if n, ok := cfg[k].(json.Number); ok {
-			f, _ := n.Float64()
-			return f
-		}
-		return def
+	c.NoMLP = cfg.flag("attn_only")
+	if err := cfg.refuse(c); err != nil {
+		return c, err
 	}
-	flag := func(k string) bool { b, _ := cfg[k].(bool); return b }
-	need := func(k string) (int, error) {
-		n, ok := cfg[k].(json.Number)
-		v, err := n.Int64()
-		if !ok || err != nil || v <= 0 || v > math.MaxInt32 {
-			return 0, fmt.Errorf("HookedTransformerConfig: %s is %v, want a positive integer", k, cfg[k])
-		}
-		return int(v), nil
-	}
-	var err error
-	for _, f := range []struct {
-		key string
-		to  *int
-	}{{"n_layers", &c.Layers}, {"d_model", &c.DModel}, {"n_ctx", &c.SeqLen}, {"d_head", new(int)}, {"n_heads", &c.Heads}, {"d_vocab", &c.Vocab}} {
-		if *f.to, err = need(f.key); err != nil {
-			return c, err
-		}
-	}
-	c.NoMLP = flag("attn_only")
-	// Each refusal names the setting, in the order a reader checks a model.
-	switch {
-	case str("positional_embedding_type", "standard") != "standard":
-		return c, cannot("positional_embedding_type %q (headlab learns absolute positions, \"standard\")", str("positional_embedding_type", ""))
-	case str("normalization_type", "") != "LN":
-		return c, cannot("normalization_type %s (headlab's blocks are pre-LayerNorm, \"LN\")", str("normalization_type", "null"))
-	case !c.NoMLP && str("act_fn", "") != "gelu":
-		return c, cannot("act_fn %s (headlab's MLP uses the exact GELU, \"gelu\")", str("act_fn", "null"))
-	case flag("parallel_attn_mlp"):
-		return c, cannot("parallel_attn_mlp (headlab's MLP reads the residual stream after attention)")
-	case flag("gated_mlp"):
-		return c, cannot("gated_mlp (headlab's MLP is W_out gelu(W_in x))")
-	case flag("final_rms"):
-		return c, cannot("final_rms (headlab's final normalisation is LayerNorm)")
-	case flag("use_local_attn"):
-		return c, cannot("use_local_attn (headlab's heads see every earlier position)")
-	case flag("scale_attn_by_inverse_layer_idx"):
-		return c, cannot("scale_attn_by_inverse_layer_idx (headlab scales scores by 1/sqrt(d_head) alone)")
-	case cfg["use_attn_scale"] == false:
-		return c, cannot("use_attn_scale false (headlab scales scores by 1/sqrt(d_head))")
-	case flag("use_qk_norm"):
-		return c, cannot("use_qk_norm (headlab normalises no queries or keys)")
-	case flag("use_normalization_before_and_after"):
-		return c, cannot("use_normalization_before_and_after (headlab's blocks are pre-LayerNorm only)")
-	case flag("post_embedding_ln"):
-		return c, cannot("post_embedding_ln (headlab has no LayerNorm after the embeddings)")
-	case num("eps", 1e-5) != 1e-5:
-		return c, cannot("eps %v (headlab's LayerNorm eps is 1e-5)", num("eps", 0))
-	case num("d_head", 0)*float64(c.Heads) != float64(c.DModel):
-		return c, cannot("d_head %v x n_heads %d != d_model %d (headlab's heads split d_model)", num("d_head", 0), c.Heads, c.DModel)
-	case cfg["attn_scale"] != nil && num("attn_scale", -1) != -1 && num("attn_scale", -1) != math.Sqrt(num("d_head", 0)):
-		return c, cannot("attn_scale %v (headlab divides scores by sqrt(d_head))", cfg["attn_scale"])
-	case cfg["n_key_value_heads"] != nil && num("n_key_value_heads", 0) != float64(c.Heads):
-		return c, cannot("n_key_value_heads %v (headlab's heads each have their own keys and values)", cfg["n_key_value_heads"])
-	case num("d_vocab_out", -1) != -1 && num("d_vocab_out", -1) != float64(c.Vocab):
-		return c, cannot("d_vocab_out %v != d_vocab %d (headlab reads out its own vocabulary)", cfg["d_vocab_out"], c.Vocab)
-	case num("output_logits_soft_cap", -1) > 0 || num("attn_scores_soft_cap", -1) > 0:
-		return c, cannot("soft-capped logits or scores (headlab caps neither)")
-	case cfg["num_experts"] != nil:
-		return c, cannot("num_experts (headlab's MLP is one dense layer)")
-	}
-	switch dir := str("attention_dir", "causal"); dir {
+	switch dir := cfg.str("attention_dir", "causal"); dir {
 	case "causal":
 		c.Causal = true
 	case "bidirectional":
@@ -324,21 +256,12 @@ func shapeOfTL(data []byte) (graph.Config, error) {
 	}
 	c.Positions = true
 	if !c.NoMLP {
-		if c.DFF, err = need("d_mlp"); err != nil {
+		var err error
+		if c.DFF, err = cfg.need("d_mlp"); err != nil {
 			return c, err
 		}
 	}
-	known := []string{"n_layers", "d_model", "n_ctx", "d_head", "n_heads", "d_vocab", "d_mlp", "attn_only", "act_fn",
-		"positional_embedding_type", "normalization_type", "parallel_attn_mlp", "gated_mlp", "final_rms", "use_local_attn",
-		"scale_attn_by_inverse_layer_idx", "use_attn_scale", "use_qk_norm", "use_normalization_before_and_after",
-		"post_embedding_ln", "eps", "attn_scale", "n_key_value_heads", "output_logits_soft_cap", "attn_scores_soft_cap",
-		"num_experts", "attention_dir", "window_size", "attn_types", "experts_per_token"}
-	for k, v := range cfg {
-		if !slices.Contains(known, k) && !slices.Contains(tlIgnored, k) && v != nil && v != false {
-			return c, cannot("HookedTransformerConfig field %s = %v, which headlab does not know", k, v)
-		}
-	}
-	return c, nil
+	return c, cfg.unknown()
 }
 
 // hfShape is the shape of hf weights: headlab_config's architecture, with

@@ -1,7 +1,8 @@
 package kernels
 
-// What a device may add to Device. Callers find each ability by asserting
-// one of these interfaces, never by a device's name or concrete type:
+// What a device may add to Device besides kernels (every kernel is a
+// method of Kernels). Callers find each ability by asserting one of these
+// interfaces, never by a device's name or concrete type:
 //
 //   - Host: computes in host memory on the calling goroutine (the CPU).
 //   - SeedSerial: runs a group's kernels one seed after another (a CPU
@@ -9,8 +10,6 @@ package kernels
 //   - Capacity: has memory of its own and says how much (GL).
 //   - Driver: runs through a graphics driver that it names (GL).
 //   - Profiler: times each dispatch (GL; profile.go).
-//   - WeightGrader, ColDotSummer: fused kernels with the bits of the two
-//     they replace (GL; fused.go).
 //
 // One more is declared by its one user, the viewer: window.TextureSource
 // (viz/window) fills GL textures from tensors without leaving the GPU; its

@@ -76,22 +76,23 @@ type Stats struct {
 	Uploaded, ReadBack int64
 }
 
-// Device runs every kernel of a training step on tensors that live on it.
-// Nothing crosses between host and device except Upload and Download.
-//
-// Every kernel takes S, the number of seeds, and computes each seed's
-// result from that seed's inputs alone, in an order that does not depend
-// on S: seed s's bits are the same whether it runs alone or in a group
-// (batch invariance). Kernels overwrite their outputs completely. Shapes
-// (rows, columns) are per seed. Kernels may run asynchronously; an error
-// is returned by the call or, at the latest, by the next Download or
-// Sync. A Device is used from one goroutine at a time unless it says
-// otherwise.
+// Device is a device's memory and its kernels: every kernel of a
+// training step on tensors that live on it. Nothing crosses between host
+// and device except Upload and Download.
 //
 // The arithmetic of each kernel is given on the CPU device
 // (backend/cpu) and in docs/model.md; other devices agree to the
 // tolerances stated there.
 type Device interface {
+	Memory
+	Kernels
+}
+
+// Memory is a device's storage: buffers, the copies between host and
+// device, and what waits for them. A Device is used from one goroutine at
+// a time unless it says otherwise.
+type Memory interface {
+	// Name is the device's name ("cpu", "gl").
 	Name() string
 	// Alloc returns a zeroed buffer of n floats.
 	Alloc(n int) (Buffer, error)
@@ -108,6 +109,22 @@ type Device interface {
 	// Stats returns the traffic counters.
 	Stats() Stats
 	Close() error
+}
+
+// Kernels is every kernel a device runs, the fused ones (fused.go)
+// included: adding one is a method here, and the compiler then finds
+// every device that lacks it, bench's recorder and cost model included
+// (docs/architecture.md, "Adding a kernel").
+//
+// Every kernel takes S, the number of seeds, and computes each seed's
+// result from that seed's inputs alone, in an order that does not depend
+// on S: seed s's bits are the same whether it runs alone or in a group
+// (batch invariance). Kernels overwrite their outputs completely. Shapes
+// (rows, columns) are per seed. Kernels may run asynchronously; an error
+// is returned by the call or, at the latest, by the next Download or
+// Sync.
+type Kernels interface {
+	Fused
 
 	// MatMul: c = op(a) op(b) + bias on every row, op(a) m x k (a stored
 	// k x m when tA), op(b) k x n (b stored n x k when tB), row-major;

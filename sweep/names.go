@@ -30,19 +30,6 @@ func ConfigName(c train.Config) string {
 	return name
 }
 
-// Objective says what a configuration trains on: its loss, its data and
-// its weight decay ("next-token loss, fresh sequences, no weight decay").
-func Objective(c train.Config) string {
-	data, decay := "fresh sequences", "no weight decay"
-	if c.TrainExamples > 0 {
-		data = fmt.Sprintf("a set of %d sequences", c.TrainExamples)
-	}
-	if c.WeightDecay != 0 {
-		decay = fmt.Sprintf("weight decay %g", c.WeightDecay)
-	}
-	return fmt.Sprintf("%s loss, %s, %s", c.Loss, data, decay)
-}
-
 // OnOff is "on" or "off".
 func OnOff(b bool) string {
 	if b {

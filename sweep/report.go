@@ -245,7 +245,7 @@ func WriteText(w io.Writer, reports []ConfigReport) {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "== %s\n", cr.Key)
-		fmt.Fprintf(w, "training    %s\n", Objective(cr.Config))
+		fmt.Fprintf(w, "training    %s\n", train.Objective(cr.Config))
 		if cr.Leakage != nil {
 			fmt.Fprintf(w, "data        %s: %d held-out sequences also occur in training\n", cr.Config.Task, *cr.Leakage)
 		}

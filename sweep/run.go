@@ -12,6 +12,7 @@ import (
 
 	"headlab/analysis"
 	"headlab/inspect"
+	"headlab/internal/simd"
 	"headlab/internal/version"
 	"headlab/internal/workers"
 	"headlab/kernels"
@@ -40,6 +41,35 @@ type Platform struct {
 	Device   kernels.Device
 	Renderer string // the GL renderer, "" on the CPU
 	SIMD     string // the host's vector path
+}
+
+// Platforms is an Options.NewPlatform: the first worker gets first (the
+// device a layout was made on), each later one a device of its own from
+// open.
+func Platforms(first kernels.Device, open func() (kernels.Device, error)) func() (Platform, error) {
+	var mu sync.Mutex
+	return func() (Platform, error) {
+		mu.Lock()
+		dev := first
+		first = nil
+		mu.Unlock()
+		if dev == nil {
+			var err error
+			if dev, err = open(); err != nil {
+				return Platform{}, err
+			}
+		}
+		return PlatformOf(dev), nil
+	}
+}
+
+// PlatformOf describes dev, and this host's vector path, for the records.
+func PlatformOf(dev kernels.Device) Platform {
+	p := Platform{Device: dev, SIMD: simd.Path()}
+	if dr, ok := dev.(kernels.Driver); ok {
+		p.Renderer = dr.Renderer()
+	}
+	return p
 }
 
 // RunOne is RunGroup for one pair.

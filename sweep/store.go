@@ -494,25 +494,39 @@ func (s *Store) Records() ([]Record, error) {
 }
 
 func scan(rows *sql.Rows, version int) (Record, error) {
-	var (
-		r                                      Record
-		seed                                   int64
-		params                                 sql.NullInt64
-		acc, chance, loss, tloss, indOff, pOff sql.NullFloat64
-		indHeads, pHeads, heads, abl           sql.NullString
-		circuit                                sql.NullBool
-		tsecs, aloss, icl                      sql.NullFloat64
-		lens                                   sql.NullInt64
-		sig, circ                              sql.NullString
-		method                                 = string(inspect.AblateZero)
-		cfg                                    string
-		c                                      = &r.Config
-	)
-	dst := []any{&r.Key, &seed, &c.Task, &c.Layers, &c.Heads, &c.DModel, &c.DFF, &c.Positions, &c.Causal, &c.Steps, &c.Batch, &c.LR,
-		&r.Status, &r.Error, &params, &acc, &chance, &loss, &tloss,
-		&indHeads, &indOff, &pHeads, &pOff, &circuit,
-		&cfg, &heads, &abl, &r.Seconds, &tsecs, &r.FinishedAt}
-	r.Backend, r.Group = "cpu", 1
+	col := runColumns{method: string(inspect.AblateZero)}
+	r := Record{Backend: "cpu", Group: 1}
+	if err := rows.Scan(col.dest(&r, version)...); err != nil {
+		return r, err
+	}
+	if err := col.fill(&r, version); err != nil {
+		return r, fmt.Errorf("seed %d of %s: %v", col.seed, r.Key, err)
+	}
+	return r, nil
+}
+
+// runColumns are the columns of a runs row that do not scan straight
+// into a Record: nullable, JSON, or of a later schema version.
+type runColumns struct {
+	seed                                   int64
+	params                                 sql.NullInt64
+	acc, chance, loss, tloss, indOff, pOff sql.NullFloat64
+	indHeads, pHeads, heads, abl           sql.NullString
+	circuit                                sql.NullBool
+	tsecs, aloss, icl                      sql.NullFloat64
+	lens                                   sql.NullInt64
+	sig, circ                              sql.NullString
+	method                                 string
+	cfg                                    string
+}
+
+// dest lists where a row of schema version's columns (runsColumns) goes.
+func (col *runColumns) dest(r *Record, version int) []any {
+	c := &r.Config
+	dst := []any{&r.Key, &col.seed, &c.Task, &c.Layers, &c.Heads, &c.DModel, &c.DFF, &c.Positions, &c.Causal, &c.Steps, &c.Batch, &c.LR,
+		&r.Status, &r.Error, &col.params, &col.acc, &col.chance, &col.loss, &col.tloss,
+		&col.indHeads, &col.indOff, &col.pHeads, &col.pOff, &col.circuit,
+		&col.cfg, &col.heads, &col.abl, &r.Seconds, &col.tsecs, &r.FinishedAt}
 	if version >= 2 {
 		dst = append(dst, &r.Backend, &r.Renderer, &r.SIMD, &r.Group)
 	}
@@ -520,64 +534,72 @@ func scan(rows *sql.Rows, version int) (Record, error) {
 		dst = append(dst, &r.Version, &r.Revision)
 	}
 	if version >= 4 {
-		dst = append(dst, &c.Loss, &c.TrainExamples, &c.WeightDecay, &aloss)
+		dst = append(dst, &c.Loss, &c.TrainExamples, &c.WeightDecay, &col.aloss)
 	}
 	if version >= 5 {
-		dst = append(dst, &method, &lens, &icl)
+		dst = append(dst, &col.method, &col.lens, &col.icl)
 	}
 	if version >= 6 {
 		dst = append(dst, &c.SeqLen, &c.Vocab)
 	}
 	if version >= 7 {
-		dst = append(dst, &sig, &circ)
+		dst = append(dst, &col.sig, &col.circ)
 	}
-	if err := rows.Scan(dst...); err != nil {
-		return r, err
-	}
+	return dst
+}
+
+// fill completes r from the scanned columns; an error names the column.
+func (col *runColumns) fill(r *Record, version int) error {
 	var err error
-	if r.EdgeCircuit, err = scanEdgeCircuit(sig, circ); err != nil {
-		return r, fmt.Errorf("seed %d of %s: %v", seed, r.Key, err)
+	if r.EdgeCircuit, err = scanEdgeCircuit(col.sig, col.circ); err != nil {
+		return err
 	}
-	c.Seed = uint64(seed)
+	c := &r.Config
+	c.Seed = uint64(col.seed)
 	// Fields with no column of their own (tied embeddings, no MLP), and before
 	// version 4 the objective, come from the whole config kept beside the
 	// columns (one of before version 4 reads as --loss answers).
 	var whole train.Config
-	if err := json.Unmarshal([]byte(cfg), &whole); err != nil {
-		return r, fmt.Errorf("seed %d of %s: config_json: %v", seed, r.Key, err)
+	if err := json.Unmarshal([]byte(col.cfg), &whole); err != nil {
+		return fmt.Errorf("config_json: %v", err)
 	}
 	c.TiedEmbeddings, c.NoMLP = whole.TiedEmbeddings, whole.NoMLP
 	if version < 4 {
 		c.Loss, c.TrainExamples, c.WeightDecay = whole.Loss, whole.TrainExamples, whole.WeightDecay
-		aloss = tloss
+		col.aloss = col.tloss
 	}
 	if version < 6 {
 		c.SeqLen, c.Vocab = whole.SeqLen, whole.Vocab // the task's defaults
 	}
-	r.Params, r.Accuracy, r.Chance, r.Loss, r.TrainLoss = int(params.Int64), acc.Float64, chance.Float64, loss.Float64, tloss.Float64
-	r.TrainAnswerLoss = aloss.Float64
-	r.Circuit, r.TrainSeconds = circuit.Bool, tsecs.Float64
-	r.AblationMethod = inspect.Ablation(method)
-	if lens.Valid {
-		l := int(lens.Int64)
+	r.Params, r.Accuracy, r.Chance, r.Loss, r.TrainLoss = int(col.params.Int64), col.acc.Float64, col.chance.Float64, col.loss.Float64, col.tloss.Float64
+	r.TrainAnswerLoss = col.aloss.Float64
+	r.Circuit, r.TrainSeconds = col.circuit.Bool, col.tsecs.Float64
+	r.AblationMethod = inspect.Ablation(col.method)
+	if col.lens.Valid {
+		l := int(col.lens.Int64)
 		r.LensLayer = &l
 	}
-	if icl.Valid {
-		r.ICL = &icl.Float64
+	if col.icl.Valid {
+		r.ICL = &col.icl.Float64
 	}
-	if heads.Valid {
-		if err := json.Unmarshal([]byte(heads.String), &r.Heads); err != nil {
-			return r, fmt.Errorf("seed %d of %s: heads_json: %v", seed, r.Key, err)
+	return col.fillJSON(r)
+}
+
+// fillJSON decodes the heads and the ablation table kept as JSON.
+func (col *runColumns) fillJSON(r *Record) error {
+	if col.heads.Valid {
+		if err := json.Unmarshal([]byte(col.heads.String), &r.Heads); err != nil {
+			return fmt.Errorf("heads_json: %v", err)
 		}
 		// Heads stored before the sink had a field of its own.
 		for i := range r.Heads {
 			r.Heads[i].Sink = r.Heads[i].Scores[analysis.LabelAttentionSink]
 		}
 	}
-	if abl.Valid {
-		if err := json.Unmarshal([]byte(abl.String), &r.Ablation); err != nil {
-			return r, fmt.Errorf("seed %d of %s: ablation_json: %v", seed, r.Key, err)
+	if col.abl.Valid {
+		if err := json.Unmarshal([]byte(col.abl.String), &r.Ablation); err != nil {
+			return fmt.Errorf("ablation_json: %v", err)
 		}
 	}
-	return r, nil
+	return nil
 }

@@ -28,15 +28,7 @@ func (e *Evaluator) EachOff(bs []*tasks.Batch, offs [][][]bool) ([][]Snapshot, e
 		skipped += from[i]
 	}
 	if len(e.Models) != 1 || len(bs) != 1 || skipped <= c.Layers {
-		out := make([][]Snapshot, len(offs))
-		for i, off := range offs {
-			s, err := e.Snapshot(bs, SnapshotOptions{Off: [][][]bool{off}})
-			if err != nil {
-				return nil, err
-			}
-			out[i] = s
-		}
-		return out, nil
+		return e.eachSnapshot(bs, offs)
 	}
 	b := bs[0]
 	if b.T != c.SeqLen {
@@ -45,78 +37,119 @@ func (e *Evaluator) EachOff(bs []*tasks.Batch, offs [][][]bool) ([][]Snapshot, e
 	if err := e.resumableNets(); err != nil {
 		return nil, err
 	}
-	right, loss := make([]float64, len(offs)), make([]float64, len(offs))
+	tl := offTally{right: make([]float64, len(offs)), loss: make([]float64, len(offs))}
 	total := 0
 	for first := 0; first < b.N; first += EvalChunk {
 		n := min(EvalChunk, b.N-first)
-		t := (&tasks.Batch{N: n, T: b.T, Targets: b.Targets[first*b.T : (first+n)*b.T]}).Answers()
-		total += t
-		score := func(net *graph.Net, i int) error {
-			hits, err := net.Correct() // valid until the next read
-			if err != nil {
-				return err
-			}
-			right[i] += float64(hits[0])
-			ls, err := net.Losses()
-			if err != nil {
-				return err
-			}
-			loss[i] += float64(ls[0]) * float64(t)
-			return nil
-		}
-		// Every head on first: the tails read its blocks' inputs; the
-		// masks from block 0 run last, as they overwrite them.
-		e.resumable.SetAblation(-1, nil)
-		if err := e.run(e.resumable, bs, first, n); err != nil {
+		tl.answers = (&tasks.Batch{N: n, T: b.T, Targets: b.Targets[first*b.T : (first+n)*b.T]}).Answers()
+		total += tl.answers
+		if err := e.eachOffChunk(bs, offs, from, first, n, &tl); err != nil {
 			return nil, err
-		}
-		for l, tail := range e.tails {
-			if tail != nil {
-				if err := e.stage(tail, bs, first, n); err != nil {
-					return nil, err
-				}
-			}
-			for i, off := range offs {
-				if from[i] != l || l == 0 {
-					continue
-				}
-				tail.SetAblation(-1, off)
-				if err := tail.Run(); err != nil {
-					return nil, err
-				}
-				if err := score(tail, i); err != nil {
-					return nil, err
-				}
-			}
-		}
-		for i := range offs {
-			if from[i] == c.Layers {
-				if err := score(e.resumable, i); err != nil {
-					return nil, err
-				}
-			}
-		}
-		for i, off := range offs {
-			if from[i] != 0 {
-				continue
-			}
-			e.resumable.SetAblation(-1, off)
-			if err := e.resumable.Run(); err != nil {
-				return nil, err
-			}
-			if err := score(e.resumable, i); err != nil {
-				return nil, err
-			}
 		}
 	}
 	out := make([][]Snapshot, len(offs))
 	for i := range out {
 		out[i] = make([]Snapshot, 1)
 		if total > 0 {
-			out[i][0].Accuracy, out[i][0].Loss = right[i]/float64(total), loss[i]/float64(total)
+			out[i][0].Accuracy, out[i][0].Loss = tl.right[i]/float64(total), tl.loss[i]/float64(total)
 		}
 	}
 	return out, nil
+}
+
+// eachSnapshot is EachOff without tails: a Snapshot per mask.
+func (e *Evaluator) eachSnapshot(bs []*tasks.Batch, offs [][][]bool) ([][]Snapshot, error) {
+	out := make([][]Snapshot, len(offs))
+	for i, off := range offs {
+		s, err := e.Snapshot(bs, SnapshotOptions{Off: [][][]bool{off}})
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// offTally sums each mask's right answers and loss over the chunks;
+// answers is the current chunk's count of answers.
+type offTally struct {
+	right, loss []float64
+	answers     int
+}
+
+// score adds mask i's result, the one net has just computed.
+func (tl *offTally) score(net *graph.Net, i int) error {
+	hits, err := net.Correct() // valid until the next read
+	if err != nil {
+		return err
+	}
+	tl.right[i] += float64(hits[0])
+	ls, err := net.Losses()
+	if err != nil {
+		return err
+	}
+	// The graph's loss is the mean over this chunk's answers.
+	tl.loss[i] += float64(ls[0]) * float64(tl.answers)
+	return nil
+}
+
+// eachOffChunk scores every mask on examples first to first+n: mask i
+// runs from block from[i] on.
+func (e *Evaluator) eachOffChunk(bs []*tasks.Batch, offs [][][]bool, from []int, first, n int, tl *offTally) error {
+	// Every head on first: the tails read its blocks' inputs; the
+	// masks from block 0 run last, as they overwrite them.
+	e.resumable.SetAblation(-1, nil)
+	if err := e.run(e.resumable, bs, first, n); err != nil {
+		return err
+	}
+	if err := e.runTails(bs, offs, from, first, n, tl); err != nil {
+		return err
+	}
+	for i := range offs {
+		if from[i] == e.block.Config.Layers {
+			if err := tl.score(e.resumable, i); err != nil {
+				return err
+			}
+		}
+	}
+	for i, off := range offs {
+		if from[i] != 0 {
+			continue
+		}
+		e.resumable.SetAblation(-1, off)
+		if err := e.resumable.Run(); err != nil {
+			return err
+		}
+		if err := tl.score(e.resumable, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runTails runs, for each block l > 0, the tail from l once for every
+// mask whose first head off is in block l.
+func (e *Evaluator) runTails(bs []*tasks.Batch, offs [][][]bool, from []int, first, n int, tl *offTally) error {
+	for l, tail := range e.tails {
+		if tail != nil {
+			if err := e.stage(tail, bs, first, n); err != nil {
+				return err
+			}
+		}
+		for i, off := range offs {
+			if from[i] != l || l == 0 {
+				continue
+			}
+			tail.SetAblation(-1, off)
+			if err := tail.Run(); err != nil {
+				return err
+			}
+			if err := tl.score(tail, i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // resumableNets builds EachOff's Nets on first use: the resumable Net and

@@ -149,7 +149,7 @@ type Snapshot struct {
 // not on the other models evaluated with it.
 func (e *Evaluator) Snapshot(bs []*tasks.Batch, o SnapshotOptions) ([]Snapshot, error) {
 	c := e.block.Config
-	S, T, L, H := len(e.Models), c.SeqLen, c.Layers, c.Heads
+	S, T := len(e.Models), c.SeqLen
 	if len(bs) != S {
 		return nil, fmt.Errorf("evaluate: %d batches for %d models", len(bs), S)
 	}
@@ -163,80 +163,21 @@ func (e *Evaluator) Snapshot(bs []*tasks.Batch, o SnapshotOptions) ([]Snapshot, 
 		return nil, fmt.Errorf("evaluate: attention of %d examples", o.Attention)
 	}
 	K := min(o.Attention, N) // examples read back
-	net := e.net
-	if o.Probe != nil {
-		p, err := e.probedNet()
-		if err != nil {
-			return nil, err
-		}
-		net = p
-	}
-	switch len(o.Off) {
-	case 0:
-		net.SetAblation(-1, nil)
-	case 1:
-		net.SetAblation(-1, o.Off[0])
-	case S:
-		for s, off := range o.Off {
-			net.SetAblation(s, off)
-		}
-	default:
-		return nil, fmt.Errorf("evaluate: ablations for %d models of %d", len(o.Off), S)
+	net, err := e.snapshotNet(o)
+	if err != nil {
+		return nil, err
 	}
 	defer net.SetAblation(-1, nil)
 
-	out := make([]Snapshot, S)
-	if K > 0 {
-		for s, b := range bs {
-			first := &tasks.Batch{N: K, T: T, Tokens: b.Tokens[:K*T], Targets: b.Targets[:K*T]}
-			out[s].Attention = &analysis.Attention{Causal: c.Causal, N: K, L: L, H: H, T: T,
-				Tokens:    append([]int(nil), first.Tokens...),
-				Probs:     make([]float32, K*L*H*T*T),
-				Relations: relations(e.Models[s].Task, first)}
-			if o.Logits {
-				out[s].Logits = make([]float32, K*T*c.Vocab)
-			}
-		}
-	}
+	out := e.newSnapshots(bs, K, o.Logits)
 	right, total := make([]float64, S), make([]int, S)
 	for first := 0; first < N; first += EvalChunk {
 		n := min(EvalChunk, N-first)
-		if o.Probe != nil && o.Probe.Stage != nil {
-			if err := o.Probe.Stage(net, first, n); err != nil {
-				return nil, err
-			}
-		}
-		if err := e.run(net, bs, first, n); err != nil {
+		if err := e.runChunk(net, bs, o, first, n); err != nil {
 			return nil, err
 		}
-		if o.OnDevice != nil {
-			for l := range L {
-				if err := o.OnDevice(first, l, net.ProbsTensor(l)); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if o.Probe != nil && o.Probe.Read != nil {
-			if err := o.Probe.Read(net, first, n); err != nil {
-				return nil, err
-			}
-		}
-		hits, err := net.Correct()
-		if err != nil {
+		if err := tallyChunk(net, bs, first, n, right, total, out); err != nil {
 			return nil, err
-		}
-		for s := range right {
-			right[s] += float64(hits[s])
-		}
-		ls, err := net.Losses()
-		if err != nil {
-			return nil, err
-		}
-		for s, b := range bs {
-			t := (&tasks.Batch{N: n, T: T, Targets: b.Targets[first*T : (first+n)*T]}).Answers()
-			total[s] += t
-			// The graph's loss is the mean over this chunk's t answers.
-			out[s].Loss += float64(ls[s]) * float64(t)
 		}
 		if k := min(n, K-first); k > 0 {
 			if err := e.readBack(net, out, first, k); err != nil {
@@ -252,6 +193,104 @@ func (e *Evaluator) Snapshot(bs []*tasks.Batch, o SnapshotOptions) ([]Snapshot, 
 		}
 	}
 	return out, nil
+}
+
+// snapshotNet is the graph a Snapshot with o runs, the probed one if o
+// has a probe, with o's ablations set.
+func (e *Evaluator) snapshotNet(o SnapshotOptions) (*graph.Net, error) {
+	net := e.net
+	if o.Probe != nil {
+		p, err := e.probedNet()
+		if err != nil {
+			return nil, err
+		}
+		net = p
+	}
+	switch S := len(e.Models); len(o.Off) {
+	case 0:
+		net.SetAblation(-1, nil)
+	case 1:
+		net.SetAblation(-1, o.Off[0])
+	case S:
+		for s, off := range o.Off {
+			net.SetAblation(s, off)
+		}
+	default:
+		return nil, fmt.Errorf("evaluate: ablations for %d models of %d", len(o.Off), S)
+	}
+	return net, nil
+}
+
+// newSnapshots are the models' empty Snapshots, with room for the
+// attention (and the logits if logits) of their batches' first K examples.
+func (e *Evaluator) newSnapshots(bs []*tasks.Batch, K int, logits bool) []Snapshot {
+	c := e.block.Config
+	T, L, H := c.SeqLen, c.Layers, c.Heads
+	out := make([]Snapshot, len(bs))
+	if K <= 0 {
+		return out
+	}
+	for s, b := range bs {
+		first := &tasks.Batch{N: K, T: T, Tokens: b.Tokens[:K*T], Targets: b.Targets[:K*T]}
+		out[s].Attention = &analysis.Attention{Causal: c.Causal, N: K, L: L, H: H, T: T,
+			Tokens:    append([]int(nil), first.Tokens...),
+			Probs:     make([]float32, K*L*H*T*T),
+			Relations: relations(e.Models[s].Task, first)}
+		if logits {
+			out[s].Logits = make([]float32, K*T*c.Vocab)
+		}
+	}
+	return out
+}
+
+// runChunk runs examples first to first+n of every batch through net,
+// with o's probe and OnDevice around the run.
+func (e *Evaluator) runChunk(net *graph.Net, bs []*tasks.Batch, o SnapshotOptions, first, n int) error {
+	if o.Probe != nil && o.Probe.Stage != nil {
+		if err := o.Probe.Stage(net, first, n); err != nil {
+			return err
+		}
+	}
+	if err := e.run(net, bs, first, n); err != nil {
+		return err
+	}
+	if o.OnDevice != nil {
+		for l := range e.block.Config.Layers {
+			if err := o.OnDevice(first, l, net.ProbsTensor(l)); err != nil {
+				return err
+			}
+		}
+	}
+	if o.Probe != nil && o.Probe.Read != nil {
+		if err := o.Probe.Read(net, first, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tallyChunk adds the chunk just run (examples first to first+n) to each
+// model's right answers, answers and summed loss (out[s].Loss).
+func tallyChunk(net *graph.Net, bs []*tasks.Batch, first, n int, right []float64, total []int, out []Snapshot) error {
+	hits, err := net.Correct()
+	if err != nil {
+		return err
+	}
+	for s := range right {
+		right[s] += float64(hits[s])
+	}
+	ls, err := net.Losses()
+	if err != nil {
+		return err
+	}
+	T := bs[0].T
+	for s, b := range bs {
+		t := (&tasks.Batch{N: n, T: T, Targets: b.Targets[first*T : (first+n)*T]}).Answers()
+		total[s] += t
+		// The graph's loss is the mean over this chunk's t answers.
+		out[s].Loss += float64(ls[s]) * float64(t)
+	}
+	return nil
 }
 
 // probedNet is the probed graph, built on first use.

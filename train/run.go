@@ -148,18 +148,30 @@ func Run(c Config, dev kernels.Device, reportEvery int, progress func(Progress),
 	if diverged[0] != nil {
 		return nil, Result{}, diverged[0]
 	}
-	acc, heldLoss, err := eval.Accuracy(HeldOut(m), nil)
+	res, err := lonesResult(g, eval, c.Steps, loss, secs)
 	if err != nil {
 		return nil, Result{}, err
 	}
+	return m, res, nil
+}
+
+// lonesResult measures the lone model of g after its steps of training
+// (loss, the last batch's; secs, the training's time): held-out accuracy
+// and loss, the training losses, leakage and accuracy on unseen tokens.
+func lonesResult(g *Group, eval *Evaluator, steps int, loss, secs float64) (Result, error) {
+	m := g.Models[0]
+	acc, heldLoss, err := eval.Accuracy(HeldOut(m), nil)
+	if err != nil {
+		return Result{}, err
+	}
 	res := Result{Params: m.Weights.Count(), Accuracy: acc, Chance: m.Task.Chance(), Loss: heldLoss, TrainSeconds: secs}
-	if c.Steps > 0 {
+	if steps > 0 {
 		al, err := g.AnswerLosses()
 		if err != nil {
-			return nil, Result{}, err
+			return Result{}, err
 		}
 		res.TrainLoss, res.TrainAnswerLoss = loss, al[0]
-		res.MsPerStep = 1000 * secs / float64(c.Steps)
+		res.MsPerStep = 1000 * secs / float64(steps)
 	}
 	if d, ok := m.Task.(*tasks.Data); ok {
 		n := d.Leakage()
@@ -168,11 +180,11 @@ func Run(c Config, dev kernels.Device, reportEvery int, progress func(Progress),
 	if tasks.HasUnseen(m.Task) {
 		acc, err := UnseenAccuracy(eval, m)
 		if err != nil {
-			return nil, Result{}, err
+			return Result{}, err
 		}
 		res.UnseenAccuracy = &acc
 	}
-	return m, res, nil
+	return res, nil
 }
 
 // UnseenAccuracy is m's accuracy on HeldOutExamples sequences made only of

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -118,8 +119,9 @@ func drawMechanism(p *pen, pn AtlasPanel, layers int, x, y, h vg.Length) {
 		p.line(s.X, s.Y-atNodeH/2, x1, y1, draw.LineStyle{Color: color.NRGBA{R: c.R, G: c.G, B: c.B, A: 255}, Width: 0.6 + 2.4*vg.Length(math.Abs(e.Effect)/scale)})
 	}
 	ns := style(sans, atNodeTxt, textColor)
-	for name, c := range at {
-		hw := nodeW[name] / 2
+	// In the order laid out, not the map's: the same bits every run.
+	for _, name := range slices.Concat(levels...) {
+		c, hw := at[name], nodeW[name]/2
 		p.rect(c.X-hw, c.Y-atNodeH/2, c.X+hw, c.Y+atNodeH/2, background)
 		p.frame(c.X-hw, c.Y-atNodeH/2, c.X+hw, c.Y+atNodeH/2, mutedText, 0.5)
 		p.text(ns, c.X, c.Y, fit(ns, name, 2*hw-2), text.XCenter, text.YCenter, 0)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot/text"
@@ -174,7 +175,9 @@ func (g CircuitGraph) Figure() (*Figure, error) {
 			}
 		}
 		ns := style(sans, patchFont+1, textColor)
-		for name, c := range at {
+		// In the order laid out, not the map's: the same bits every run.
+		for _, name := range slices.Concat(levels...) {
+			c := at[name]
 			p.rect(c.X-cgNodeW/2, c.Y-cgNodeH/2, c.X+cgNodeW/2, c.Y+cgNodeH/2, background)
 			p.frame(c.X-cgNodeW/2, c.Y-cgNodeH/2, c.X+cgNodeW/2, c.Y+cgNodeH/2, mutedText, 0.6)
 			p.text(ns, c.X, c.Y, name, text.XCenter, text.YCenter, 0)

@@ -266,11 +266,41 @@ func (c Curves) Figure() (*Figure, error) {
 	}
 	x0, x1 := c.Accuracy.Steps[0], c.Accuracy.Steps[len(c.Accuracy.Steps)-1]
 	phase := c.PhaseTo > c.PhaseFrom
-
-	loss := newPlot("", "loss")
-	var lossLegend []legendEntry
-	if l, err := line(c.Loss, palette[0], true); err != nil {
+	loss, err := c.lossPanel()
+	if err != nil {
 		return nil, err
+	}
+	acc, err := c.accuracyPanel(phase)
+	if err != nil {
+		return nil, err
+	}
+	icl, err := c.iclPanel(phase)
+	if err != nil {
+		return nil, err
+	}
+	heads, footer, err := c.headsPanel(phase)
+	if err != nil {
+		return nil, err
+	}
+	panels := []panel{loss, acc}
+	if icl.p != nil {
+		panels = append(panels, icl)
+	}
+	panels = append(panels, heads)
+	// After the lines are in: adding one widens the axes to its data.
+	for _, p := range panels {
+		p.p.X.Min, p.p.X.Max = x0, x1
+	}
+	return stack("curves", c.Title, "loss on a log scale; shaded: the phase change (20% to 80% of the rise of the induction score and of the accuracy)",
+		panels, footer)
+}
+
+// lossPanel is the training loss on a log scale.
+func (c Curves) lossPanel() (panel, error) {
+	loss := newPlot("", "loss")
+	var legend []legendEntry
+	if l, err := line(c.Loss, palette[0], true); err != nil {
+		return panel{}, err
 	} else if l != nil {
 		loss.Y.Scale, loss.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
 		loss.Add(l)
@@ -283,85 +313,92 @@ func (c Curves) Figure() (*Figure, error) {
 		if lo == hi {
 			loss.Y.Min, loss.Y.Max = lo/2, hi*2
 		}
-		lossLegend = append(lossLegend, legendEntry{"loss of the last training batch", l})
+		legend = append(legend, legendEntry{"loss of the last training batch", l})
 	}
+	return panel{p: loss, legend: legend}, nil
+}
 
+// accuracyPanel is the held-out and training accuracy over the phase band.
+func (c Curves) accuracyPanel(phase bool) (panel, error) {
 	acc := newPlot("", "accuracy")
 	acc.Y.Min, acc.Y.Max, acc.Y.Tick.Marker = 0, 1.05, unitTicks
-	var accLegend []legendEntry
+	var legend []legendEntry
 	if l, err := line(c.Accuracy, palette[0], false); err != nil {
-		return nil, err
+		return panel{}, err
 	} else if l != nil {
-		accLegend = append(accLegend, legendEntry{"held-out accuracy", l})
+		legend = append(legend, legendEntry{"held-out accuracy", l})
 		tl, err := line(c.TrainAccuracy, palette[1], false)
 		if err != nil {
-			return nil, err
+			return panel{}, err
 		}
 		if tl != nil {
-			accLegend = append(accLegend, legendEntry{"training accuracy", tl})
+			legend = append(legend, legendEntry{"training accuracy", tl})
 		}
 		if phase {
 			band, err := phaseBand(c.PhaseFrom, c.PhaseTo, 1.05)
 			if err != nil {
-				return nil, err
+				return panel{}, err
 			}
 			acc.Add(band) // under the lines
-			accLegend = append(accLegend, legendEntry{"phase change", band})
+			legend = append(legend, legendEntry{"phase change", band})
 		}
 		if tl != nil {
 			acc.Add(tl)
 		}
 		acc.Add(l)
 	}
+	return panel{p: acc, legend: legend}, nil
+}
 
-	// The in-context learning score, in nats, beside the phase change.
-	var icl *plot.Plot
-	var iclLegend []legendEntry
-	if l, err := line(c.ICL, palette[1], false); err != nil {
-		return nil, err
-	} else if l != nil {
-		icl = newPlot("", "ICL score (nats)")
-		lo, hi := 0.0, 0.0
-		for _, p := range l.XYs {
-			lo, hi = min(lo, p.Y), max(hi, p.Y)
-		}
-		pad := 0.05 * max(hi-lo, 1e-3)
-		icl.Y.Min, icl.Y.Max = lo-pad, hi+pad
-		if phase {
-			b, err := band(c.PhaseFrom, c.PhaseTo, lo-pad, hi+pad)
-			if err != nil {
-				return nil, err
-			}
-			icl.Add(b)
-		}
-		icl.Add(l)
-		iclLegend = append(iclLegend, legendEntry{"in-context learning score: next-token loss late minus early", l})
+// iclPanel is the in-context learning score, in nats, beside the phase
+// change; its plot is nil when c has no such score.
+func (c Curves) iclPanel(phase bool) (panel, error) {
+	l, err := line(c.ICL, palette[1], false)
+	if err != nil || l == nil {
+		return panel{}, err
 	}
+	icl := newPlot("", "ICL score (nats)")
+	lo, hi := 0.0, 0.0
+	for _, p := range l.XYs {
+		lo, hi = min(lo, p.Y), max(hi, p.Y)
+	}
+	pad := 0.05 * max(hi-lo, 1e-3)
+	icl.Y.Min, icl.Y.Max = lo-pad, hi+pad
+	if phase {
+		b, err := band(c.PhaseFrom, c.PhaseTo, lo-pad, hi+pad)
+		if err != nil {
+			return panel{}, err
+		}
+		icl.Add(b)
+	}
+	icl.Add(l)
+	return panel{p: icl, legend: []legendEntry{{"in-context learning score: next-token loss late minus early", l}}}, nil
+}
 
-	// Head scores: headroom above 1 holds the markers' numbers, clear of
-	// every score.
-	const tagRow = 1.07
+// headsPanel is the heads' best pattern scores with the label changes
+// marked, and the footer rows that list those changes.
+func (c Curves) headsPanel(phase bool) (panel, []string, error) {
 	heads := newPlot("step", "head's best pattern score")
 	heads.Y.Min, heads.Y.Max, heads.Y.Tick.Marker = 0, 1.22, unitTicks
 	if phase {
 		band, err := phaseBand(c.PhaseFrom, c.PhaseTo, 1.02)
 		if err != nil {
-			return nil, err
+			return panel{}, nil, err
 		}
 		heads.Add(band)
 	}
-	headLegend, err := addCurves(heads, c.Heads)
+	legend, err := addCurves(heads, c.Heads)
 	if err != nil {
-		return nil, err
+		return panel{}, nil, err
 	}
 	var footer []string
 	if len(c.Markers) > 0 {
 		sample, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}})
 		if err != nil {
-			return nil, err
+			return panel{}, nil, err
 		}
 		sample.LineStyle = markerStyle
-		headLegend = append(headLegend, legendEntry{"label change (numbered below)", sample})
+		legend = append(legend, legendEntry{"label change (numbered below)", sample})
 		for k, m := range c.Markers {
 			if k == maxFootRows-1 && len(c.Markers) > maxFootRows {
 				footer = append(footer, fmt.Sprintf("… and %d more label changes (headlab curves lists them all)", len(c.Markers)-k))
@@ -370,38 +407,32 @@ func (c Curves) Figure() (*Figure, error) {
 			footer = append(footer, fmt.Sprintf("%d   step %g: %s", k+1, m.Step, m.Text))
 		}
 	}
-	panels := []panel{{p: loss, legend: lossLegend}, {p: acc, legend: accLegend}}
-	if icl != nil {
-		panels = append(panels, panel{p: icl, legend: iclLegend})
-	}
-	for _, p := range []*plot.Plot{loss, acc, icl, heads} {
-		if p != nil {
-			p.X.Min, p.X.Max = x0, x1
+	return panel{p: heads, legend: legend, overlay: c.drawMarkers}, footer, nil
+}
+
+// drawMarkers draws the label changes on the head panel p: a dashed line
+// each, numbered in the headroom above 1, clear of every score.
+func (c Curves) drawMarkers(p *plot.Plot, data draw.Canvas) {
+	const tagRow = 1.07
+	fx, fy := p.Transforms(&data)
+	ts := style(sans, 6.5, textColor)
+	ts.XAlign, ts.YAlign = text.XCenter, text.YCenter
+	// Numbers of close markers alternate between two heights.
+	lastX := [2]vg.Length{vg.Length(math.Inf(-1)), vg.Length(math.Inf(-1))}
+	for k, m := range c.Markers {
+		x := fx(m.Step)
+		data.StrokeLine2(markerStyle, x, fy(0), x, fy(1.02))
+		label := strconv.Itoa(k + 1)
+		if k >= maxFootRows-1 && len(c.Markers) > maxFootRows {
+			label = ""
 		}
-	}
-	overlay := func(p *plot.Plot, data draw.Canvas) {
-		fx, fy := p.Transforms(&data)
-		ts := style(sans, 6.5, textColor)
-		ts.XAlign, ts.YAlign = text.XCenter, text.YCenter
-		// Numbers of close markers alternate between two heights.
-		lastX := [2]vg.Length{vg.Length(math.Inf(-1)), vg.Length(math.Inf(-1))}
-		for k, m := range c.Markers {
-			x := fx(m.Step)
-			data.StrokeLine2(markerStyle, x, fy(0), x, fy(1.02))
-			label := strconv.Itoa(k + 1)
-			if k >= maxFootRows-1 && len(c.Markers) > maxFootRows {
-				label = ""
-			}
-			lvl := 0
-			if x-lastX[0] < ts.Width(label)+3 {
-				lvl = 1
-			}
-			lastX[lvl] = x
-			data.FillText(ts, vg.Point{X: x, Y: fy(tagRow + 0.09*float64(lvl))}, label)
+		lvl := 0
+		if x-lastX[0] < ts.Width(label)+3 {
+			lvl = 1
 		}
+		lastX[lvl] = x
+		data.FillText(ts, vg.Point{X: x, Y: fy(tagRow + 0.09*float64(lvl))}, label)
 	}
-	return stack("curves", c.Title, "loss on a log scale; shaded: the phase change (20% to 80% of the rise of the induction score and of the accuracy)",
-		append(panels, panel{p: heads, legend: headLegend, overlay: overlay}), footer)
 }
 
 // Figure draws l: one panel, a legend row above it.

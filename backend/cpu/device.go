@@ -17,8 +17,10 @@ import (
 // model runs. A Device holds no state but its counters, so several
 // goroutines may use one Device at once, each on its own tensors. A
 // group's device (Group) is the exception: it queues kernels and belongs
-// to one goroutine.
+// to one goroutine. Its fused kernels are its others run one by one
+// (kernels.Separately), so the executor calls those itself.
 type Device struct {
+	kernels.Separately
 	dispatches, uploaded, readBack atomic.Int64
 
 	// parent is the device a group's device counts on; q holds its
@@ -33,7 +35,13 @@ var _ interface {
 } = (*Device)(nil)
 
 // New returns a CPU device.
-func New() *Device { return &Device{} }
+func New() *Device { return withFused(&Device{}) }
+
+// withFused gives d its fused kernels: its own run one by one.
+func withFused(d *Device) *Device {
+	d.Separately.Device = d
+	return d
+}
 
 // Name implements kernels.Device.
 func (*Device) Name() string { return "cpu" }

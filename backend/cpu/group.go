@@ -38,7 +38,7 @@ type queue struct {
 // on one goroutine, that queues kernels of more than one seed and runs
 // them seed by seed. It counts on d's counters.
 func (d *Device) Group() kernels.Device {
-	return &Device{parent: d.counts(), q: &queue{}}
+	return withFused(&Device{parent: d.counts(), q: &queue{}})
 }
 
 // SeedSerial implements kernels.SeedSerial: a group's device runs its

@@ -310,20 +310,24 @@ func allCases() []kcase {
 			}})
 	}
 
-	// The fused pairs (kernels.WeightGrader, kernels.ColDotSummer), or the
-	// two kernels on a device without them.
+	// The fused pairs (WeightGrad, ColDotSum), or the two kernels one by
+	// one on a device that does not fuse.
 	for _, w := range []struct{ m, n, k int }{{32, 32, 300}, {45, 70, 81}, {5, 3, 1}} {
 		w := w
 		add(kcase{kernel: "WeightGrad", name: fmt.Sprintf("WeightGrad_%dx%dx%d", w.m, w.n, w.k),
 			args: []arg{in(w.k*w.m, randn(1)), in(w.k*w.n, randn(1)), res(w.m * w.n), res(w.n)},
-			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return weightGrad(dv, S, w.m, w.n, w.k, t) }})
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.WeightGrad(S, w.m, w.n, w.k, t[0], t[1], t[2], t[3])
+			}})
 	}
 	for _, cs := range []struct{ rows, d int }{{9, 6}, {300, 32}, {70, 100}} {
 		cs := cs
 		n := cs.rows * cs.d
 		add(kcase{kernel: "ColDotSum", name: fmt.Sprintf("ColDotSum_%dx%d", cs.rows, cs.d),
 			args: []arg{in(n, randn(1)), in(n, randn(1)), res(cs.d), res(cs.d)},
-			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return colDotSum(dv, S, cs.rows, cs.d, t) }})
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ColDotSum(S, cs.rows, cs.d, t[0], t[1], t[2], t[3])
+			}})
 	}
 
 	// LayerNorm and its gradient: D a multiple of 4 and not, constant
@@ -519,21 +523,11 @@ func allCases() []kcase {
 	return append(cs, nonFiniteCases()...)
 }
 
-// weightGrad is WeightGrad or MatMul and ColSum: t holds x, dy, dW and db.
-func weightGrad(dv kernels.Device, S, m, n, k int, t []kernels.Tensor) error {
-	return kernels.Fused[kernels.WeightGrader](dv).WeightGrad(S, m, n, k, t[0], t[1], t[2], t[3])
-}
-
-// colDotSum is ColDotSum or ColDot and ColSum: t holds a, b, dot and sum.
-func colDotSum(dv kernels.Device, S, rows, d int, t []kernels.Tensor) error {
-	return kernels.Fused[kernels.ColDotSummer](dv).ColDotSum(S, rows, d, t[0], t[1], t[2], t[3])
-}
-
 // attender is dv's fused attention where it takes s, else its kernels
 // one by one.
-func attender(dv kernels.Device, s kernels.Shape) kernels.Attender {
-	if a, ok := dv.(kernels.Attender); ok && a.Attends(s) {
-		return a
+func attender(dv kernels.Device, s kernels.Shape) kernels.Fused {
+	if dv.Attends(s) {
+		return dv
 	}
 	return kernels.Separately{Device: dv}
 }
@@ -577,7 +571,7 @@ func fusedCases() []kcase {
 					if m.keep {
 						c = t[5]
 					}
-					return kernels.Fused[kernels.ProductEpiloguer](dv).MatMulThen(S, m.tA, m.tB, m.m, m.n, m.k, t[0], t[1], t[2], c, e, t[3], t[4])
+					return dv.MatMulThen(S, m.tA, m.tB, m.m, m.n, m.k, t[0], t[1], t[2], c, e, t[3], t[4])
 				}})
 		}
 	}
@@ -612,7 +606,7 @@ func fusedCases() []kcase {
 				if ln.res {
 					r = t[7]
 				}
-				return kernels.Fused[kernels.LayerNormGrader](dv).LayerNormGrad(S, ln.rows, ln.d, t[0], t[1], t[2], t[3], r, t[4], t[5], t[6])
+				return dv.LayerNormGrad(S, ln.rows, ln.d, t[0], t[1], t[2], t[3], r, t[4], t[5], t[6])
 			}})
 	}
 	for _, e := range []struct{ rows, d, v, v2 int }{{10, 6, 5, 4}, {80, 33, 7, 16}, {20, 100, 3, 20}} {
@@ -620,7 +614,7 @@ func fusedCases() []kcase {
 		cs = append(cs, kcase{kernel: "EmbedAdd", name: fmt.Sprintf("EmbedAdd_%dx%d", e.rows, e.d),
 			args: []arg{in(e.rows, whole(e.v)), pr(e.v*e.d, randn(1)), pr(e.rows, whole(e.v2)), pr(e.v2*e.d, randn(1)), res(e.rows * e.d)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
-				return kernels.Fused[kernels.EmbedAdder](dv).EmbedAdd(S, e.rows, e.d, t[0], t[1], t[2], t[3], t[4])
+				return dv.EmbedAdd(S, e.rows, e.d, t[0], t[1], t[2], t[3], t[4])
 			}})
 	}
 	for _, s0 := range attnShapes {
@@ -669,27 +663,27 @@ func fusedCases() []kcase {
 	cs = append(cs,
 		kcase{kernel: "MatMulThen", args: []arg{in(40*24, nf), pr(24*33, randn(1)), in(40*33, nonFinite(randn(1))), res(40 * 33), res(40 * 33)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
-				return kernels.Fused[kernels.ProductEpiloguer](dv).MatMulThen(S, false, true, 40, 33, 24, t[0], t[1], kernels.Tensor{}, t[4], kernels.EpilogueAdd, t[2], t[3])
+				return dv.MatMulThen(S, false, true, 40, 33, 24, t[0], t[1], kernels.Tensor{}, t[4], kernels.EpilogueAdd, t[2], t[3])
 			}},
 		kcase{kernel: "MatMulThen", args: []arg{in(40*24, randn(1)), pr(24*33, randn(1)), in(40*33, nonFinite(values(0, 1, -2))), res(40 * 33)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
-				return kernels.Fused[kernels.ProductEpiloguer](dv).MatMulThen(S, false, true, 40, 33, 24, t[0], t[1], kernels.Tensor{}, kernels.Tensor{}, kernels.EpilogueMul, t[2], t[3])
+				return dv.MatMulThen(S, false, true, 40, 33, 24, t[0], t[1], kernels.Tensor{}, kernels.Tensor{}, kernels.EpilogueMul, t[2], t[3])
 			}},
 		kcase{kernel: "MatMulThen", args: []arg{in(40*24, nf), pr(24*33, randn(1)), pr(33, nonFinite(values(1, 0))), res(40 * 33), res(40 * 33)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
-				return kernels.Fused[kernels.ProductEpiloguer](dv).MatMulThen(S, false, true, 40, 33, 24, t[0], t[1], kernels.Tensor{}, t[4], kernels.EpilogueColScale, t[2], t[3])
+				return dv.MatMulThen(S, false, true, 40, 33, 24, t[0], t[1], kernels.Tensor{}, t[4], kernels.EpilogueColScale, t[2], t[3])
 			}},
 		kcase{kernel: "LayerNormGrad", args: []arg{pr(16, uniform(0.5, 1.5)), in(30*16, nf), in(30*16, randn(1)), in(30, uniform(0.1, 3)), res(30 * 16), res(16), res(16), in(30*16, nf)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
-				return kernels.Fused[kernels.LayerNormGrader](dv).LayerNormGrad(S, 30, 16, t[0], t[1], t[2], t[3], t[7], t[4], t[5], t[6])
+				return dv.LayerNormGrad(S, 30, 16, t[0], t[1], t[2], t[3], t[7], t[4], t[5], t[6])
 			}},
 		kcase{kernel: "LayerNormGrad", args: []arg{pr(16, uniform(0.5, 1.5)), in(30*16, randn(1)), in(30*16, nf), in(30, uniform(0.1, 3)), res(30 * 16), res(16), res(16)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
-				return kernels.Fused[kernels.LayerNormGrader](dv).LayerNormGrad(S, 30, 16, t[0], t[1], t[2], t[3], kernels.Tensor{}, t[4], t[5], t[6])
+				return dv.LayerNormGrad(S, 30, 16, t[0], t[1], t[2], t[3], kernels.Tensor{}, t[4], t[5], t[6])
 			}},
 		kcase{kernel: "EmbedAdd", args: []arg{in(30, whole(5)), pr(5*8, nf), pr(30, whole(4)), pr(4*8, nonFinite(randn(1))), res(30 * 8)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
-				return kernels.Fused[kernels.EmbedAdder](dv).EmbedAdd(S, 30, 8, t[0], t[1], t[2], t[3], t[4])
+				return dv.EmbedAdd(S, 30, 8, t[0], t[1], t[2], t[3], t[4])
 			}},
 		kcase{kernel: "Attend", args: []arg{in(q, nf), in(q, randn(1)), in(q, randn(1)), pr(s.H*s.Dh, nonFinite(values(1, 0))), res(p), res(q), res(q)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
@@ -736,9 +730,13 @@ func nonFiniteCases() []kcase {
 				return dv.MatMul(S, true, false, 40, 33, 24, t[0], t[1], t[2], kernels.Tensor{})
 			}},
 		{kernel: "WeightGrad", args: []arg{in(50*20, randn(1)), in(50*33, nf), res(20 * 33), res(33)},
-			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return weightGrad(dv, S, 20, 33, 50, t) }},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.WeightGrad(S, 20, 33, 50, t[0], t[1], t[2], t[3])
+			}},
 		{kernel: "ColDotSum", args: []arg{in(70*20, nf), in(70*20, randn(1)), res(20), res(20)},
-			call: func(dv kernels.Device, S int, t []kernels.Tensor) error { return colDotSum(dv, S, 70, 20, t) }},
+			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
+				return dv.ColDotSum(S, 70, 20, t[0], t[1], t[2], t[3])
+			}},
 		{kernel: "Linear", args: []arg{in(40*16, nf), pr(16*20, randn(1)), res(40 * 20), res(40 * 20)},
 			call: func(dv kernels.Device, S int, t []kernels.Tensor) error {
 				return dv.Linear(S, 40, 20, 16, t[0], t[1], kernels.Tensor{}, kernels.Tensor{}, t[2], t[3])

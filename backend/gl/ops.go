@@ -235,13 +235,13 @@ func (d *Device) Linear(S, m, n, k int, x, w, bias, res, out, deriv kernels.Tens
 	return d.matmul(p)
 }
 
-// WeightGrad implements kernels.WeightGrader: MatMul's program, tA, with
+// WeightGrad implements kernels.Fused: MatMul's program, tA, with
 // the column sums of dy summed on the way (matmul.comp's sumB).
 func (d *Device) WeightGrad(S, m, n, k int, x, dy, dW, db kernels.Tensor) error {
 	return d.matmul(product{name: "WeightGrad", S: S, tA: true, m: m, n: n, k: k, a: x, b: dy, c: dW, sums: db})
 }
 
-// MatMulThen implements kernels.ProductEpiloguer: MatMul's program with
+// MatMulThen implements kernels.Fused: MatMul's program with
 // the epilogue's kernel applied to each element before it is stored.
 func (d *Device) MatMulThen(S int, tA, tB bool, m, n, k int, a, b, bias, c kernels.Tensor, e kernels.Epilogue, x, out kernels.Tensor) error {
 	then := map[kernels.Epilogue]int{kernels.EpilogueAdd: thenAdd, kernels.EpilogueMul: thenMul, kernels.EpilogueColScale: thenScale}[e]
@@ -252,11 +252,9 @@ func (d *Device) MatMulThen(S int, tA, tB bool, m, n, k int, a, b, bias, c kerne
 		then: then, x: x, ys: c})
 }
 
-var (
-	_ kernels.WeightGrader     = (*Device)(nil)
-	_ kernels.ColDotSummer     = (*Device)(nil)
-	_ kernels.ProductEpiloguer = (*Device)(nil)
-)
+// Fuses implements kernels.Fused: every fused kernel is a shader of its
+// own (LayerNormGrad's long rows aside).
+func (d *Device) Fuses() bool { return true }
 
 // matmul.comp's epilogues (its then).
 const (
@@ -338,7 +336,7 @@ func (d *Device) ColDot(S, rows, n int, a, b, out kernels.Tensor) error {
 	return d.cols("ColDot", progColDot, S, rows, n, []kernels.Tensor{a, b, out}, []int{rows * n, rows * n, n})
 }
 
-// ColDotSum implements kernels.ColDotSummer: ColDot's program, summing a's
+// ColDotSum implements kernels.Fused: ColDot's program, summing a's
 // columns on the way.
 func (d *Device) ColDotSum(S, rows, n int, a, b, dot, sum kernels.Tensor) error {
 	if err := sizes("ColDotSum", rows, n); err != nil {
@@ -582,13 +580,7 @@ func (d *Device) ProbsGradK(S int, s kernels.Shape, p, dP, q, dK kernels.Tensor)
 // lnGradCols is the longest row layernormgrad.comp takes (its LNCOLS).
 const lnGradCols = 1024
 
-var (
-	_ kernels.LayerNormGrader = (*Device)(nil)
-	_ kernels.EmbedAdder      = (*Device)(nil)
-	_ kernels.Attender        = (*Device)(nil)
-)
-
-// LayerNormGrad implements kernels.LayerNormGrader: one workgroup of 32
+// LayerNormGrad implements kernels.Fused: one workgroup of 32
 // per seed (layernormgrad.comp) for rows of at most lnGradCols, else
 // kernels.Separately's LayerNormGradX, Add and ColDotSum.
 func (d *Device) LayerNormGrad(S, rows, n int, gamma, dy, xh, inv, res, dx, dgamma, dbeta kernels.Tensor) error {
@@ -619,7 +611,7 @@ func (d *Device) LayerNormGrad(S, rows, n int, gamma, dy, xh, inv, res, dx, dgam
 // (embedadd.comp's EB).
 const embedBlock = 8 * groupSize
 
-// EmbedAdd implements kernels.EmbedAdder: a workgroup per embedBlock
+// EmbedAdd implements kernels.Fused: a workgroup per embedBlock
 // elements of out (embedadd.comp). Ids that are not whole numbers in
 // range give NaN, and the next Download or Sync returns Embed's error.
 func (d *Device) EmbedAdd(S, rows, n int, ids, table, ids2, table2, out kernels.Tensor) error {
@@ -648,7 +640,7 @@ func (d *Device) EmbedAdd(S, rows, n int, ids, table, ids2, table2, out kernels.
 // (attn.glsl's SMEM).
 const attnSMEM = 6144
 
-// Attends implements kernels.Attender: a head whose blocks fit
+// Attends implements kernels.Fused: a head whose blocks fit
 // attendgrad.comp's shared memory (P and dS, and Q, K, V and dO, rows
 // padded, a rowsum per query and three flags; attend.comp needs less).
 func (d *Device) Attends(s kernels.Shape) bool {
@@ -659,7 +651,7 @@ func (d *Device) Attends(s kernels.Shape) bool {
 	return 4*T*(Dh+1)+2*T*(T+1)+T+3 <= attnSMEM
 }
 
-// Attend implements kernels.Attender: a workgroup per head
+// Attend implements kernels.Fused: a workgroup per head
 // (attend.comp), for the shapes Attends takes.
 func (d *Device) Attend(S int, s kernels.Shape, q, k, v, g, p, o, og kernels.Tensor) error {
 	const name = "Attend"
@@ -685,7 +677,7 @@ func (d *Device) Attend(S int, s kernels.Shape, q, k, v, g, p, o, og kernels.Ten
 	return d.run(name, l)
 }
 
-// AttendGrad implements kernels.Attender: a workgroup per head
+// AttendGrad implements kernels.Fused: a workgroup per head
 // (attendgrad.comp), for the shapes Attends takes.
 func (d *Device) AttendGrad(S int, s kernels.Shape, p, dO, q, k, v, dQ, dK, dV kernels.Tensor) error {
 	const name = "AttendGrad"

@@ -285,7 +285,7 @@ func TestDispatchCounts(t *testing.T) {
 // hardware picks NaNs' payloads).
 func TestFusedMatchSeparate(t *testing.T) {
 	g := needGL(t)
-	sep := struct{ kernels.Device }{g} // hides the fused methods
+	sep := kernels.Apart(g)
 	for _, kc := range allCases() {
 		if !fusedKernels[kc.kernel] {
 			continue

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -65,72 +64,17 @@ func (o *atlasOptions) check(*cobra.Command, []string) error {
 }
 
 func runAtlas(e *env, o *atlasOptions) error {
-	st, err := sweep.OpenExisting(o.db)
-	if err != nil {
-		return usageError{err}
-	}
-	recs, err := st.Records()
-	st.Close()
+	atlas, err := sweep.AtlasDB(o.db, o.config)
 	if err != nil {
 		return err
-	}
-	if o.config != "" {
-		var mine []sweep.Record
-		for _, r := range recs {
-			if r.Key == o.config {
-				mine = append(mine, r)
-			}
-		}
-		if len(mine) == 0 {
-			return usagef("--config %q: no run of %s has that key", o.config, o.db)
-		}
-		recs = mine
-	}
-	atlas, err := sweep.Atlas(recs)
-	if err != nil {
-		return err
-	}
-	if len(atlas) == 0 {
-		return usagef("%s holds no circuit signature (swept before schema version 7, or with --measure leaving signature out): sweep with --measure signature to take them", o.db)
 	}
 	if o.csv != "" {
 		if err := atomicfile.Write(o.csv, func(w io.Writer) error { return sweep.WriteAtlasCSV(w, atlas) }); err != nil {
 			return err
 		}
 	}
-	if err := e.writeFigure(o.figure, func() (*viz.Figure, error) { return atlasFigure(o.db, atlas).Figure() }); err != nil {
+	if err := e.writeFigure(o.figure, func() (*viz.Figure, error) { return sweep.AtlasFigure(o.db, atlas).Figure() }); err != nil {
 		return err
 	}
 	return e.report(o.json, atlasReport{Database: o.db, Configs: atlas}, func(w io.Writer) { sweep.WriteAtlas(w, atlas) }, o.figure, o.csv)
-}
-
-// atlasPanels is how many mechanisms of a configuration the figure draws:
-// the most common, two lines of four.
-const atlasPanels = 8
-
-// atlasFigure is the atlas's figure: a row per configuration, a panel per
-// mechanism (the atlasPanels most common).
-func atlasFigure(db string, atlas []sweep.ConfigAtlas) viz.Atlas {
-	a := viz.Atlas{Title: "atlas · " + db,
-		Note: "each panel one mechanism: its signature's edges, wide by mean effect (a share of the logit difference); heads named by layer and role"}
-	for _, ca := range atlas {
-		title := fmt.Sprintf("%s · %d signed seeds", sweep.ConfigName(ca.Config), ca.Signed)
-		if n := len(ca.Mechanisms); n > atlasPanels {
-			rest := 0
-			for _, m := range ca.Mechanisms[atlasPanels:] {
-				rest += m.Runs
-			}
-			title += fmt.Sprintf(" · the %d most common of %d mechanisms (the other %d hold %d seeds)", atlasPanels, n, n-atlasPanels, rest)
-		}
-		row := viz.AtlasRow{Title: title, Layers: ca.Config.Layers}
-		for k, m := range ca.Mechanisms[:min(len(ca.Mechanisms), atlasPanels)] {
-			p := viz.AtlasPanel{Title: fmt.Sprintf("%d: %.0f%% (%d of %d), seed %d, acc %.0f%%", k+1, 100*m.Share, m.Runs, ca.Signed, m.Representative, 100*m.Accuracy)}
-			for _, ed := range m.Edges {
-				p.Edges = append(p.Edges, viz.CircuitEdge{From: ed.From, To: ed.To, Effect: ed.Effect, In: true})
-			}
-			row.Panels = append(row.Panels, p)
-		}
-		a.Rows = append(a.Rows, row)
-	}
-	return a
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -54,7 +52,7 @@ func runAttribute(e *env, o *attributeOptions) error {
 		figure: func(run string, r *inspect.AttributionReport) (*viz.Figure, error) {
 			return attributionBars("direct logit attribution · "+run, r).Figure()
 		},
-		text: printAttribution,
+		text: inspect.WriteAttribution,
 	})
 }
 
@@ -66,29 +64,4 @@ func attributionBars(title string, r *inspect.AttributionReport) viz.Bars {
 		b.Labels, b.Values = append(b.Labels, p.Name), append(b.Values, p.Logit)
 	}
 	return b
-}
-
-func printAttribution(w io.Writer, r *inspect.AttributionReport) {
-	fmt.Fprintf(w, "Direct logit attribution on %d held-out examples (%d answers): mean answer logit %.3f, logit difference %.3f; "+
-		"every answer's parts sum to its logit within %.1e.\n\n", r.Examples, r.Answers, r.Logit, r.LogitDiff, r.MaxResidual)
-	fmt.Fprint(w, "| Part | Logit | Logit difference |")
-	for _, t := range r.Positions {
-		fmt.Fprintf(w, " at %d |", t)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "|---|---|---|"+strings.Repeat("---|", len(r.Positions)))
-	for _, p := range r.Parts {
-		fmt.Fprintf(w, "| %s | %.3f | %.3f |", p.Name, p.Logit, p.LogitDiff)
-		for _, v := range p.ByPosition {
-			fmt.Fprintf(w, " %.2f |", v)
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintln(w, "\nLogit lens: the residual stream entering each block, and the output, through the final LayerNorm and the unembedding.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| Read at | Accuracy | Answer probability |")
-	fmt.Fprintln(w, "|---|---|---|")
-	for _, l := range r.Lens {
-		fmt.Fprintf(w, "| %s | %.1f%% | %.3f |\n", l.Name, 100*l.Accuracy, l.Probability)
-	}
 }

@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"runtime/pprof"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,12 +16,9 @@ import (
 	"headlab/backend/gl"
 	"headlab/bench"
 	"headlab/glctx"
-	"headlab/graph"
 	"headlab/internal/atomicfile"
-	"headlab/internal/simd"
 	"headlab/kernels"
 	"headlab/tasks"
-	"headlab/train"
 )
 
 func init() {
@@ -33,82 +27,6 @@ func init() {
 
 // defaultGroups is the curve `headlab bench` measures by default.
 const defaultGroups = "1,4,16,64,256,1024"
-
-// benchParts are what --parts may name, in the order they run.
-var benchParts = []string{"kernels", "steps", "groups", "model"}
-
-// parseList splits a comma-separated flag value, refusing empty items and
-// repeats.
-func parseList(flag, v string) ([]string, error) {
-	var out []string
-	for _, f := range strings.Split(v, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			return nil, usagef("--%s %q: an empty item", flag, v)
-		}
-		if slices.Contains(out, f) {
-			return nil, usagef("--%s %q: %s is listed twice", flag, v, f)
-		}
-		out = append(out, f)
-	}
-	return out, nil
-}
-
-// parseSizes reads a list flag of sizes in 1..most (what names one).
-func parseSizes(flag, what, v string, most int) ([]int, error) {
-	items, err := parseList(flag, v)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]int, len(items))
-	for i, f := range items {
-		n, err := strconv.Atoi(f)
-		if err != nil || n <= 0 || n > most {
-			return nil, usagef("--%s %q: %q is not a %s in 1..%d", flag, v, f, what, most)
-		}
-		out[i] = n
-	}
-	return out, nil
-}
-
-// parseBackends reads --backends: all, or a list of cpu and gl. With all,
-// gl is optional (benched when a context can be made).
-func parseBackends(v string) (names []string, glOptional bool, err error) {
-	if v == "all" {
-		return []string{"cpu", "gl"}, true, nil
-	}
-	if names, err = parseList("backends", v); err != nil {
-		return nil, false, err
-	}
-	for _, n := range names {
-		if n != "cpu" && n != "gl" {
-			return nil, false, usagef("unknown backend %q in --backends %q (want all, or a list of cpu and gl)", n, v)
-		}
-	}
-	return names, false, nil
-}
-
-// parseParts reads --parts.
-func parseParts(v string) (map[string]bool, error) {
-	out := map[string]bool{}
-	if v == "all" {
-		for _, p := range benchParts {
-			out[p] = true
-		}
-		return out, nil
-	}
-	items, err := parseList("parts", v)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range items {
-		if !slices.Contains(benchParts, p) {
-			return nil, usagef("unknown part %q in --parts %q (want all, or a list of %s)", p, v, strings.Join(benchParts, ", "))
-		}
-		out[p] = true
-	}
-	return out, nil
-}
 
 // benchCommon are the flags bench and bench vs-pytorch share.
 type benchCommon struct {
@@ -167,7 +85,7 @@ type benchOptions struct {
 	// but kernels' attention shapes trains or models.
 	shape benchShape
 
-	own benchRun
+	own bench.Options
 }
 
 func newBenchCmd(e *env, runF func(*benchOptions) error) *cobra.Command {
@@ -234,8 +152,18 @@ answer rows alone. The JSON says which ("loss").
 headlab bench vs-pytorch times headlab's CPU training against PyTorch's
 (its own --help).`,
 		Args: cobra.NoArgs,
-		RunE: runE(e, o, runF, func(e *env, o *benchOptions) error { return o.run(e, func(e *env) error { return runBench(e, o.own) }) }),
+		RunE: runE(e, o, runF, func(e *env, o *benchOptions) error { return o.run(e, func(e *env) error { return runBench(e, o) }) }),
 	}
+	o.register(cmd)
+	vs := newBenchVsCmd(e, nil)
+	cmd.AddCommand(vs)
+	cmd.SetFlagErrorFunc(flagOf(vs))
+	vs.SetFlagErrorFunc(flagOf(cmd))
+	return cmd
+}
+
+// register declares bench's flags on cmd.
+func (o *benchOptions) register(cmd *cobra.Command) {
 	o.addFlags(cmd, "about --step-time of them")
 	fs := cmd.Flags()
 	fs.StringVar(&o.backends, "backends", "all", "which backends: all (cpu, and gl when a context can be made), or a list of cpu and gl (gl then must work)")
@@ -250,11 +178,6 @@ headlab bench vs-pytorch times headlab's CPU training against PyTorch's
 	fs.BoolVar(&o.vsPyTorch, "vs-pytorch", false, "")
 	o.shape.register(cmd)
 	_ = fs.MarkHidden("vs-pytorch")
-	vs := newBenchVsCmd(e, nil)
-	cmd.AddCommand(vs)
-	cmd.SetFlagErrorFunc(flagOf(vs))
-	vs.SetFlagErrorFunc(flagOf(cmd))
-	return cmd
 }
 
 // flagOf is a FlagErrorFunc that names the command an unknown flag
@@ -283,17 +206,17 @@ func (o *benchOptions) check(cmd *cobra.Command, _ []string) error {
 	}
 	r := &o.own
 	var err error
-	if r.names, r.glOptional, err = parseBackends(o.backends); err != nil {
-		return err
+	if r.Backends, r.GLOptional, err = bench.ParseBackends(o.backends); err != nil {
+		return usageError{err}
 	}
-	if r.groups, err = parseSizes("groups", "group size", o.groups, math.MaxInt32); err != nil {
-		return err
+	if r.Groups, err = bench.ParseSizes("groups", "group size", o.groups, math.MaxInt32); err != nil {
+		return usageError{err}
 	}
-	if r.stepBatches, err = parseSizes("step-batches", "batch", o.stepBatches, 4096); err != nil {
-		return err
+	if r.StepBatches, err = bench.ParseSizes("step-batches", "batch", o.stepBatches, 4096); err != nil {
+		return usageError{err}
 	}
-	if r.parts, err = parseParts(o.parts); err != nil {
-		return err
+	if r.Parts, err = bench.ParseParts(o.parts); err != nil {
+		return usageError{err}
 	}
 	if err := o.benchCommon.check(); err != nil {
 		return err
@@ -301,194 +224,45 @@ func (o *benchOptions) check(cmd *cobra.Command, _ []string) error {
 	if o.dispatchGroup <= 0 {
 		return usagef("--dispatch-group must be positive, got %d", o.dispatchGroup)
 	}
-	if r.model, err = o.shape.config(cmd, o.loss); err != nil {
+	if r.Model, err = o.shape.config(cmd, o.loss); err != nil {
 		return err
 	}
-	r.batch, r.loss, r.budget, r.maxStep, r.asJSON, r.dispatchGroup = o.batch, o.loss, o.budget, o.maxStep, o.json, o.dispatchGroup
-	r.timing = bench.Timing{Steps: o.steps, Target: o.stepTime}
+	r.Batch, r.Loss, r.Budget, r.MaxStep, r.DispatchGroup = o.batch, o.loss, o.budget, o.maxStep, o.dispatchGroup
+	r.Timing = bench.Timing{Steps: o.steps, Target: o.stepTime}
 	return nil
 }
 
-// benchRun is a parsed `headlab bench`.
-type benchRun struct {
-	names      []string
-	glOptional bool
-	parts      map[string]bool
-	groups     []int
-	batch      int
-	loss       string
-	// stepBatches are the batches the steps part measures.
-	stepBatches []int
-	budget      time.Duration
-	timing      bench.Timing
-	maxStep     time.Duration
-	asJSON      bool
-	// dispatchGroup is the S of the kernels part's per-dispatch profile.
-	dispatchGroup int
-	// model is the model flags' training configuration (its batch is
-	// each part's: config).
-	model train.Config
-}
-
-// config is the model of the flags training at batch.
-func (r benchRun) config(batch int) train.Config {
-	c := r.model
-	c.Batch = batch
-	return c
-}
-
-// benchDevice is one backend to measure: a device for the kernels and
-// steps parts, and how the groups part gets its devices.
-type benchDevice struct {
-	dev     kernels.Device
-	backend bench.Backend
-}
-
-// openBenchDevices opens each backend through the one device factory
-// (backendFlag.open). The CPU's groups each get a fresh CPU device; GL's
-// one group uses the device opened here, released when done.
-func openBenchDevices(e *env, r benchRun, rep *bench.Report) ([]benchDevice, func(), error) {
-	var out []benchDevice
-	var releases []func()
-	done := func() {
-		for _, f := range slices.Backward(releases) {
-			f()
+// runBench is `headlab bench`: bench.Run on the devices of the one
+// factory, gl left out (saying why) when optional and it cannot open.
+func runBench(e *env, o *benchOptions) error {
+	r := o.own
+	r.Profile, r.Log = gl.EnvProfile(), e.stderr
+	r.Open = func(name string) (kernels.Device, func(), error) {
+		dev, release, err := (&backendFlag{name: name}).open(e.stderr)
+		if err == nil {
+			return dev, release, nil
 		}
-	}
-	for _, name := range r.names {
-		bf := backendFlag{name: name}
-		dev, release, err := bf.open(e.stderr)
-		if err != nil {
-			var ue usageError
-			isUsage := errors.As(err, &ue)
-			// A bad HEADLAB_EGL_DEVICE is refused even where GL is optional.
-			if name == "gl" && r.glOptional && !(isUsage && errors.Is(ue.error, glctx.ErrDeviceChoice)) {
-				msg := err.Error()
-				if isUsage && errors.Unwrap(ue.error) != nil {
-					msg = errors.Unwrap(ue.error).Error()
-				}
-				rep.GLError = msg
-				fmt.Fprintf(e.stderr, "headlab: benchmarking the cpu backend only: %s\n", msg)
-				continue
+		var ue usageError
+		isUsage := errors.As(err, &ue)
+		// A bad HEADLAB_EGL_DEVICE is refused even where GL is optional.
+		if name == "gl" && r.GLOptional && !(isUsage && errors.Is(ue.error, glctx.ErrDeviceChoice)) {
+			msg := err.Error()
+			if isUsage && errors.Unwrap(ue.error) != nil {
+				msg = errors.Unwrap(ue.error).Error()
 			}
-			done()
-			if name == "gl" {
-				return nil, nil, usagef("--backends gl: %s", strings.TrimPrefix(err.Error(), "--backend gl: "))
-			}
-			return nil, nil, err
+			return nil, nil, &bench.SkipError{Reason: msg}
 		}
-		releases = append(releases, release)
-		b := bench.Backend{Name: name, Workers: 1, Open: func() (kernels.Device, func(), error) { return dev, func() {}, nil }}
-		if _, ok := dev.(kernels.Host); ok {
-			// Groups on the host run in parallel, one a worker.
-			b.Workers = runtime.GOMAXPROCS(0)
-			b.Open = func() (kernels.Device, func(), error) { return bf.open(e.stderr) }
-			rep.CPUWorkers = b.Workers
+		if name == "gl" {
+			return nil, nil, usagef("--backends gl: %s", strings.TrimPrefix(err.Error(), "--backend gl: "))
 		}
-		if dr, ok := dev.(kernels.Driver); ok {
-			rep.Renderer, rep.GLContext = dr.Renderer(), dr.Context()
-		}
-		out = append(out, benchDevice{dev: dev, backend: b})
+		return nil, nil, err
 	}
-	return out, done, nil
-}
-
-// runBench is `headlab bench`.
-func runBench(e *env, r benchRun) error {
-	shape := graph.Config{Vocab: r.model.Vocab, SeqLen: r.model.SeqLen, Arch: r.model.Arch}
-	rep := bench.Report{SIMD: simd.Path(), Loss: r.loss, Shape: &shape}
-	var devs []benchDevice
-	if r.parts["kernels"] || r.parts["steps"] || r.parts["groups"] {
-		var release func()
-		var err error
-		if devs, release, err = openBenchDevices(e, r, &rep); err != nil {
-			return err
-		}
-		defer release()
+	rep, err := bench.Run(r)
+	if err != nil {
+		return err
 	}
-	profile := gl.EnvProfile()
-	for i, d := range devs {
-		if _, ok := d.dev.(kernels.Profiler); ok {
-			devs[i].backend.Profile = profile
-		} else if profile {
-			fmt.Fprintf(e.stderr, "headlab: HEADLAB_GL_PROFILE times the gl backend's dispatches; the %s backend runs untimed\n", d.backend.Name)
-		}
-	}
-	var err error
-	if r.parts["kernels"] {
-		fmt.Fprintln(e.stderr, "timing kernels...")
-		var ds []kernels.Device
-		for _, d := range devs {
-			ds = append(ds, d.dev)
-		}
-		if rep.Kernels, err = bench.Kernels(ds, bench.Shapes, r.budget); err != nil {
-			return err
-		}
-		for _, d := range devs {
-			if _, ok := d.dev.(kernels.Profiler); !ok {
-				continue
-			}
-			fmt.Fprintf(e.stderr, "timing every dispatch of one training step of %d models on %s...\n", r.dispatchGroup, d.backend.Name)
-			if rep.Dispatches, err = bench.ProfileGroup(d.dev, r.config(r.batch), r.dispatchGroup); err != nil {
-				return err
-			}
-			rep.DispatchGroup = r.dispatchGroup
-		}
-	}
-	if r.parts["steps"] {
-		for _, d := range devs {
-			for _, batch := range r.stepBatches {
-				fmt.Fprintf(e.stderr, "timing training steps on %s at batch %d...\n", d.backend.Name, batch)
-				s, err := bench.TrainSteps(d.dev, r.config(batch), r.timing)
-				if err != nil {
-					return err
-				}
-				rep.TrainSteps = append(rep.TrainSteps, s)
-			}
-		}
-	}
-	if r.parts["groups"] {
-		rep.Batch = r.batch
-		c := r.config(r.batch)
-		for _, d := range devs {
-			fmt.Fprintf(e.stderr, "timing groups of %s models on %s (%d concurrent groups) at batch %d...\n",
-				joinInts(r.groups), d.backend.Name, d.backend.Workers, r.batch)
-			rows, err := bench.Curve(d.backend, c, r.groups, r.timing, r.maxStep, func(err error) {
-				rep.Skipped = append(rep.Skipped, err.Error())
-				fmt.Fprintf(e.stderr, "headlab: %v\n", err)
-			})
-			if err != nil {
-				return err
-			}
-			rep.Steps = append(rep.Steps, rows...)
-		}
-		if len(devs) == 2 {
-			from, _ := bench.GPUPaysFrom(rep.Steps, "gl", "cpu")
-			rep.GPUPaysFrom = &from
-		}
-	}
-	if r.parts["model"] {
-		c := r.config(r.batch)
-		fmt.Fprintf(e.stderr, "recording one training step of the %d x %d x %d model (seq-len %d) on the CPU for the cost model...\n", c.Layers, c.Heads, c.DModel, c.SeqLen)
-		calls, err := bench.StepCalls(c)
-		if err != nil {
-			return err
-		}
-		if rep.Model, err = bench.ModelRows(calls, r.groups); err != nil {
-			return err
-		}
-		rep.ModelBatch = r.batch
-	}
-	if r.asJSON {
+	if o.json {
 		return writeJSON(e.stdout, rep)
 	}
 	return rep.WriteText(e.stdout)
-}
-
-func joinInts(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
 }

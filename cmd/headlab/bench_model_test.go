@@ -12,12 +12,12 @@ import (
 // batch), and bad sizes are refused before any work, in train's words.
 func TestBenchModelFlags(t *testing.T) {
 	o := accepted(t, newBenchCmd, "bench", "--parts", "model")
-	if d := bench.BenchConfig(64, tasks.NextToken); o.own.config(64) != d {
-		t.Errorf("defaults: %+v, want %+v", o.own.config(64), d)
+	if d := bench.BenchConfig(64, tasks.NextToken); o.own.Config(64) != d {
+		t.Errorf("defaults: %+v, want %+v", o.own.Config(64), d)
 	}
 	o = accepted(t, newBenchCmd, "bench", "--parts", "model", "--layers", "4", "--heads", "8", "--d-model", "256", "--d-ff", "1024",
 		"--seq-len", "64", "--vocab", "64", "--batch", "32")
-	m := o.own.config(o.own.batch)
+	m := o.own.Config(o.own.Batch)
 	if m.Layers != 4 || m.Heads != 8 || m.DModel != 256 || m.DFF != 1024 || m.SeqLen != 64 || m.Vocab != 64 || m.Batch != 32 || m.Task != "induction" {
 		t.Errorf("big shape: %+v", m)
 	}

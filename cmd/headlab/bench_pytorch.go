@@ -1,17 +1,12 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"os"
 	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"headlab/bench"
-	"headlab/graph"
-	"headlab/internal/simd"
 	"headlab/train"
 )
 
@@ -122,106 +117,23 @@ func (o *benchVsOptions) check(cmd *cobra.Command, _ []string) error {
 	return err
 }
 
-// defaultPython is Debian's interpreter (where python3-torch installs)
-// when present: a python3 earlier on PATH may be another one without torch.
-func defaultPython() string {
-	if _, err := os.Stat("/usr/bin/python3"); err == nil {
-		return "/usr/bin/python3"
-	}
-	return "python3"
-}
+// defaultPython is --python's default (bench.DefaultPython).
+var defaultPython = bench.DefaultPython
 
-// benchVsPyTorch is `headlab bench vs-pytorch`.
+// benchVsPyTorch is `headlab bench vs-pytorch`, on the CPU device.
 func benchVsPyTorch(e *env, o *benchVsOptions) error {
-	steps := o.steps
-	if steps == 0 {
-		steps = 50
-	}
-	shape := graph.Config{Vocab: o.model.Vocab, SeqLen: o.model.SeqLen, Arch: o.model.Arch}
-	defaults := bench.BenchConfig(32, o.loss)
-	rep := bench.Report{SIMD: simd.Path(), Loss: o.loss, PyTorch: &bench.VsPyTorch{Shape: &shape}}
-	vs := rep.PyTorch
-	fmt.Fprintf(e.stderr, "one default training run of %d steps (memory)...\n", o.rssSteps)
-	c := train.Defaults("induction")
-	c.Steps, c.Loss = o.rssSteps, o.loss
 	dev, release, err := (&backendFlag{name: "cpu"}).open(e.stderr)
 	if err != nil {
 		return err
 	}
 	defer release()
-	if _, _, err := train.Run(c, dev, 0, nil); err != nil {
+	rep, err := bench.RunVsPyTorch(bench.VsOptions{Python: o.python, Steps: o.steps, Rounds: o.rounds, Workers: o.workers, RSSSteps: o.rssSteps,
+		Batches: o.batches, Window: o.window, Callgrind: o.callgrind, Loss: o.loss, Model: o.model, Dev: dev, Log: e.stderr})
+	if err != nil {
 		return err
-	}
-	_, vs.TrainRSSMB = bench.ResidentMB()
-	fmt.Fprintln(e.stderr, "sgemm peak...")
-	peak := bench.SgemmPeak(512, time.Second)
-	rep.Peak = &peak
-	pt, err := bench.NewPyTorch(o.python)
-	switch {
-	case errors.Is(err, bench.ErrNoPyTorch):
-		vs.Error = err.Error()
-		fmt.Fprintf(e.stderr, "headlab: %v; timing headlab alone\n", err)
-	case err != nil:
-		return err
-	default:
-		defer pt.Close()
-	}
-	if pt == nil {
-		for _, batch := range o.batches {
-			m := o.model
-			m.Batch = batch
-			r, err := bench.TrainSteps(dev, m, bench.Timing{Steps: steps})
-			if err != nil {
-				return err
-			}
-			rep.TrainSteps = append(rep.TrainSteps, r)
-		}
-	} else {
-		progress := func(batch, round int) {
-			fmt.Fprintf(e.stderr, "timing training steps at batch %d: round %d of %d (headlab, PyTorch default BLAS, PyTorch Haswell BLAS)\n", batch, round+1, o.rounds)
-		}
-		if vs.Steps, err = bench.CompareSteps(pt, o.model, o.batches, steps, o.rounds, progress); err != nil {
-			return err
-		}
-		bench.SetPeak(vs.Steps, peak)
-		fmt.Fprintf(e.stderr, "sweep throughput, %d workers, %v each side...\n", o.workers, o.window)
-		m := o.model
-		m.Batch = o.batches[0]
-		sw, err := bench.CompareSweep(pt, vs.Steps[0].FasterBLAS, m, o.workers, o.window)
-		if err != nil {
-			return err
-		}
-		vs.Sweep = &sw
-	}
-	switch {
-	case o.callgrind && (shape.Arch != defaults.Arch || shape.SeqLen != defaults.SeqLen || shape.Vocab != defaults.Vocab):
-		vs.InstructionsError = "instructions are counted for the default model only"
-		fmt.Fprintln(e.stderr, "headlab: no instruction counts: the model flags ask for another shape")
-	case o.callgrind:
-		countInstructions(e, vs, o.loss)
 	}
 	if o.json {
 		return writeJSON(e.stdout, rep)
 	}
 	return rep.WriteVsPyTorch(e.stdout, o.python, o.rounds, o.rssSteps)
-}
-
-// countInstructions fills vs.Instructions from callgrind runs of this
-// binary, or says in vs.InstructionsError (and on stderr) why it cannot.
-func countInstructions(e *env, vs *bench.VsPyTorch, loss string) {
-	exe, err := os.Executable()
-	for _, batch := range []int{32, 64} {
-		if err != nil {
-			break
-		}
-		fmt.Fprintf(e.stderr, "instructions per step at batch %d (callgrind)...\n", batch)
-		var n bench.InstructionCount
-		if n, err = bench.CountInstructions(exe, loss, batch, 5, 25); err == nil {
-			vs.Instructions = append(vs.Instructions, n)
-		}
-	}
-	if err != nil {
-		vs.Instructions, vs.InstructionsError = nil, err.Error()
-		fmt.Fprintf(e.stderr, "headlab: no instruction counts: %v\n", err)
-	}
 }

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"headlab/circuit"
-	"headlab/inspect"
-	"headlab/internal/progress"
 	"headlab/train"
 	"headlab/viz"
 )
@@ -74,9 +70,9 @@ func runCircuit(e *env, o *circuitOptions) error {
 	if err != nil {
 		return err
 	}
-	corruption := cmp.Or(o.corruption, inspect.Corruptions(m.Task)[0])
-	if err := inspect.CheckCorruption(m.Task, corruption); err != nil {
-		return usagef("--corruption: %v", err)
+	corruption, err := corruptionOf(m, o.corruption)
+	if err != nil {
+		return err
 	}
 	dev, done, err := o.backend.open(e.stderr)
 	if err != nil {
@@ -94,7 +90,7 @@ func runCircuit(e *env, o *circuitOptions) error {
 	}
 	return o.out.write(e, func() (*viz.Figure, error) {
 		return circuitFigure("circuit · "+runTitle(m.Train), m.Shape.Layers, rep).Figure()
-	}, rep, func(w io.Writer) { printCircuit(w, rep) })
+	}, rep, func(w io.Writer) { circuit.WriteReport(w, rep) })
 }
 
 // circuitFigure is rep's drawing: its nodes by layer, every edge with an
@@ -109,52 +105,9 @@ func circuitFigure(title string, layers int, rep *circuit.Report) viz.CircuitGra
 	return g
 }
 
-func printCircuit(w io.Writer, r *circuit.Report) {
-	fmt.Fprintf(w, "Corruption %s, %s, on %d held-out examples. Clean logit difference %.3f; corrupted %.3f.\n",
-		r.Corruption, r.Direction, r.Examples, r.Clean, r.Corrupted)
-	fmt.Fprintf(w, "Circuit: %d of %d edges keep %.1f%% of the logit difference (threshold %.0f%%) with every other edge patched.\n\n",
-		len(r.Circuit), len(r.Edges), 100*r.Faithfulness, 100*r.Threshold)
-	fmt.Fprintln(w, "| Edge | Path patching | Attribution | In circuit |")
-	fmt.Fprintln(w, "|---|---|---|---|")
-	for _, name := range r.Circuit {
-		for _, e := range r.Edges {
-			if e.Edge == name {
-				fmt.Fprintf(w, "| %s | %s | %s | yes |\n", e.Edge, twoDecimals(e.Effect), twoDecimals(e.Attribution))
-			}
-		}
-	}
-	var rest []string
-	for _, e := range r.Edges {
-		if !e.InCircuit && (e.Effect >= 0.005 || e.Effect <= -0.005) {
-			rest = append(rest, fmt.Sprintf("| %s | %s | %s | no |", e.Edge, twoDecimals(e.Effect), twoDecimals(e.Attribution)))
-		}
-	}
-	if len(rest) > 0 {
-		fmt.Fprintln(w, strings.Join(rest, "\n"))
-	}
-	fmt.Fprintf(w, "\nEffects are shares of the logit difference, (M_clean - M) / (M_clean - M_corrupted) noising, (M - M_corrupted) / (M_clean - M_corrupted) denoising; other edges' effects round to 0.00.\n")
-	fmt.Fprintf(w, "Attribution patching against path patching: rank correlation %.3f over every edge.\n", r.RankCorrelation)
-	fmt.Fprint(w, "Faithfulness curve (share kept by the first k edges of the attribution ranking):")
-	for k, f := range r.Curve {
-		if k%10 == 0 {
-			fmt.Fprintf(w, "\n  k=%d:", k)
-		}
-		fmt.Fprintf(w, " %.2f", f)
-	}
-	fmt.Fprintln(w)
-}
-
 // findCircuit is circuit.Find with its progress on stderr as a bar.
 func findCircuit(e *env, r *circuit.Runner, threshold float64, curve bool) (*circuit.Report, error) {
-	var bar *progress.Bar
-	rep, err := circuit.Find(r, threshold, curve, func(done, total int) {
-		if bar == nil {
-			bar = progress.New(e.stderr, "circuit", "edge sets", total)
-		}
-		bar.Update(done, "")
-	})
-	if bar != nil {
-		bar.Finish()
-	}
-	return rep, err
+	report, finish := progressBar(e, "circuit", "edge sets", false)
+	defer finish()
+	return circuit.Find(r, threshold, curve, report)
 }

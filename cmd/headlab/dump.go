@@ -2,15 +2,12 @@ package main
 
 import (
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"headlab/inspect"
 	"headlab/internal/atomicfile"
 	"headlab/interop"
-	"headlab/tasks"
-	"headlab/train"
 )
 
 func init() {
@@ -60,8 +57,8 @@ func (o *dumpOptions) check(*cobra.Command, []string) error {
 		return usagef("--run DIR and --out FILE are required")
 	}
 	var err error
-	if o.outFormat, err = outputFormat(o.out, o.format, interop.Safetensors, interop.DumpFormats...); err != nil {
-		return err
+	if o.outFormat, err = interop.ChooseFormat(o.out, o.format, interop.Safetensors, interop.DumpFormats...); err != nil {
+		return usageError{err}
 	}
 	if err := checkOutputs(fileOut("out", o.out)); err != nil {
 		return err
@@ -85,38 +82,12 @@ func runDump(e *env, o *dumpOptions) error {
 		return err
 	}
 	defer done()
-	b := train.HeldOut(m)
-	b.N, b.Tokens, b.Targets = o.examples, b.Tokens[:o.examples*b.T], b.Targets[:o.examples*b.T]
-	ab, err := inspect.NewAblator(ev, []*tasks.Batch{b}, o.method)
+	b, sn, err := inspect.Dumped(ev, m, o.examples, o.method, off)
 	if err != nil {
 		return err
 	}
-	sn, err := ab.Snapshot([]*tasks.Batch{b}, train.SnapshotOptions{Off: [][][]bool{off}, Attention: b.N, Logits: true})
-	if err != nil {
-		return err
-	}
-	d := interop.DumpOf(m, sn[0].Attention, b.Targets, sn[0].Logits)
+	d := interop.DumpOf(m, sn.Attention, b.Targets, sn.Logits)
 	return atomicfile.WriteStdout(o.out, e.stdout, func(w io.Writer) error {
 		return interop.WriteDump(w, o.outFormat, d, interop.Metadata(m, provenance()))
 	})
-}
-
-// outputFormat is the format --format names, or else the one out's
-// extension names (def for "-"), among allowed; anything else is bad input.
-func outputFormat(out, flag string, def interop.Format, allowed ...interop.Format) (interop.Format, error) {
-	if flag == "" {
-		f, err := interop.FormatOf(out, def, allowed...)
-		if err != nil {
-			return "", usagef("--out %v", err)
-		}
-		return f, nil
-	}
-	names := make([]string, len(allowed))
-	for i, f := range allowed {
-		if interop.Format(flag) == f {
-			return f, nil
-		}
-		names[i] = string(f)
-	}
-	return "", usagef("unknown --format %q: want %s", flag, strings.Join(names, ", "))
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"headlab/internal/atomicfile"
@@ -59,8 +57,8 @@ func (o *exportOptions) check(*cobra.Command, []string) error {
 	if o.layout, err = interop.ParseExportFormat(o.format); err != nil {
 		return usagef("--format: %v", err)
 	}
-	if o.outFormat, err = outputFormat(o.out, "", interop.Safetensors, interop.Safetensors, interop.NPZ); err != nil {
-		return err
+	if o.outFormat, err = interop.ChooseFormat(o.out, "", interop.Safetensors, interop.Safetensors, interop.NPZ); err != nil {
+		return usageError{err}
 	}
 	o.beside = o.layout == interop.TransformerLens && !atomicfile.InPlace(o.out)
 	outs := []output{fileOut("out", o.out)}
@@ -75,17 +73,5 @@ func runExport(e *env, o *exportOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
-	b, err := interop.Export(m, o.layout, provenance())
-	if err != nil {
-		return err
-	}
-	// The result travels too, so that import gives the checkpoint back whole.
-	interop.AddResult(b, res)
-	if err := atomicfile.WriteStdout(o.out, e.stdout, func(w io.Writer) error { return interop.Write(w, o.outFormat, b) }); err != nil {
-		return err
-	}
-	if !o.beside {
-		return nil
-	}
-	return atomicfile.Write(interop.TLConfigPath(o.out), func(w io.Writer) error { return interop.WriteTLConfig(w, m.Shape) })
+	return interop.WriteExport(m, res, o.layout, o.outFormat, o.out, e.stdout, o.beside, provenance())
 }

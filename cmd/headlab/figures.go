@@ -1,13 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"headlab/sweep"
 	"headlab/train"
 	"headlab/viz"
 )
@@ -57,51 +54,4 @@ func checkFigure(flag, path string) error {
 }
 
 // runTitle names a run in a figure's title: task, shape, seed and steps.
-func runTitle(c train.Config) string {
-	s := fmt.Sprintf("%s · %d layer%s × %d heads, d-model %d · seed %d · %d steps",
-		c.Task, c.Layers, plural(c.Layers), c.Heads, c.DModel, c.Seed, c.Steps)
-	if !c.Positions {
-		s += " · no positions"
-	}
-	if !c.Causal {
-		s += " · no causal mask"
-	}
-	return s
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-// writeHistograms draws every configuration's accuracy histogram
-// (viz.AccuracyHistogram) into dir, as ext, named by sweep.HistogramFile.
-func writeHistograms(dir, ext string, reports []sweep.ConfigReport) error {
-	if err := viz.CheckPath("hist" + ext); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for i := range reports {
-		cr := &reports[i]
-		if cr.Seeds == 0 {
-			continue
-		}
-		bins := make([]viz.Bin, len(cr.Histogram))
-		for k, b := range cr.Histogram {
-			bins[k] = viz.Bin(b)
-		}
-		title := fmt.Sprintf("%s (%d seeds)", sweep.ConfigName(cr.Config), cr.Seeds)
-		fig, err := viz.AccuracyHistogram(title, bins, cr.Chance).Figure()
-		if err != nil {
-			return err
-		}
-		if err := viz.Write(sweep.HistogramFile(dir, ext, cr), fig); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+var runTitle = train.Title

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -186,40 +184,11 @@ func completeHeads(runDir, typed string) []string {
 	if runDir == "" || err != nil {
 		return nil
 	}
-	done, prefix := "", typed
-	if k := strings.LastIndexByte(typed, ','); k >= 0 {
-		done, prefix = typed[:k+1], typed[k+1:]
-	}
-	named := strings.Split(done, ",")
-	var out []string
-	for l := range m.Shape.Layers {
-		for h := range m.Shape.Heads {
-			name := analysis.HeadName(l, h)
-			if strings.HasPrefix(name, prefix) && !slices.Contains(named, name) {
-				out = append(out, done+name)
-			}
-		}
-	}
-	return out
+	return inspect.CompleteHeads(m.Shape.Layers, m.Shape.Heads, typed)
 }
 
-func printHeads(w io.Writer, r *inspect.Report) {
-	inspect.WriteAblationTable(w, r)
-	fmt.Fprintln(w)
-	inspect.WriteScoreTable(w, r.Scores())
-	if len(r.Heads) > 0 && len(r.Heads[0].Relations) > 0 {
-		fmt.Fprintln(w)
-		inspect.WriteRelationTable(w, r.Scores())
-	}
-	if r.ByKind != nil {
-		fmt.Fprintln(w)
-		inspect.WriteByKind(w, r.ByKind)
-	}
-	if len(r.Heads) > 0 && r.Heads[0].Circuit != nil {
-		fmt.Fprintln(w)
-		inspect.WriteCircuitTable(w, r)
-	}
-}
+// printHeads is heads' text, which train --heads prints too.
+var printHeads = inspect.WriteReport
 
 // relationFlag is --relation: the relation whose best head accuracy by
 // kind switches off.
@@ -297,11 +266,5 @@ func runScore(e *env, o *scoreOptions) error {
 	}
 	return e.report(o.json, struct {
 		Heads []analysis.HeadScore `json:"heads"`
-	}{heads}, func(w io.Writer) {
-		inspect.WriteScoreTable(w, heads)
-		if len(att.Relations) > 0 {
-			fmt.Fprintln(w)
-			inspect.WriteRelationTable(w, heads)
-		}
-	}, o.pics.paths()...)
+	}{heads}, func(w io.Writer) { inspect.WriteScores(w, heads, len(att.Relations) > 0) }, o.pics.paths()...)
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -88,79 +86,22 @@ func (o *importOptions) check(cmd *cobra.Command, _ []string) error {
 		return usagef("%s: importing its %s needs about %s, more than the %s this process may use (%s)",
 			o.in, memlimit.GiB(fi.Size()), memlimit.GiB(3*fi.Size()), memlimit.GiB(lim.Bytes), lim.What)
 	}
-	b, err := interop.ReadSafetensorsFile(o.in)
-	if err != nil {
-		return usagef("%s: %v", o.in, err)
+	if o.model, o.own, err = interop.Load(layout, o.in, o.task); err != nil {
+		return usageError{err}
 	}
-	var side []byte
-	if layout == interop.TransformerLens {
-		side, err = os.ReadFile(interop.TLConfigPath(o.in))
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return usagef("%s: %v", interop.TLConfigPath(o.in), err)
-		}
-	}
-	im, err := interop.Import(layout, b, side)
-	if err != nil {
-		return usagef("%s: %v", o.in, err)
-	}
-	var tc train.Config
-	switch {
-	case im.Train != nil && (o.task == "" || o.task == im.Train.Task):
-		tc, o.own = *im.Train, im.Result
-	case o.task == "" && im.Train == nil:
-		return usagef("%s carries no headlab config: --task names the task to evaluate it on", o.in)
-	default:
-		// Trained elsewhere: no headlab training (steps 0), evaluated
-		// on the task's held-out examples of seed 1.
-		tc = train.Defaults(o.task)
-		tc.Steps = 0
-	}
-	tc.Arch, tc.SeqLen, tc.Vocab = im.Shape.Arch, im.Shape.SeqLen, im.Shape.Vocab
-	if err := tc.Validate(); err != nil {
-		return usagef("--task %s: %v", tc.Task, err)
-	}
-	t, err := tc.NewTask()
-	if err != nil {
-		return usagef("--task: %v", err)
-	}
-	if got := tc.Model(t); got != im.Shape {
-		return usagef("--task %s: its model would be %s, the file's is %s", tc.Task, got, im.Shape)
-	}
-	o.model = &train.Model{Train: tc, Shape: im.Shape, Task: t, Weights: im.Weights}
 	return nil
-}
-
-// importReport is what import prints.
-type importReport struct {
-	Config train.Config `json:"config"`
-	train.Result
-	// Kept says whether the result saved is the one the file carried.
-	Kept bool `json:"kept_result"`
 }
 
 func runImport(e *env, o *importOptions) error {
 	m := o.model
-	dev, release, err := o.backend.open(e.stderr)
+	ev, done, err := openEvaluator(e, m, &o.backend)
 	if err != nil {
 		return err
 	}
-	defer release()
-	ev, err := train.NewEvaluator(m, dev)
+	defer done()
+	res, err := interop.Evaluate(ev, m)
 	if err != nil {
 		return err
-	}
-	defer ev.Close()
-	acc, loss, err := ev.Accuracy(train.HeldOut(m), nil)
-	if err != nil {
-		return err
-	}
-	res := train.Result{Params: m.Weights.Count(), Accuracy: acc, Chance: m.Task.Chance(), Loss: loss}
-	if tasks.HasUnseen(m.Task) {
-		u, err := train.UnseenAccuracy(ev, m)
-		if err != nil {
-			return err
-		}
-		res.UnseenAccuracy = &u
 	}
 	saved := &res
 	if o.own != nil {
@@ -169,11 +110,6 @@ func runImport(e *env, o *importOptions) error {
 	if err := train.Save(o.out, m, saved); err != nil {
 		return err
 	}
-	return e.report(o.json, importReport{Config: m.Train, Result: res, Kept: o.own != nil}, func(w io.Writer) {
-		fmt.Fprintf(w, "imported    %s into %s (%d parameters, %s)\n", o.in, o.out, res.Params, m.Shape)
-		fmt.Fprintf(w, "accuracy    %.4f on %d held-out examples of %s (chance %.4f), loss %.4f\n", acc, train.HeldOutExamples, m.Task.Name(), res.Chance, loss)
-		if o.own != nil {
-			fmt.Fprintln(w, "result      the file's own (a headlab export), saved as it was")
-		}
-	})
+	rep := &interop.ImportReport{Config: m.Train, Result: res, Kept: o.own != nil}
+	return e.report(o.json, rep, func(w io.Writer) { rep.WriteText(w, m, o.in, o.out) })
 }

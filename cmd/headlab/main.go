@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"headlab/glctx"
+	"headlab/internal/interrupt"
+	"headlab/internal/preflight"
 	"headlab/internal/simd"
 	"headlab/internal/version"
 )
@@ -131,15 +133,23 @@ func execute(root *cobra.Command, args []string, stderr io.Writer) int {
 func exitCode(err error, msg string) int {
 	var ue usageError
 	var ie interruptedError
+	var pr *preflight.Refusal
 	switch {
 	case errors.As(err, &ie):
 		return exitInterrupted
-	case errors.As(err, &ue) || strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
+	case errors.As(err, &ue) || errors.As(err, &pr) || strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
 		strings.Contains(msg, "accepts 0 arg"):
 		return exitBadInput
 	}
 	return exitFailed
 }
+
+// exitOnSignal ends any command on SIGINT or SIGTERM at once with
+// exitInterrupted, as exitTable says, unless it stops gracefully itself
+// (stopsGracefully): internal/interrupt.
+func exitOnSignal(stderr io.Writer) { interrupt.ExitOn(stderr, exitInterrupted) }
+
+var stopsGracefully = interrupt.Graceful
 
 func main() {
 	code := 1

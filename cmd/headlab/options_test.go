@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"headlab/bench"
 	"headlab/findings"
 	"headlab/inspect"
 	"headlab/interop"
@@ -120,11 +121,11 @@ func TestSweepOptions(t *testing.T) {
 func TestReproduceOptions(t *testing.T) {
 	out := t.TempDir()
 	o := accepted(t, newReproduceCmd, "reproduce", "--quick", "--out", out)
-	if o.seeds != 4 || o.small != 2 || o.scale != 0.02 || o.ask != (sweep.Ask{}) || len(o.plan.Pairs()) == 0 {
+	if o.Seeds != 4 || o.Small != 2 || o.Scale != 0.02 || o.ask != (sweep.Ask{}) || len(o.plan.Pairs()) == 0 {
 		t.Errorf("--quick: %+v", o)
 	}
 	o = accepted(t, newReproduceCmd, "reproduce", "--out", out, "--workers", "3", "--loss", tasks.Answers)
-	if o.ask.Workers != 3 || o.seeds != 32 || o.loss != tasks.Answers {
+	if o.ask.Workers != 3 || o.Seeds != 32 || o.Loss != tasks.Answers {
 		t.Errorf("--workers 3: %+v", o)
 	}
 	if len(o.plan.AtlasSeeds) != findings.DefaultAtlasSeeds || o.plan.AtlasSeeds[127] != 128 {
@@ -145,8 +146,8 @@ func TestReproduceOptions(t *testing.T) {
 // --vs-pytorch names the command that replaced it.
 func TestBenchCommandsRefuseEachOthersFlags(t *testing.T) {
 	o := accepted(t, newBenchCmd, "bench", "--parts", "groups,model", "--groups", "1,4", "--backends", "cpu", "--steps", "3", "--json")
-	if !slices.Equal(o.own.names, []string{"cpu"}) || !slices.Equal(o.own.groups, []int{1, 4}) ||
-		!o.own.parts["groups"] || !o.own.parts["model"] || o.own.parts["kernels"] || o.own.timing.Steps != 3 || !o.own.asJSON {
+	if !slices.Equal(o.own.Backends, []string{"cpu"}) || !slices.Equal(o.own.Groups, []int{1, 4}) ||
+		!o.own.Parts["groups"] || !o.own.Parts["model"] || o.own.Parts["kernels"] || o.own.Timing.Steps != 3 || !o.json {
 		t.Errorf("bench: %+v", o.own)
 	}
 	vs := accepted(t, newBenchVsCmd, "vs-pytorch", "--rounds", "2", "--python", "/nonexistent", "--callgrind=false", "--steps", "3", "--loss", tasks.Answers)
@@ -170,7 +171,7 @@ func TestBenchCommandsRefuseEachOthersFlags(t *testing.T) {
 	refused(t, newBenchVsCmd, "unknown --loss", "vs-pytorch", "--loss", "all")
 	// --parts' help names every part (it once left the model out).
 	usage := newBenchCmd(&env{}, nil).Flags().Lookup("parts").Usage
-	for _, p := range benchParts {
+	for _, p := range bench.Parts {
 		if !strings.Contains(usage, p) {
 			t.Errorf("--parts' help %q does not name %s", usage, p)
 		}

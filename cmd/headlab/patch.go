@@ -3,9 +3,6 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"io"
-	"math"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -95,11 +92,11 @@ func (o *patchOptions) check(cmd *cobra.Command, _ []string) error {
 // patching is what to patch in model m: --corruption (default the task's
 // first), --layer and --position, refused when m cannot take them.
 func (o *patchOptions) patching(m *train.Model) (inspect.PatchOptions, error) {
-	p := inspect.PatchOptions{Examples: o.examples, Corruption: cmp.Or(o.corruption, inspect.Corruptions(m.Task)[0])}
-	if err := inspect.CheckCorruption(m.Task, p.Corruption); err != nil {
-		return p, usagef("--corruption: %v", err)
-	}
+	p := inspect.PatchOptions{Examples: o.examples}
 	var err error
+	if p.Corruption, err = corruptionOf(m, o.corruption); err != nil {
+		return p, err
+	}
 	p.Layers, p.Positions, err = o.only.lists(m)
 	return p, err
 }
@@ -112,27 +109,15 @@ func runPatch(e *env, o *patchOptions) error {
 			return err
 		},
 		measure: func(ev *train.Evaluator) ([]*inspect.PatchReport, error) {
-			// Progress on stderr: a bar on a terminal, a line each tenth
-			// of the runs in a log.
-			var bar *progress.Bar
-			opts.Progress = func(done, total int) {
-				if bar == nil {
-					bar = progress.New(e.stderr, "patch", "runs", total)
-				}
-				if bar.OnTerminal() || done*10/total != (done-1)*10/total {
-					bar.Update(done, "")
-				}
-			}
-			r, err := inspect.Patch(ev, opts)
-			if bar != nil {
-				bar.Finish()
-			}
-			return r, err
+			var finish func()
+			opts.Progress, finish = progressBar(e, "patch", "runs", true)
+			defer finish()
+			return inspect.Patch(ev, opts)
 		},
 		figure: func(run string, r *inspect.PatchReport) (*viz.Figure, error) {
 			return patchGrid("patching · "+run, r).Figure()
 		},
-		text: printPatch,
+		text: inspect.WritePatch,
 	})
 }
 
@@ -153,38 +138,24 @@ func patchGrid(title string, r *inspect.PatchReport) viz.PatchGrid {
 	return g
 }
 
-// twoDecimals is v to two decimals, without a sign on a value that rounds
-// to zero.
-func twoDecimals(v float64) string {
-	if math.Abs(v) < 0.005 {
-		return "0.00"
-	}
-	return fmt.Sprintf("%.2f", v)
-}
-
-func printPatch(w io.Writer, r *inspect.PatchReport) {
-	fmt.Fprintf(w, "Corruption %s on %d held-out examples. Clean: logit difference %.3f, accuracy %.1f%%; corrupted: %.3f, %.1f%%.\n\n",
-		r.Corruption, r.Examples, r.Clean.LogitDiff, 100*r.Clean.Accuracy, r.Corrupted.LogitDiff, 100*r.Corrupted.Accuracy)
-	fmt.Fprintln(w, "Share of the logit difference restored, (M - M_corrupted) / (M_clean - M_corrupted), by position patched:")
-	fmt.Fprintln(w)
-	fmt.Fprint(w, "| Patched |")
-	for _, p := range r.Positions {
-		fmt.Fprintf(w, " %d |", p)
-	}
-	fmt.Fprintln(w, " sum |")
-	fmt.Fprintln(w, "|---|"+strings.Repeat("---|", len(r.Positions)+1))
-	for _, p := range append(append([]inspect.Patched(nil), r.Heads...), r.Resid...) {
-		fmt.Fprintf(w, "| %s |", p.Name)
-		for _, v := range p.LogitDiff {
-			fmt.Fprintf(w, " %s |", twoDecimals(v))
+// progressBar is a progress report on stderr as a bar, made at the first
+// report (when the total is known); with tenths, a log (not a terminal)
+// gets a line each tenth of the work only. finish ends the bar.
+func progressBar(e *env, name, unit string, tenths bool) (report func(done, total int), finish func()) {
+	var bar *progress.Bar
+	report = func(done, total int) {
+		if bar == nil {
+			bar = progress.New(e.stderr, name, unit, total)
 		}
-		fmt.Fprintf(w, " %s |\n", twoDecimals(p.Total))
+		if !tenths || bar.OnTerminal() || done*10/total != (done-1)*10/total {
+			bar.Update(done, "")
+		}
 	}
-	located := "none"
-	if len(r.Located) > 0 {
-		located = strings.Join(r.Located, ", ")
+	return report, func() {
+		if bar != nil {
+			bar.Finish()
+		}
 	}
-	fmt.Fprintf(w, "\nHeads located by patching (sum at least %.1f): %s.\n", inspect.PatchLocated, located)
 }
 
 // corruptionHelp ends the help of every command that runs examples clean
@@ -193,6 +164,16 @@ const corruptionHelp = `Corruptions (--corruption; the task's default first):
   first-half  induction tasks: every first-half token replaced by a token the
               example does not hold, so no query has an earlier copy
   other       every task: another held-out example (the next one)`
+
+// corruptionOf is the corruption --corruption names (default the task's
+// first), refused when m's task has no such corruption.
+func corruptionOf(m *train.Model, name string) (string, error) {
+	c := cmp.Or(name, inspect.Corruptions(m.Task)[0])
+	if err := inspect.CheckCorruption(m.Task, c); err != nil {
+		return "", usagef("--corruption: %v", err)
+	}
+	return c, nil
+}
 
 // corruptionFlag registers --corruption into v.
 func corruptionFlag(cmd *cobra.Command, v *string) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -104,7 +103,7 @@ func runPrune(e *env, o *pruneOptions) error {
 	}
 	return o.out.write(e, func() (*viz.Figure, error) {
 		return pruneLines("pruning · "+runTitle(m.Train), r).Figure()
-	}, r, func(w io.Writer) { printPrune(w, r) })
+	}, r, func(w io.Writer) { inspect.WritePrune(w, r) })
 }
 
 // pruneLines is r's orders as curves of accuracy against the fraction of
@@ -112,62 +111,11 @@ func runPrune(e *env, o *pruneOptions) error {
 func pruneLines(title string, r *inspect.PruneReport) viz.Lines {
 	var curves []viz.Curve
 	for _, c := range r.Orders {
-		v := viz.Curve{Name: orderTitle(c.Order, r.RandomOrders)}
+		v := viz.Curve{Name: inspect.OrderTitle(c.Order, r.RandomOrders)}
 		for _, s := range c.Steps {
 			v.Steps, v.Values = append(v.Steps, s.Fraction), append(v.Values, s.Accuracy)
 		}
 		curves = append(curves, v)
 	}
 	return viz.Lines{Title: title, XLabel: "fraction of heads removed", YLabel: "held-out accuracy", Curves: curves}
-}
-
-// orderTitle names an order in a legend.
-func orderTitle(order string, randomOrders int) string {
-	switch order {
-	case inspect.OrderOneShot:
-		return "one-shot importance (Michel et al.)"
-	case inspect.OrderIterative:
-		return "importance, recomputed after each removal"
-	case inspect.OrderGreedy:
-		return "greedy ablation"
-	}
-	return fmt.Sprintf("random order (mean of %d)", randomOrders)
-}
-
-func printPrune(w io.Writer, r *inspect.PruneReport) {
-	fmt.Fprint(w, "| Heads removed | Fraction |")
-	sep := "|---|---|"
-	for _, c := range r.Orders {
-		if c.Order == inspect.OrderRandom {
-			fmt.Fprint(w, " random |")
-			sep += "---|"
-			continue
-		}
-		fmt.Fprintf(w, " %s: removed | %s: accuracy |", c.Order, c.Order)
-		sep += "---|---|"
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, sep)
-	for k := 0; k <= r.Heads; k++ {
-		fmt.Fprintf(w, "| %d | %.2f |", k, float64(k)/float64(r.Heads))
-		for _, c := range r.Orders {
-			s := c.Steps[k]
-			if c.Order != inspect.OrderRandom {
-				fmt.Fprintf(w, " %s |", s.Head)
-			}
-			fmt.Fprintf(w, " %.1f%% |", 100*s.Accuracy)
-		}
-		fmt.Fprintln(w)
-	}
-	if r.Ablation != inspect.AblateZero {
-		fmt.Fprintf(w, "\nHeads switched off by %s ablation.", r.Ablation)
-	}
-	fmt.Fprintf(w, "\nIntact: %.1f%%. Largest fraction of heads removable at a cost of at most 1 point:\n", 100*r.Intact)
-	for _, c := range r.Orders {
-		fmt.Fprintf(w, "- %s: %d of %d heads (%.0f%%)\n", c.Order, c.Removable, r.Heads, 100*c.RemovableFraction)
-	}
-	fmt.Fprintf(w, "Most removed by: %s.\n", strings.Join(r.Best, ", "))
-	if r.Why != "" {
-		fmt.Fprintf(w, "\nWhy one-shot does worse than random: %s\n", r.Why)
-	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,9 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"headlab/backend/cpu"
 	"headlab/backend/gl"
-	"headlab/kernels"
 	"headlab/train"
 )
 
@@ -196,48 +193,6 @@ func TestSweepInterruptExits130(t *testing.T) {
 	}
 	if n := len(readRecords(t, db)); n < 1 || n >= 6 {
 		t.Fatalf("%d runs stored after the interrupt, want 1..5", n)
-	}
-}
-
-// sizedDevice is a CPU device that tells a memory size, as GL's does
-// where its driver has a memory query, or tells none (ok false).
-type sizedDevice struct {
-	*cpu.Device
-	mem int64
-	ok  bool
-}
-
-func (d sizedDevice) MaxBufferFloats() int       { return 1 << 30 }
-func (d sizedDevice) MemoryBytes() (int64, bool) { return d.mem, d.ok }
-
-func TestCheckMemoryAgainstTheDevice(t *testing.T) {
-	c := train.Defaults("induction")
-	need := train.EstimateBytes(c, false)
-	cases := []struct {
-		name    string
-		dev     kernels.Device
-		models  int
-		probed  bool
-		refused bool
-		line    string
-	}{
-		{"fits", sizedDevice{cpu.New(), 4 * need, true}, 4, false, false, ""},
-		{"one model too many", sizedDevice{cpu.New(), 4 * need, true}, 5, false, true, ""},
-		{"no room for the probed graph", sizedDevice{cpu.New(), 4 * need, true}, 4, true, true, ""},
-		{"no memory query", sizedDevice{cpu.New(), 0, false}, 1000, false, false, "reports no memory size"},
-		{"cpu, a few", cpu.New(), 8, true, false, ""},
-		{"cpu, beyond the machine", cpu.New(), int(1<<50/need) + 1, false, true, ""},
-	}
-	for _, tc := range cases {
-		var stderr strings.Builder
-		err := checkMemory(&stderr, tc.dev, []train.Config{c}, tc.models, tc.probed)
-		var ue usageError
-		if tc.refused != (err != nil) || (err != nil && !errors.As(err, &ue)) {
-			t.Errorf("%s: err %v, want refused %v (as bad input)", tc.name, err, tc.refused)
-		}
-		if got := stderr.String(); !strings.Contains(got, tc.line) || (tc.line == "" && got != "") || strings.Count(got, "\n") > 1 {
-			t.Errorf("%s: stderr %q, want one line with %q", tc.name, got, tc.line)
-		}
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,15 +14,7 @@ func init() {
 }
 
 // sweepReport is what report --json prints.
-type sweepReport struct {
-	Database string               `json:"database"`
-	Runs     int                  `json:"runs"`
-	Configs  []sweep.ConfigReport `json:"configs"`
-	// Against and Agreement: with --against, the other database and how
-	// the two agree as distributions over seeds.
-	Against   string            `json:"against,omitempty"`
-	Agreement []sweep.Agreement `json:"agreement,omitempty"`
-}
+type sweepReport = sweep.DBReport
 
 // reportOptions are report's flags, and what check makes of them.
 type reportOptions struct {
@@ -78,72 +69,18 @@ func (o *reportOptions) check(*cobra.Command, []string) error {
 }
 
 func runReport(e *env, o *reportOptions) error {
-	recs, err := readDB(e.stderr, o.db, o.csvDir)
+	rep, err := sweep.ReportDB(e.stderr, o.db, o.against, o.csvDir)
 	if err != nil {
 		return err
 	}
-	if o.csvDir != "" {
-		fmt.Fprintf(e.stderr, "report: %s in %s\n", strings.Join(sweep.CSVFiles, " and "), o.csvDir)
-	}
-	var agreement []sweep.Agreement
-	if o.against != "" {
-		other, err := readDB(e.stderr, o.against, "")
-		if err != nil {
-			return err
-		}
-		agreement = sweep.Agree(recs, other)
-	}
-	reports := sweep.Summarize(recs)
 	if o.pngDir != "" {
-		if err := writeHistograms(o.pngDir, o.ext, reports); err != nil {
+		if err := sweep.WriteHistograms(o.pngDir, o.ext, rep.Configs); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "report: histograms in %s\n", o.pngDir)
 	}
-	err = e.report(o.json, sweepReport{Database: o.db, Runs: len(recs), Configs: reports, Against: o.against, Agreement: agreement}, func(w io.Writer) {
-		fmt.Fprintf(w, "%s: %d runs, %d configurations\n\n", o.db, len(recs), len(reports))
-		sweep.WriteText(w, reports)
-		if o.against != "" {
-			fmt.Fprintln(w)
-			sweep.WriteAgreement(w, o.db, o.against, agreement)
-		}
-	})
-	if err != nil {
+	if err := e.report(o.json, rep, rep.Write); err != nil {
 		return err
 	}
-	for _, g := range agreement {
-		if !g.Agree {
-			return fmt.Errorf("%s and %s differ on %s", o.db, o.against, g.Key)
-		}
-	}
-	if o.against != "" && len(agreement) == 0 {
-		return fmt.Errorf("%s and %s share no finished pair", o.db, o.against)
-	}
-	return nil
-}
-
-// readDB reads every run of the sweep database at path, read-only, and
-// writes its CSV files into csvDir unless that is "".
-func readDB(stderr io.Writer, path, csvDir string) ([]sweep.Record, error) {
-	st, err := sweep.OpenExisting(path)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	defer st.Close()
-	recs, err := st.Records()
-	if err != nil {
-		return nil, err
-	}
-	if n := st.Note(); n != "" {
-		fmt.Fprintf(stderr, "report: %s\n", n)
-	}
-	if v := st.Version(); v < 5 {
-		fmt.Fprintf(stderr, "report: %s is of schema version %d, before version 5's measurements: its runs have no mean or resample ablation, direct logit attribution, circuit scores or lens layer (empty in heads.csv, absent from runs.csv), and their ablations are by zero\n", path, v)
-	}
-	if csvDir != "" {
-		if err := st.WriteCSV(csvDir); err != nil {
-			return nil, err
-		}
-	}
-	return recs, nil
+	return rep.Disagreement()
 }

@@ -3,15 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
-	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
 	"headlab/findings"
-	"headlab/internal/progress"
-	"headlab/internal/workers"
 	"headlab/kernels"
 	"headlab/sweep"
 	"headlab/tasks"
@@ -24,14 +20,10 @@ func init() {
 
 // reproduceOptions are reproduce's flags, and what check makes of them.
 type reproduceOptions struct {
-	out                  string
-	seeds, small, atlas  int
-	scale                float64
-	workers              int
-	resume, quiet, quick bool
-	regime               bool
-	loss                 string
-	backend              backendFlag
+	findings.Options
+	out           string
+	resume, quiet bool
+	backend       backendFlag
 
 	plan findings.Plan
 	ask  sweep.Ask
@@ -74,53 +66,33 @@ takes far longer: use the GPU backend where there is one.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&o.out, "out", "docs", "directory for findings.md; pictures and the database go in DIR/findings/")
-	fs.IntVar(&o.seeds, "seeds", 32, "seeds of the default induction model for the circuit fraction")
-	fs.IntVar(&o.small, "small-seeds", 8, "seeds of every other comparison (reverse, majority, one layer, no mask)")
-	fs.IntVar(&o.atlas, "atlas-seeds", findings.DefaultAtlasSeeds, "seeds of the default induction model grouped by circuit in the atlas (0: no atlas)")
-	fs.Float64Var(&o.scale, "steps-scale", 1, "multiply every step count by this (1 = the published setting; less for a quick check)")
-	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "runs in flight at once")
+	fs.IntVar(&o.Seeds, "seeds", 32, "seeds of the default induction model for the circuit fraction")
+	fs.IntVar(&o.Small, "small-seeds", 8, "seeds of every other comparison (reverse, majority, one layer, no mask)")
+	fs.IntVar(&o.Atlas, "atlas-seeds", findings.DefaultAtlasSeeds, "seeds of the default induction model grouped by circuit in the atlas (0: no atlas)")
+	fs.Float64Var(&o.Scale, "steps-scale", 1, "multiply every step count by this (1 = the published setting; less for a quick check)")
+	fs.IntVar(&o.Workers, "workers", runtime.NumCPU(), "runs in flight at once")
 	fs.BoolVar(&o.resume, "resume", false, "keep the runs of an interrupted reproduce in DIR/findings/findings.db instead of starting over")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
-	fs.BoolVar(&o.quick, "quick", false, "a small check of the machinery: --seeds 4 --small-seeds 2 --steps-scale 0.02")
-	fs.BoolVar(&o.regime, "regime", false, "also sweep the regime grid (the loss, d-model, lr, batch, steps around the default; a finite training set; weight decay) and name the cell closest to the published model")
-	fs.StringVar(&o.loss, "loss", tasks.NextToken, "training loss of every run (the regime grid runs both): next-token or answers")
+	fs.BoolVar(&o.Quick, "quick", false, "a small check of the machinery: --seeds 4 --small-seeds 2 --steps-scale 0.02")
+	fs.BoolVar(&o.Regime, "regime", false, "also sweep the regime grid (the loss, d-model, lr, batch, steps around the default; a finite training set; weight decay) and name the cell closest to the published model")
+	fs.StringVar(&o.Loss, "loss", tasks.NextToken, "training loss of every run (the regime grid runs both): next-token or answers")
 	_ = cmd.RegisterFlagCompletionFunc("loss", cobra.FixedCompletions(tasks.Losses(), cobra.ShellCompDirectiveNoFileComp))
 	o.backend.register(cmd)
 	return cmd
 }
 
 func (o *reproduceOptions) check(cmd *cobra.Command, _ []string) error {
-	switch {
-	case o.seeds < 1:
-		return usagef("--seeds must be at least 1, got %d", o.seeds)
-	case o.small < 1:
-		return usagef("--small-seeds must be at least 1, got %d", o.small)
-	case o.atlas < 0:
-		return usagef("--atlas-seeds must be at least 0, got %d", o.atlas)
-	case !(o.scale > 0 && o.scale <= 10):
-		return usagef("--steps-scale must be in (0, 10], got %g", o.scale)
-	case o.workers < 1:
-		return usagef("--workers must be at least 1, got %d", o.workers)
-	}
-	if err := tasks.CheckLoss(o.loss); err != nil {
+	if err := o.Validate(cmd.Flags().Changed); err != nil {
 		return usageError{err}
-	}
-	if o.quick {
-		for _, f := range []string{"seeds", "small-seeds", "atlas-seeds", "steps-scale"} {
-			if cmd.Flags().Changed(f) {
-				return usagef("--quick sets --%s; give one or the other", f)
-			}
-		}
-		o.seeds, o.small, o.atlas, o.scale = 4, 2, 4, 0.02
 	}
 	if err := checkOutputs(dirOut("out", o.out)); err != nil {
 		return err
 	}
 	o.ask = sweep.Ask{}
 	if cmd.Flags().Changed("workers") {
-		o.ask.Workers = o.workers
+		o.ask.Workers = o.Workers
 	}
-	o.plan = findings.NewPlan(o.seeds, o.small, o.scale, o.regime, o.loss).WithAtlas(o.atlas)
+	o.plan = o.Plan()
 	return o.backend.check()
 }
 
@@ -132,28 +104,29 @@ func reproduce(e *env, o *reproduceOptions) error {
 	defer closeDev()
 	p := o.plan
 	analysis := findings.ReproduceAnalysis(p)
-	lay, err := layOut(e.stderr, dev, p.Pairs(), o.ask, analysis.Probed())
+	lay, err := sweep.LayOut(e.stderr, dev, p.Pairs(), o.ask, analysis.Probed())
 	if err != nil {
 		return err
 	}
-	run := sweepRun{layout: lay, bar: !o.quiet, analysis: analysis, first: dev, bf: o.backend}
 	res, err := findings.Reproduce(findings.ReproduceOptions{
 		Plan: p, Out: o.out, Resume: o.resume, Quiet: o.quiet, Stderr: e.stderr,
-		Device: dev, Workers: lay.Workers, Sharing: lay.Sharing(), Version: versionLine(), Platform: platform,
+		Device: dev, Workers: lay.Workers, Sharing: lay.Sharing(), Version: versionLine(), Platform: sweep.PlatformOf,
 		Sweep: func(st *sweep.Store, pairs []sweep.Pair, keep func(*sweep.Outcome)) (sweep.Summary, error) {
-			run.keep = keep
-			return runSweep(e.stderr, st, pairs, run)
+			return runSweep(e.stderr, st, pairs, sweep.Options{Workers: lay.Workers, Group: lay.Group, Analysis: analysis, Keep: keep,
+				NewPlatform: o.backend.platforms(dev)}, !o.quiet)
 		},
 		Each: func(n int, unit, note string, do func(int, kernels.Device) error) error {
-			return onWorkers(e.stderr, n, dev, lay.Sharing(), o.quiet, unit, note, do)
+			return sweep.EachShown(e.stderr, "reproduce", n, dev, lay.Sharing(), o.quiet, unit, note, do)
 		},
 		Draw: findings.Drawing{
-			Heads:    drawHeads,
-			Grokking: drawGrokking,
+			Heads:    e.drawHeads,
+			Grokking: e.drawGrokking,
 			Histograms: func(dir string, reports []sweep.ConfigReport) error {
-				return writeHistograms(dir, ".png", reports)
+				return sweep.WriteHistograms(dir, ".png", reports)
 			},
-			Atlas: drawAtlas,
+			Atlas: func(path string, atlas []sweep.ConfigAtlas) error {
+				return e.writeFigure(path, sweep.AtlasFigure("findings.db", atlas).Figure)
+			},
 		},
 	})
 	var bad *findings.ClaimsFileError
@@ -170,57 +143,16 @@ func reproduce(e *env, o *reproduceOptions) error {
 }
 
 // drawHeads draws every head's attention on the first held-out example.
-func drawHeads(path string, o *sweep.Outcome) error {
+func (e *env) drawHeads(path string, o *sweep.Outcome) error {
 	if o.Attention == nil || o.Report == nil {
 		return fmt.Errorf("no attention to draw for %s", path)
 	}
-	fig, err := viz.Heatmaps(viz.HeadGrid(runTitle(o.Record.Config), o.Attention, o.Report.Scores(), 0))
-	if err != nil {
-		return err
-	}
-	return viz.Write(path, fig)
+	return e.writeFigure(path, func() (*viz.Figure, error) {
+		return viz.Heatmaps(viz.HeadGrid(runTitle(o.Record.Config), o.Attention, o.Report.Scores(), 0))
+	})
 }
 
 // drawGrokking draws the grokking run's curves as curves draws them.
-func drawGrokking(path string, g *findings.Grokking) error {
-	fig, err := curves(runTitle(g.Config), g.History).Figure()
-	if err != nil {
-		return err
-	}
-	return viz.Write(path, fig)
-}
-
-// onWorkers runs do(0) ... do(n-1) on dev, par at once (a layout's
-// Sharing), with a progress bar over them (unless quiet), counted in
-// unit and described by note. It returns every error do returned.
-func onWorkers(stderr io.Writer, n int, dev kernels.Device, par int, quiet bool, unit, note string, do func(i int, d kernels.Device) error) error {
-	if n == 0 {
-		return nil
-	}
-	errs := make([]error, n)
-	var bar *progress.Bar
-	var done atomic.Int64
-	if !quiet {
-		bar = progress.New(stderr, "reproduce", unit, n)
-		bar.Update(0, note)
-	}
-	workers.Each(n, par, func(i int) {
-		errs[i] = do(i, dev)
-		if bar != nil {
-			bar.Update(int(done.Add(1)), note)
-		}
-	})
-	if bar != nil {
-		bar.Finish()
-	}
-	return errors.Join(errs...)
-}
-
-// drawAtlas draws a reproduce's atlas into path.
-func drawAtlas(path string, atlas []sweep.ConfigAtlas) error {
-	fig, err := atlasFigure("findings.db", atlas).Figure()
-	if err != nil {
-		return err
-	}
-	return viz.Write(path, fig)
+func (e *env) drawGrokking(path string, g *findings.Grokking) error {
+	return e.writeFigure(path, curves(runTitle(g.Config), g.History).Figure)
 }

@@ -1,20 +1,15 @@
 package main
 
 import (
-	"cmp"
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
-	"headlab/inspect"
-	"headlab/internal/progress"
+	"headlab/internal/interrupt"
 	"headlab/kernels"
 	"headlab/sweep"
 )
@@ -93,9 +88,9 @@ The train flags set the base configuration; --grid varies it, e.g.
 	o.backend.register(cmd)
 	fs.BoolVar(&o.retry, "retry-failed", false, "rerun pairs recorded as failed instead of skipping them")
 	o.ablation.register(cmd)
-	fs.StringVar(&o.measure, "measure", "all", "what every run measures beyond its ablation table: all, none, or a list of "+measureNames())
+	fs.StringVar(&o.measure, "measure", "all", "what every run measures beyond its ablation table: all, none, or a list of "+sweep.MeasureNames())
 	_ = cmd.RegisterFlagCompletionFunc("measure", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return append([]string{"all", "none"}, strings.Split(measureNames(), ", ")...), cobra.ShellCompDirectiveNoFileComp
+		return append([]string{"all", "none"}, strings.Split(sweep.MeasureNames(), ", ")...), cobra.ShellCompDirectiveNoFileComp
 	})
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
 	return cmd
@@ -131,40 +126,13 @@ func (o *sweepOptions) check(cmd *cobra.Command, _ []string) error {
 		return usageError{err}
 	}
 	o.analysis = sweep.Analysis{Ablation: method, Measure: measures}
-	seeds, err := sweep.ParseSeeds(o.seeds)
+	base, baseErr := o.model.config(cmd)
+	plan, err := sweep.Spec{Seeds: o.seeds, Grid: o.grid, Shard: o.shard, Base: base, BaseErr: baseErr,
+		StepsSet: cmd.Flags().Changed("steps"), Getenv: os.Getenv}.Plan()
 	if err != nil {
-		return usageError{err}
-	}
-	grid, err := sweep.ParseGrid(o.grid)
-	if err != nil {
-		return usageError{err}
-	}
-	// The base alone may be invalid when the grid changes what is wrong
-	// with it (--heads 3 with d-model=48,96); Expand checks every result.
-	base, err := o.model.config(cmd)
-	if err != nil && len(grid) == 0 {
 		return err
 	}
-	configs, err := sweep.Expand(base, grid, cmd.Flags().Changed("steps"))
-	if err != nil {
-		return usageError{err}
-	}
-	found := o.shard != ""
-	if found {
-		o.shardOf, err = sweep.ParseShard(o.shard)
-	} else {
-		o.shardOf, found, err = sweep.ShardFromEnv(os.Getenv)
-	}
-	if err != nil {
-		return usageError{err}
-	}
-	all := sweep.Pairs(configs, seeds)
-	o.pairs = o.shardOf.Select(all)
-	o.sweepID = sweep.SweepID(all)
-	o.shardNote = ""
-	if found {
-		o.shardNote = fmt.Sprintf("sweep: shard %s: %d of %d pairs", o.shardOf, len(o.pairs), len(all))
-	}
+	o.pairs, o.shardOf, o.sweepID, o.shardNote = plan.Pairs, plan.Shard, plan.ID, plan.Note
 	if o.db == "" {
 		return usagef("--db FILE is required")
 	}
@@ -187,7 +155,7 @@ func runSweepCmd(e *env, o *sweepOptions) error {
 		return err
 	}
 	defer closeDev()
-	lay, err := layOut(e.stderr, dev, o.pairs, o.ask, o.analysis.Probed())
+	lay, err := sweep.LayOut(e.stderr, dev, o.pairs, o.ask, o.analysis.Probed())
 	if err != nil {
 		return err
 	}
@@ -199,30 +167,19 @@ func runSweepCmd(e *env, o *sweepOptions) error {
 		st.Close()
 		return err
 	}
-	if err := noteOthers(e.stderr, st.Backends, dev.Name(), func(held []string) string {
-		return fmt.Sprintf("sweep: %s holds runs made on %s; these run on %s (backends agree as distributions over seeds, not bit for bit)",
-			st.Path(), strings.Join(held, ", "), dev.Name())
-	}); err != nil {
+	if err := st.NoteMixed(e.stderr, dev.Name(), o.analysis); err != nil {
 		st.Close()
 		return err
 	}
-	method := string(cmp.Or(o.analysis.Ablation, inspect.AblateZero))
-	if err := noteOthers(e.stderr, st.AblationMethods, method, func(held []string) string {
-		return fmt.Sprintf("sweep: %s holds runs whose ablation table and circuit verdict are by %s ablation; these run by %s (each record says which, and report names both)",
-			st.Path(), strings.Join(held, " and "), method)
-	}); err != nil {
-		st.Close()
-		return err
-	}
-	sum, err := runSweep(e.stderr, st, o.pairs, sweepRun{layout: lay, retry: o.retry, bar: !o.quiet, analysis: o.analysis, first: dev, bf: o.backend})
+	sum, err := runSweep(e.stderr, st, o.pairs, sweep.Options{Workers: lay.Workers, Group: lay.Group, RetryFailed: o.retry,
+		Analysis: o.analysis, NewPlatform: o.backend.platforms(dev)}, !o.quiet)
 	if cerr := st.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "sweep: %d pairs%s: %d already in %s, %d run now (%d failed)\n",
-		sum.Total, shardNote(o.shardOf), sum.Skipped, o.db, sum.Done, sum.Failed)
+	sum.Write(e.stderr, o.shardOf, o.db)
 	if sum.Interrupted {
 		return interruptedError{fmt.Errorf("interrupted: %d of %d pairs are in %s (%d abandoned in flight); rerun the same command to finish",
 			sum.Skipped+sum.Done, sum.Total, o.db, sum.Abandoned)}
@@ -230,166 +187,21 @@ func runSweepCmd(e *env, o *sweepOptions) error {
 	return nil
 }
 
-// sweepRun is how runSweep runs: sweep.Options' fields that a command
-// sets, and whether to draw progress.
-type sweepRun struct {
-	layout     sweep.Layout
-	retry, bar bool
-	analysis   sweep.Analysis
-	keep       func(*sweep.Outcome)
-	// first is the device the layout was made on; the first worker uses
-	// it, later workers open their own of the same backend.
-	first kernels.Device
-	bf    backendFlag
-}
-
-// layOut lays out pairs on dev as ask says (sweep.NewLayout, then Fit),
-// each model with the probed graph when probed, refusing before any work
-// a run that does not fit the process's memory or the device's, or a
-// --group the device cannot hold, and saying in one line when the
-// default group size splits a configuration's seeds.
-func layOut(stderr io.Writer, dev kernels.Device, pairs []sweep.Pair, ask sweep.Ask, probed bool) (sweep.Layout, error) {
-	lay := sweep.NewLayout(dev, len(pairs), ask)
-	configs := configsOf(pairs)
-	// Before Fit, which builds one model of each shape.
-	if err := checkHostMemory(dev, configs, lay.Models(len(pairs)), probed); err != nil {
-		return lay, err
-	}
-	note, err := lay.Fit(dev, pairs, probed)
-	var tl *sweep.TooLarge
-	if errors.As(err, &tl) {
-		return lay, usagef("--group %d: at most %d fit (%s)", tl.Asked, tl.Limit, tl.Why)
-	}
-	if err != nil {
-		return lay, usageError{err}
-	}
-	if note != "" {
-		fmt.Fprintf(stderr, "sweep: %s\n", note)
-	}
-	return lay, checkDeviceMemory(stderr, dev, configs, lay.Group, probed)
-}
-
-// noteOthers writes the line line(held) when the values a store holds
-// (list: its backends, its ablation methods) name one besides this, the
-// one of the runs to come.
-func noteOthers(stderr io.Writer, list func() ([]string, error), this string, line func(held []string) string) error {
-	held, err := list()
-	if err != nil {
-		return err
-	}
-	for _, v := range held {
-		if v != this {
-			fmt.Fprintln(stderr, line(held))
-			break
-		}
-	}
-	return nil
-}
-
-// runSweep runs pairs into st with a progress bar on stderr, stopping
-// cleanly on SIGINT or SIGTERM: the first stops new runs, the second
-// abandons those in flight.
-func runSweep(stderr io.Writer, st *sweep.Store, pairs []sweep.Pair, run sweepRun) (sweep.Summary, error) {
-	ctx, stop := context.WithCancel(context.Background())
+// runSweep runs pairs into st (sweep.RunShown), stopping cleanly on
+// SIGINT or SIGTERM: the first stops new runs, the second abandons
+// those in flight.
+func runSweep(stderr io.Writer, st *sweep.Store, pairs []sweep.Pair, opt sweep.Options, bar bool) (sweep.Summary, error) {
+	ctx, abort, stop := interrupt.Twice(stderr, "sweep", "starting no new runs, finishing the runs in flight (again to abandon them)", "abandoning the runs in flight")
 	defer stop()
-	abort := make(chan struct{})
-	sigs := make(chan os.Signal, 2)
-	defer stopsGracefully(sigs)()
-	over := make(chan struct{})
-	defer close(over)
-	go func() {
-		for n := 0; ; {
-			select {
-			case <-over:
-				return
-			case s := <-sigs:
-				n++
-				if n == 1 {
-					fmt.Fprintf(stderr, "\nsweep: %v: starting no new runs, finishing the runs in flight (again to abandon them)\n", s)
-					stop()
-				} else {
-					fmt.Fprintf(stderr, "\nsweep: %v: abandoning the runs in flight\n", s)
-					close(abort)
-					return
-				}
-			}
-		}
-	}()
-	pb := progress.New(stderr, "sweep", "runs", len(pairs))
-	var mu sync.Mutex
-	first := run.first
-	opt := sweep.Options{
-		Workers: run.layout.Workers,
-		Group:   run.layout.Group,
-		NewPlatform: func() (sweep.Platform, error) {
-			mu.Lock()
-			dev := first
-			first = nil
-			mu.Unlock()
-			if dev == nil {
-				d, _, err := run.bf.open(io.Discard)
-				if err != nil {
-					return sweep.Platform{}, err
-				}
-				dev = d
-			}
-			return platform(dev), nil
-		},
-		Abort:       abort,
-		Keep:        run.keep,
-		RetryFailed: run.retry,
-		Analysis:    run.analysis,
-		Note:        func(n string) { fmt.Fprintf(stderr, "sweep: %s: %s\n", st.Path(), n) },
-	}
-	if run.bar {
-		opt.Progress = func(p sweep.Progress) {
-			if p.Last == nil {
-				pb.Resume(p.Skipped)
-			}
-			pb.Update(p.Skipped+p.Done, sweepNote(p, pb.OnTerminal()))
-		}
-	}
-	sum, err := sweep.Run(ctx, st, pairs, opt)
-	if run.bar {
-		pb.Finish()
-	}
-	return sum, err
+	opt.Abort = abort
+	return sweep.RunShown(ctx, stderr, st, pairs, opt, bar)
 }
 
-// measureNames lists the measurements --measure names.
-func measureNames() string {
-	var names []string
-	for _, m := range sweep.Measures {
-		names = append(names, string(m))
-	}
-	return strings.Join(names, ", ")
-}
-
-// shardNote is " in shard i/n", or "" for the whole sweep.
-func shardNote(s sweep.Shard) string {
-	if s == sweep.All {
-		return ""
-	}
-	return " in shard " + s.String()
-}
-
-// sweepNote is what the progress line says beside the counts: failures
-// and runs in flight, and in a log the run that just landed.
-func sweepNote(p sweep.Progress, tty bool) string {
-	note := fmt.Sprintf("%d failed, %d running", p.Failed, p.Running)
-	if p.Elsewhere > 0 {
-		note += fmt.Sprintf(", %d in another process", p.Elsewhere)
-	}
-	if p.Last == nil {
-		return note + fmt.Sprintf(", %d already in the database", p.Skipped)
-	}
-	if tty {
-		return note
-	}
-	r := p.Last
-	what := fmt.Sprintf("accuracy %.1f%%", 100*r.Accuracy)
-	if r.Status != sweep.StatusOK {
-		what = "FAILED: " + r.Error
-	}
-	return note + fmt.Sprintf(" · seed %d %s: %s in %.1f s", r.Config.Seed, r.Key, what, r.Seconds)
+// platforms gives a sweep's workers their devices: the first dev, each
+// later one its own of b's backend.
+func (b backendFlag) platforms(dev kernels.Device) func() (sweep.Platform, error) {
+	return sweep.Platforms(dev, func() (kernels.Device, error) {
+		d, _, err := b.open(io.Discard)
+		return d, err
+	})
 }

@@ -99,8 +99,7 @@ func (o *viewOptions) check(cmd *cobra.Command, _ []string) error {
 }
 
 func runView(e *env, o *viewOptions) error {
-	// bf is a copy: auto may fall back to the CPU below.
-	bf, screenshot, opts := o.backend, o.screenshot, o.window
+	opts := o.window
 	if o.run.dir != "" {
 		m, err := o.run.load()
 		if err != nil {
@@ -108,34 +107,9 @@ func runView(e *env, o *viewOptions) error {
 		}
 		opts.Model, opts.Source = m, o.run.dir
 	}
-
-	// GLFW without an X server only complains through a callback:
-	// say it plainly before trying.
-	if os.Getenv("DISPLAY") == "" {
-		return usagef("view: no display: DISPLAY is not set (run it on a desktop, or under xvfb-run)")
-	}
-	if err := bf.check(); err != nil {
-		return err
-	}
-	// The viewer draws with OpenGL 4.1 core (macOS's ceiling);
-	// the GL device computes in the same context, with 4.3
-	// compute shaders.
-	window41 := glctx.Options{Context: "glfw", Window: true, Title: "headlab", Major: 4, Minor: 1}
-	want := window41
-	if bf.name != "cpu" {
-		want.Minor = 3
-	}
-	display, err := glctx.New(want)
-	if err != nil && bf.name == "auto" {
-		// No 4.3 window (macOS, an old driver): draw on 4.1 and
-		// compute on the CPU, saying so in one line.
-		if d41, err41 := glctx.New(window41); err41 == nil {
-			fmt.Fprintf(e.stderr, "headlab: using the cpu backend: %v\n", err)
-			display, err, bf = d41, nil, backendFlag{name: "cpu"}
-		}
-	}
+	display, bf, err := openViewWindow(e, o.backend)
 	if err != nil {
-		return usageError{fmt.Errorf("view: %w", err)}
+		return err
 	}
 	defer display.Close()
 	// GL kernels share the window's thread, so the heatmaps are
@@ -162,33 +136,8 @@ func runView(e *env, o *viewOptions) error {
 			v.Quit()
 		}
 	}()
-
-	if screenshot != "" {
-		if err := v.WaitIdle(0); errors.Is(err, window.ErrClosed) && interrupted.Load() {
-			return interruptedError{errors.New("view: interrupted before the screenshot")}
-		} else if errors.Is(err, window.ErrClosed) {
-			return errors.New("view: the window was closed before the screenshot")
-		} else if err != nil {
-			return err
-		}
-		img, err := v.Screenshot()
-		if err == nil {
-			err = atomicfile.WriteStdout(screenshot, e.stdout, func(w io.Writer) error { return png.Encode(w, img) })
-		}
-		if err != nil {
-			return fmt.Errorf("view: writing the screenshot: %w", err)
-		}
-		s, st := v.Status(), v.Stats()
-		rate := ""
-		if st.Steps > 0 {
-			rate = fmt.Sprintf(", %.0f steps/s with %d refreshes of %.0f ms", float64(st.Steps)/st.Seconds,
-				st.Refreshes, 1000*st.RefreshSeconds/float64(st.Refreshes))
-		}
-		if s.Circuit != nil {
-			rate += fmt.Sprintf(", circuit of %d edges at step %d", len(s.Circuit), s.CircuitStep)
-		}
-		fmt.Fprintf(e.stderr, "wrote %s: step %d, held-out accuracy %.3f%s\n", screenshot, s.Step, s.Accuracy, rate)
-		return nil
+	if o.screenshot != "" {
+		return screenshot(e, v, o.screenshot, interrupted.Load)
 	}
 	err = v.Run()
 	st := v.Stats()
@@ -199,4 +148,67 @@ func runView(e *env, o *viewOptions) error {
 		return interruptedError{errors.New("view: interrupted")}
 	}
 	return err
+}
+
+// openViewWindow opens the viewer's window: OpenGL 4.1 core to draw
+// (macOS's ceiling), 4.3 where the GL device computes in the same
+// context. With --backend auto and no 4.3 window, it draws on 4.1 and
+// the backend returned is the CPU's, saying so in one line.
+func openViewWindow(e *env, bf backendFlag) (*glctx.Thread, backendFlag, error) {
+	// GLFW without an X server only complains through a callback:
+	// say it plainly before trying.
+	if os.Getenv("DISPLAY") == "" {
+		return nil, bf, usagef("view: no display: DISPLAY is not set (run it on a desktop, or under xvfb-run)")
+	}
+	if err := bf.check(); err != nil {
+		return nil, bf, err
+	}
+	window41 := glctx.Options{Context: "glfw", Window: true, Major: 4, Minor: 1}
+	want := window41
+	if bf.name != "cpu" {
+		want.Minor = 3
+	}
+	display, err := glctx.New(want)
+	if err != nil && bf.name == "auto" {
+		// No 4.3 window (macOS, an old driver): draw on 4.1 and
+		// compute on the CPU.
+		if d41, err41 := glctx.New(window41); err41 == nil {
+			fmt.Fprintf(e.stderr, "headlab: using the cpu backend: %v\n", err)
+			display, err, bf = d41, nil, backendFlag{name: "cpu"}
+		}
+	}
+	if err != nil {
+		return nil, bf, usageError{fmt.Errorf("view: %w", err)}
+	}
+	return display, bf, nil
+}
+
+// screenshot waits for the viewer to pause (or the checkpoint to be
+// evaluated), writes one frame to path and says on stderr what it shows.
+func screenshot(e *env, v *window.Viewer, path string, interrupted func() bool) error {
+	if err := v.WaitIdle(0); errors.Is(err, window.ErrClosed) && interrupted() {
+		return interruptedError{errors.New("view: interrupted before the screenshot")}
+	} else if errors.Is(err, window.ErrClosed) {
+		return errors.New("view: the window was closed before the screenshot")
+	} else if err != nil {
+		return err
+	}
+	img, err := v.Screenshot()
+	if err == nil {
+		err = atomicfile.WriteStdout(path, e.stdout, func(w io.Writer) error { return png.Encode(w, img) })
+	}
+	if err != nil {
+		return fmt.Errorf("view: writing the screenshot: %w", err)
+	}
+	s, st := v.Status(), v.Stats()
+	rate := ""
+	if st.Steps > 0 {
+		rate = fmt.Sprintf(", %.0f steps/s with %d refreshes of %.0f ms", float64(st.Steps)/st.Seconds,
+			st.Refreshes, 1000*st.RefreshSeconds/float64(st.Refreshes))
+	}
+	if s.Circuit != nil {
+		rate += fmt.Sprintf(", circuit of %d edges at step %d", len(s.Circuit), s.CircuitStep)
+	}
+	fmt.Fprintf(e.stderr, "wrote %s: step %d, held-out accuracy %.3f%s\n", path, s.Step, s.Accuracy, rate)
+	return nil
 }

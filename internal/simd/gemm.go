@@ -110,42 +110,8 @@ func goGemm(m, n, k int, a []float32, ai, ap int, b []float32, ldb int, c []floa
 	w := packPool.Get().(*packed)
 	defer packPool.Put(w)
 	pa, pb := w.grow(mb*k, nb*k)
-	for ib := range mb {
-		i0 := ib * 4
-		panel := pa[ib*k : ib*k+k]
-		o := i0 * ai
-		if i0+4 <= m {
-			for p := range panel {
-				panel[p] = [4]float32{a[o], a[o+ai], a[o+2*ai], a[o+3*ai]}
-				o += ap
-			}
-			continue
-		}
-		for p := range panel {
-			var q [4]float32
-			for r := range m - i0 {
-				q[r] = a[o+r*ai]
-			}
-			panel[p] = q
-			o += ap
-		}
-	}
-	for jb := range nb {
-		j0 := jb * 2
-		panel := pb[jb*k : jb*k+k]
-		o := j0
-		if j0+2 <= n {
-			for p := range panel {
-				panel[p] = [2]float32{b[o], b[o+1]}
-				o += ldb
-			}
-			continue
-		}
-		for p := range panel {
-			panel[p] = [2]float32{b[o], 0}
-			o += ldb
-		}
-	}
+	packRows(pa, a, m, k, ai, ap)
+	packCols(pb, b, n, k, ldb)
 	for ib := range mb {
 		i0 := ib * 4
 		rows := min(4, m-i0)
@@ -175,6 +141,55 @@ func goGemm(m, n, k int, a []float32, ai, ap int, b []float32, ldb int, c []floa
 					ci[1] = s[2*r+1]
 				}
 			}
+		}
+	}
+}
+
+// packRows packs the rows of a (m of them, row i at i*ai, step p at p*ap)
+// into panels of 4 rows: pa[ib*k+p] holds a's rows 4ib to 4ib+3 at p,
+// zero past m.
+func packRows(pa [][4]float32, a []float32, m, k, ai, ap int) {
+	mb := (m + 3) / 4
+	for ib := range mb {
+		i0 := ib * 4
+		panel := pa[ib*k : ib*k+k]
+		o := i0 * ai
+		if i0+4 <= m {
+			for p := range panel {
+				panel[p] = [4]float32{a[o], a[o+ai], a[o+2*ai], a[o+3*ai]}
+				o += ap
+			}
+			continue
+		}
+		for p := range panel {
+			var q [4]float32
+			for r := range m - i0 {
+				q[r] = a[o+r*ai]
+			}
+			panel[p] = q
+			o += ap
+		}
+	}
+}
+
+// packCols packs the n columns of b (row stride ldb) into panels of 2
+// columns: pb[jb*k+p] holds b's columns 2jb and 2jb+1 at row p, zero past n.
+func packCols(pb [][2]float32, b []float32, n, k, ldb int) {
+	nb := (n + 1) / 2
+	for jb := range nb {
+		j0 := jb * 2
+		panel := pb[jb*k : jb*k+k]
+		o := j0
+		if j0+2 <= n {
+			for p := range panel {
+				panel[p] = [2]float32{b[o], b[o+1]}
+				o += ldb
+			}
+			continue
+		}
+		for p := range panel {
+			panel[p] = [2]float32{b[o], 0}
+			o += ldb
 		}
 	}
 }
@@ -209,102 +224,56 @@ func dot4x2(xa [][4]float32, yb [][2]float32, b0, b1 float32) (s00, s01, s10, s1
 	for len(xa) >= 16 && len(yb) >= 16 {
 		x, y := (*[16][4]float32)(xa), (*[16][2]float32)(yb)
 		s00, s01, s10, s11, s20, s21, s30, s31 := s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]
-		y0, y1 := y[0][0], y[0][1]
-		x0, x1, x2, x3 := x[0][0], x[0][1], x[0][2], x[0][3]
-		s00, s01 = s00+float32(x0*y0), s01+float32(x0*y1)
-		s10, s11 = s10+float32(x1*y0), s11+float32(x1*y1)
-		s20, s21 = s20+float32(x2*y0), s21+float32(x2*y1)
-		s30, s31 = s30+float32(x3*y0), s31+float32(x3*y1)
-		y0, y1 = y[1][0], y[1][1]
-		x0, x1, x2, x3 = x[1][0], x[1][1], x[1][2], x[1][3]
-		s00, s01 = s00+float32(x0*y0), s01+float32(x0*y1)
-		s10, s11 = s10+float32(x1*y0), s11+float32(x1*y1)
-		s20, s21 = s20+float32(x2*y0), s21+float32(x2*y1)
-		s30, s31 = s30+float32(x3*y0), s31+float32(x3*y1)
-		y0, y1 = y[2][0], y[2][1]
-		x0, x1, x2, x3 = x[2][0], x[2][1], x[2][2], x[2][3]
-		s00, s01 = s00+float32(x0*y0), s01+float32(x0*y1)
-		s10, s11 = s10+float32(x1*y0), s11+float32(x1*y1)
-		s20, s21 = s20+float32(x2*y0), s21+float32(x2*y1)
-		s30, s31 = s30+float32(x3*y0), s31+float32(x3*y1)
-		y0, y1 = y[3][0], y[3][1]
-		x0, x1, x2, x3 = x[3][0], x[3][1], x[3][2], x[3][3]
-		s00, s01 = s00+float32(x0*y0), s01+float32(x0*y1)
-		s10, s11 = s10+float32(x1*y0), s11+float32(x1*y1)
-		s20, s21 = s20+float32(x2*y0), s21+float32(x2*y1)
-		s30, s31 = s30+float32(x3*y0), s31+float32(x3*y1)
-		y0, y1 = y[4][0], y[4][1]
-		x0, x1, x2, x3 = x[4][0], x[4][1], x[4][2], x[4][3]
-		s00, s01 = s00+float32(x0*y0), s01+float32(x0*y1)
-		s10, s11 = s10+float32(x1*y0), s11+float32(x1*y1)
-		s20, s21 = s20+float32(x2*y0), s21+float32(x2*y1)
-		s30, s31 = s30+float32(x3*y0), s31+float32(x3*y1)
-		y0, y1 = y[5][0], y[5][1]
-		x0, x1, x2, x3 = x[5][0], x[5][1], x[5][2], x[5][3]
-		s00, s01 = s00+float32(x0*y0), s01+float32(x0*y1)
-		s10, s11 = s10+float32(x1*y0), s11+float32(x1*y1)
-		s20, s21 = s20+float32(x2*y0), s21+float32(x2*y1)
-		s30, s31 = s30+float32(x3*y0), s31+float32(x3*y1)
-		y0, y1 = y[6][0], y[6][1]
-		x0, x1, x2, x3 = x[6][0], x[6][1], x[6][2], x[6][3]
-		s00, s01 = s00+float32(x0*y0), s01+float32(x0*y1)
-		s10, s11 = s10+float32(x1*y0), s11+float32(x1*y1)
-		s20, s21 = s20+float32(x2*y0), s21+float32(x2*y1)
-		s30, s31 = s30+float32(x3*y0), s31+float32(x3*y1)
-		y0, y1 = y[7][0], y[7][1]
-		x0, x1, x2, x3 = x[7][0], x[7][1], x[7][2], x[7][3]
-		s00, s01 = s00+float32(x0*y0), s01+float32(x0*y1)
-		s10, s11 = s10+float32(x1*y0), s11+float32(x1*y1)
-		s20, s21 = s20+float32(x2*y0), s21+float32(x2*y1)
-		s30, s31 = s30+float32(x3*y0), s31+float32(x3*y1)
-		y0, y1 = y[8][0], y[8][1]
-		x0, x1, x2, x3 = x[8][0], x[8][1], x[8][2], x[8][3]
-		s00, s01 = s00+float32(x0*y0), s01+float32(x0*y1)
-		s10, s11 = s10+float32(x1*y0), s11+float32(x1*y1)
-		s20, s21 = s20+float32(x2*y0), s21+float32(x2*y1)
-		s30, s31 = s30+float32(x3*y0), s31+float32(x3*y1)
-		y0, y1 = y[9][0], y[9][1]
-		x0, x1, x2, x3 = x[9][0], x[9][1], x[9][2], x[9][3]
-		s00, s01 = s00+float32(x0*y0), s01+float32(x0*y1)
-		s10, s11 = s10+float32(x1*y0), s11+float32(x1*y1)
-		s20, s21 = s20+float32(x2*y0), s21+float32(x2*y1)
-		s30, s31 = s30+float32(x3*y0), s31+float32(x3*y1)
-		y0, y1 = y[10][0], y[10][1]
-		x0, x1, x2, x3 = x[10][0], x[10][1], x[10][2], x[10][3]
-		s00, s01 = s00+float32(x0*y0), s01+float32(x0*y1)
-		s10, s11 = s10+float32(x1*y0), s11+float32(x1*y1)
-		s20, s21 = s20+float32(x2*y0), s21+float32(x2*y1)
-		s30, s31 = s30+float32(x3*y0), s31+float32(x3*y1)
-		y0, y1 = y[11][0], y[11][1]
-		x0, x1, x2, x3 = x[11][0], x[11][1], x[11][2], x[11][3]
-		s00, s01 = s00+float32(x0*y0), s01+float32(x0*y1)
-		s10, s11 = s10+float32(x1*y0), s11+float32(x1*y1)
-		s20, s21 = s20+float32(x2*y0), s21+float32(x2*y1)
-		s30, s31 = s30+float32(x3*y0), s31+float32(x3*y1)
-		y0, y1 = y[12][0], y[12][1]
-		x0, x1, x2, x3 = x[12][0], x[12][1], x[12][2], x[12][3]
-		s00, s01 = s00+float32(x0*y0), s01+float32(x0*y1)
-		s10, s11 = s10+float32(x1*y0), s11+float32(x1*y1)
-		s20, s21 = s20+float32(x2*y0), s21+float32(x2*y1)
-		s30, s31 = s30+float32(x3*y0), s31+float32(x3*y1)
-		y0, y1 = y[13][0], y[13][1]
-		x0, x1, x2, x3 = x[13][0], x[13][1], x[13][2], x[13][3]
-		s00, s01 = s00+float32(x0*y0), s01+float32(x0*y1)
-		s10, s11 = s10+float32(x1*y0), s11+float32(x1*y1)
-		s20, s21 = s20+float32(x2*y0), s21+float32(x2*y1)
-		s30, s31 = s30+float32(x3*y0), s31+float32(x3*y1)
-		y0, y1 = y[14][0], y[14][1]
-		x0, x1, x2, x3 = x[14][0], x[14][1], x[14][2], x[14][3]
-		s00, s01 = s00+float32(x0*y0), s01+float32(x0*y1)
-		s10, s11 = s10+float32(x1*y0), s11+float32(x1*y1)
-		s20, s21 = s20+float32(x2*y0), s21+float32(x2*y1)
-		s30, s31 = s30+float32(x3*y0), s31+float32(x3*y1)
-		y0, y1 = y[15][0], y[15][1]
-		x0, x1, x2, x3 = x[15][0], x[15][1], x[15][2], x[15][3]
-		s00, s01 = s00+float32(x0*y0), s01+float32(x0*y1)
-		s10, s11 = s10+float32(x1*y0), s11+float32(x1*y1)
-		s20, s21 = s20+float32(x2*y0), s21+float32(x2*y1)
-		s30, s31 = s30+float32(x3*y0), s31+float32(x3*y1)
+		// 16 steps unrolled, p = 0 to 15, three lines each: the loads, then
+		// the 8 multiply-adds.
+		y0, y1, x0, x1, x2, x3 := y[0][0], y[0][1], x[0][0], x[0][1], x[0][2], x[0][3]
+		s00, s01, s10, s11 = s00+float32(x0*y0), s01+float32(x0*y1), s10+float32(x1*y0), s11+float32(x1*y1)
+		s20, s21, s30, s31 = s20+float32(x2*y0), s21+float32(x2*y1), s30+float32(x3*y0), s31+float32(x3*y1)
+		y0, y1, x0, x1, x2, x3 = y[1][0], y[1][1], x[1][0], x[1][1], x[1][2], x[1][3]
+		s00, s01, s10, s11 = s00+float32(x0*y0), s01+float32(x0*y1), s10+float32(x1*y0), s11+float32(x1*y1)
+		s20, s21, s30, s31 = s20+float32(x2*y0), s21+float32(x2*y1), s30+float32(x3*y0), s31+float32(x3*y1)
+		y0, y1, x0, x1, x2, x3 = y[2][0], y[2][1], x[2][0], x[2][1], x[2][2], x[2][3]
+		s00, s01, s10, s11 = s00+float32(x0*y0), s01+float32(x0*y1), s10+float32(x1*y0), s11+float32(x1*y1)
+		s20, s21, s30, s31 = s20+float32(x2*y0), s21+float32(x2*y1), s30+float32(x3*y0), s31+float32(x3*y1)
+		y0, y1, x0, x1, x2, x3 = y[3][0], y[3][1], x[3][0], x[3][1], x[3][2], x[3][3]
+		s00, s01, s10, s11 = s00+float32(x0*y0), s01+float32(x0*y1), s10+float32(x1*y0), s11+float32(x1*y1)
+		s20, s21, s30, s31 = s20+float32(x2*y0), s21+float32(x2*y1), s30+float32(x3*y0), s31+float32(x3*y1)
+		y0, y1, x0, x1, x2, x3 = y[4][0], y[4][1], x[4][0], x[4][1], x[4][2], x[4][3]
+		s00, s01, s10, s11 = s00+float32(x0*y0), s01+float32(x0*y1), s10+float32(x1*y0), s11+float32(x1*y1)
+		s20, s21, s30, s31 = s20+float32(x2*y0), s21+float32(x2*y1), s30+float32(x3*y0), s31+float32(x3*y1)
+		y0, y1, x0, x1, x2, x3 = y[5][0], y[5][1], x[5][0], x[5][1], x[5][2], x[5][3]
+		s00, s01, s10, s11 = s00+float32(x0*y0), s01+float32(x0*y1), s10+float32(x1*y0), s11+float32(x1*y1)
+		s20, s21, s30, s31 = s20+float32(x2*y0), s21+float32(x2*y1), s30+float32(x3*y0), s31+float32(x3*y1)
+		y0, y1, x0, x1, x2, x3 = y[6][0], y[6][1], x[6][0], x[6][1], x[6][2], x[6][3]
+		s00, s01, s10, s11 = s00+float32(x0*y0), s01+float32(x0*y1), s10+float32(x1*y0), s11+float32(x1*y1)
+		s20, s21, s30, s31 = s20+float32(x2*y0), s21+float32(x2*y1), s30+float32(x3*y0), s31+float32(x3*y1)
+		y0, y1, x0, x1, x2, x3 = y[7][0], y[7][1], x[7][0], x[7][1], x[7][2], x[7][3]
+		s00, s01, s10, s11 = s00+float32(x0*y0), s01+float32(x0*y1), s10+float32(x1*y0), s11+float32(x1*y1)
+		s20, s21, s30, s31 = s20+float32(x2*y0), s21+float32(x2*y1), s30+float32(x3*y0), s31+float32(x3*y1)
+		y0, y1, x0, x1, x2, x3 = y[8][0], y[8][1], x[8][0], x[8][1], x[8][2], x[8][3]
+		s00, s01, s10, s11 = s00+float32(x0*y0), s01+float32(x0*y1), s10+float32(x1*y0), s11+float32(x1*y1)
+		s20, s21, s30, s31 = s20+float32(x2*y0), s21+float32(x2*y1), s30+float32(x3*y0), s31+float32(x3*y1)
+		y0, y1, x0, x1, x2, x3 = y[9][0], y[9][1], x[9][0], x[9][1], x[9][2], x[9][3]
+		s00, s01, s10, s11 = s00+float32(x0*y0), s01+float32(x0*y1), s10+float32(x1*y0), s11+float32(x1*y1)
+		s20, s21, s30, s31 = s20+float32(x2*y0), s21+float32(x2*y1), s30+float32(x3*y0), s31+float32(x3*y1)
+		y0, y1, x0, x1, x2, x3 = y[10][0], y[10][1], x[10][0], x[10][1], x[10][2], x[10][3]
+		s00, s01, s10, s11 = s00+float32(x0*y0), s01+float32(x0*y1), s10+float32(x1*y0), s11+float32(x1*y1)
+		s20, s21, s30, s31 = s20+float32(x2*y0), s21+float32(x2*y1), s30+float32(x3*y0), s31+float32(x3*y1)
+		y0, y1, x0, x1, x2, x3 = y[11][0], y[11][1], x[11][0], x[11][1], x[11][2], x[11][3]
+		s00, s01, s10, s11 = s00+float32(x0*y0), s01+float32(x0*y1), s10+float32(x1*y0), s11+float32(x1*y1)
+		s20, s21, s30, s31 = s20+float32(x2*y0), s21+float32(x2*y1), s30+float32(x3*y0), s31+float32(x3*y1)
+		y0, y1, x0, x1, x2, x3 = y[12][0], y[12][1], x[12][0], x[12][1], x[12][2], x[12][3]
+		s00, s01, s10, s11 = s00+float32(x0*y0), s01+float32(x0*y1), s10+float32(x1*y0), s11+float32(x1*y1)
+		s20, s21, s30, s31 = s20+float32(x2*y0), s21+float32(x2*y1), s30+float32(x3*y0), s31+float32(x3*y1)
+		y0, y1, x0, x1, x2, x3 = y[13][0], y[13][1], x[13][0], x[13][1], x[13][2], x[13][3]
+		s00, s01, s10, s11 = s00+float32(x0*y0), s01+float32(x0*y1), s10+float32(x1*y0), s11+float32(x1*y1)
+		s20, s21, s30, s31 = s20+float32(x2*y0), s21+float32(x2*y1), s30+float32(x3*y0), s31+float32(x3*y1)
+		y0, y1, x0, x1, x2, x3 = y[14][0], y[14][1], x[14][0], x[14][1], x[14][2], x[14][3]
+		s00, s01, s10, s11 = s00+float32(x0*y0), s01+float32(x0*y1), s10+float32(x1*y0), s11+float32(x1*y1)
+		s20, s21, s30, s31 = s20+float32(x2*y0), s21+float32(x2*y1), s30+float32(x3*y0), s31+float32(x3*y1)
+		y0, y1, x0, x1, x2, x3 = y[15][0], y[15][1], x[15][0], x[15][1], x[15][2], x[15][3]
+		s00, s01, s10, s11 = s00+float32(x0*y0), s01+float32(x0*y1), s10+float32(x1*y0), s11+float32(x1*y1)
+		s20, s21, s30, s31 = s20+float32(x2*y0), s21+float32(x2*y1), s30+float32(x3*y0), s31+float32(x3*y1)
 		s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7] = s00, s01, s10, s11, s20, s21, s30, s31
 		xa, yb = xa[16:], yb[16:]
 	}

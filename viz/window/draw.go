@@ -94,32 +94,53 @@ func drawSidebar(b *batch, st *state, task tasks.Task, source string) {
 		b.textRight(sbX+sbW, yTitle, fmt.Sprintf("%.0f fps", st.fps), colFaint)
 	}
 	b.text(sbX, yConfig, fit(fmt.Sprintf("%s %c %dL x %dH %c seed %d", c.Task, viz.MidDot, st.shape.Layers, st.shape.Heads, viz.MidDot, c.Seed), sbW), colMuted)
-
+	drawStep(b, st, source)
+	maxStep := max(st.step, st.stop, 1)
+	drawLoss(b, st, maxStep)
 	chance := 0.0
 	if task != nil {
 		chance = task.Chance()
 	}
-	if st.training {
-		stepText := fmt.Sprintf("step %d", st.step)
-		if st.stop >= 0 {
-			stepText += fmt.Sprintf(" / %d", st.stop)
-		}
-		b.text(sbX, yStep, stepText, colText)
-		if st.running {
-			b.textRight(sbX+sbW, yStep, fmt.Sprintf("%.0f steps/s", st.stepsPerSec), colMuted)
-		} else {
-			b.textRight(sbX+sbW, yStep, "paused", colMuted)
-		}
-	} else {
-		b.text(sbX, yStep, fit("checkpoint "+source, sbW), colText)
-	}
+	drawAccuracy(b, st, chance, maxStep)
 
-	maxStep := max(st.step, st.stop, 1)
+	offText := "click " + string(runeOff) + " to switch a head off"
+	offCol := colFaint
+	if names := analysis.HeadNames(st.off); len(names) > 0 {
+		offText, offCol = "switched off: "+strings.Join(names, ","), colOff
+	}
+	textWithOff(b, sbX, yOff, fit(offText, sbW), offCol)
+	b.text(sbX, yAblation+(buttonH-lineH)/2, "ablation", colText)
+	drawModelRows(b, st)
+	y := drawKeysAndNote(b, st)
+	drawCircuit(b, &st.circ, y+4, st.m.size().Y-margin)
+}
+
+// drawStep draws the training step and speed, or the checkpoint's name.
+func drawStep(b *batch, st *state, source string) {
+	if !st.training {
+		b.text(sbX, yStep, fit("checkpoint "+source, sbW), colText)
+		return
+	}
+	stepText := fmt.Sprintf("step %d", st.step)
+	if st.stop >= 0 {
+		stepText += fmt.Sprintf(" / %d", st.stop)
+	}
+	b.text(sbX, yStep, stepText, colText)
+	if st.running {
+		b.textRight(sbX+sbW, yStep, fmt.Sprintf("%.0f steps/s", st.stepsPerSec), colMuted)
+	} else {
+		b.textRight(sbX+sbW, yStep, "paused", colMuted)
+	}
+}
+
+// drawLoss draws the loss and its curve on a log scale, steps up to
+// maxStep across.
+func drawLoss(b *batch, st *state, maxStep int) {
 	if st.training {
 		b.text(sbX, yLoss, fmt.Sprintf("loss %.4f", st.loss), colLoss)
 		b.textRight(sbX+sbW, yLoss, "log scale", colFaint)
 	} else {
-		b.text(sbX, yLoss, fmt.Sprintf("trained %d steps", c.Steps), colMuted)
+		b.text(sbX, yLoss, fmt.Sprintf("trained %d steps", st.cfg.Steps), colMuted)
 	}
 	lossBox := image.Rect(sbX, yLossC, sbX+sbW, yLossC+curveH)
 	b.fill(lossBox, colCurveBg)
@@ -135,7 +156,11 @@ func drawSidebar(b *batch, st *state, task tasks.Task, source string) {
 		}
 		drawCurve(b, lossBox, st.lossHist, maxStep, lo, hi, func(x float64) float64 { return math.Log10(max(x, 1e-12)) }, colLoss)
 	}
+}
 
+// drawAccuracy draws the held-out accuracy, its curve (or, for a
+// checkpoint, its level) and a dashed line at chance.
+func drawAccuracy(b *batch, st *state, chance float64, maxStep int) {
 	acc := "held-out acc -"
 	if sn := st.snap; sn != nil {
 		acc = fmt.Sprintf("held-out acc %.1f%%", 100*sn.acc)
@@ -154,18 +179,13 @@ func drawSidebar(b *batch, st *state, task tasks.Task, source string) {
 		y := float32(accBox.Max.Y-1) - float32(sn.acc)*float32(curveH-2)
 		b.fillF(float32(accBox.Min.X), y-1, float32(accBox.Max.X), y+1, colAcc)
 	}
+}
 
-	offText := "click " + string(runeOff) + " to switch a head off"
-	offCol := colFaint
-	if names := analysis.HeadNames(st.off); len(names) > 0 {
-		offText, offCol = "switched off: "+strings.Join(names, ","), colOff
-	}
-	textWithOff(b, sbX, yOff, fit(offText, sbW), offCol)
-	b.text(sbX, yAblation+(buttonH-lineH)/2, "ablation", colText)
-
+// drawModelRows draws the model pickers' labels and values.
+func drawModelRows(b *batch, st *state) {
 	b.text(sbX, yModel, "model (a change restarts training)", colMuted)
 	labels := []string{"task", "layers", "heads", "positions", "causal mask"}
-	values := []string{c.Task, fmt.Sprint(st.shape.Layers), fmt.Sprint(st.shape.Heads)}
+	values := []string{st.cfg.Task, fmt.Sprint(st.shape.Layers), fmt.Sprint(st.shape.Heads)}
 	for k, l := range labels {
 		y := yPickers + k*rowPitch
 		b.text(sbX, y+(buttonH-lineH)/2, l, colText)
@@ -174,7 +194,11 @@ func drawSidebar(b *batch, st *state, task tasks.Task, source string) {
 			b.text(mid-textW(values[k])/2, y+(buttonH-lineH)/2, values[k], colText)
 		}
 	}
+}
 
+// drawKeysAndNote draws the keys' help and up to four lines of the note
+// (or the error), and returns the y below them.
+func drawKeysAndNote(b *batch, st *state) int {
 	b.text(sbX, yKeys, fmt.Sprintf("space run/pause %c r reset", viz.MidDot), colFaint)
 	b.text(sbX, yKeys+16, fmt.Sprintf("n/p next/prev example %c esc quit", viz.MidDot), colFaint)
 	b.text(sbX, yKeys+32, fmt.Sprintf("+/- zoom %c arrows, wheel scroll", viz.MidDot), colFaint)
@@ -190,7 +214,7 @@ func drawSidebar(b *batch, st *state, task tasks.Task, source string) {
 		b.text(sbX, y, line, noteCol)
 		y += 16
 	}
-	drawCircuit(b, &st.circ, y+4, st.m.size().Y-margin)
+	return y
 }
 
 // textWithOff draws s, with the ⊘ rune drawn as the sprite.

@@ -220,12 +220,20 @@ func (v *Viewer) initGL(shape graph.Config, tokChars int) (err error) {
 	ogl.GetIntegerv(ogl.MAX_ARRAY_TEXTURE_LAYERS, &n)
 	v.slices = int(n)
 
-	v.setupWindow(shape, tokChars)
+	// GLFW wants its window calls on the main thread (glctx.OnMain); the
+	// context stays on this one.
+	glctx.OnMain(func() { v.setupWindow(shape, tokChars) })
+	// Frames are paced by Run; a swap must never wait for a vertical
+	// blank, as the kernels share this thread.
+	glfw.SwapInterval(0)
+	// Mesa revalidates a window's buffers (and picks up its new size) at a
+	// swap; without one the first frame draws into the old 1x1 buffer.
+	v.win.SwapBuffers()
 	return nil
 }
 
 // setupWindow sizes the window for the model (within the screen), shows
-// it and installs the input callbacks.
+// it and installs the input callbacks. It runs on the main thread.
 func (v *Viewer) setupWindow(shape graph.Config, tokChars int) {
 	win := v.win
 	cs, _ := win.GetContentScale()
@@ -246,9 +254,6 @@ func (v *Viewer) setupWindow(shape graph.Config, tokChars int) {
 	win.SetSizeLimits(minWidth*ppu*2/3, yNote*ppu+4*16, glfw.DontCare, glfw.DontCare)
 	win.SetSize(w, h)
 	win.Show()
-	// Frames are paced by Run; a swap must never wait for a vertical
-	// blank, as the kernels share this thread.
-	glfw.SwapInterval(0)
 	win.SetShouldClose(false)
 	// The resize is asynchronous on X11: wait (briefly) until the
 	// framebuffer has the new size, so the first frame uses it.
@@ -259,9 +264,6 @@ func (v *Viewer) setupWindow(shape graph.Config, tokChars int) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	// Mesa revalidates a window's buffers (and picks up its new size) at a
-	// swap; without one the first frame draws into the old 1x1 buffer.
-	win.SwapBuffers()
 
 	win.SetKeyCallback(func(_ *glfw.Window, key glfw.Key, _ int, action glfw.Action, mods glfw.ModifierKey) {
 		if action == glfw.Release {
@@ -312,14 +314,16 @@ func (v *Viewer) freeGL() {
 
 func (v *Viewer) releaseGL() {
 	if win := v.win; win != nil {
-		win.SetKeyCallback(nil)
-		win.SetCursorPosCallback(nil)
-		win.SetCursorEnterCallback(nil)
-		win.SetMouseButtonCallback(nil)
-		win.SetRefreshCallback(nil)
-		win.SetScrollCallback(nil)
-		win.Hide()
-		win.SetShouldClose(false)
+		glctx.OnMain(func() {
+			win.SetKeyCallback(nil)
+			win.SetCursorPosCallback(nil)
+			win.SetCursorEnterCallback(nil)
+			win.SetMouseButtonCallback(nil)
+			win.SetRefreshCallback(nil)
+			win.SetScrollCallback(nil)
+			win.Hide()
+			win.SetShouldClose(false)
+		})
 	}
 	g := v.g
 	if g == nil {
@@ -429,16 +433,20 @@ func (g *gpu) upload(sn *snapshot) {
 // before the swap. It reports whether the user asked to quit. GL thread.
 func (v *Viewer) frame(draw bool, shot *image.RGBA) (closed bool) {
 	start := time.Now()
-	glfw.PollEvents()
 	win, g := v.win, v.g
+	var m metrics
+	glctx.OnMain(func() { // GLFW's event and window calls
+		glfw.PollEvents()
+		if g != nil {
+			m.win.X, m.win.Y = win.GetSize()
+			m.fb.X, m.fb.Y = win.GetFramebufferSize()
+			cs, _ := win.GetContentScale()
+			m.ppu = max(1, int(math.Round(max(float64(cs), m.fbPerWin()))))
+		}
+	})
 	if g == nil {
 		return true
 	}
-	var m metrics
-	m.win.X, m.win.Y = win.GetSize()
-	m.fb.X, m.fb.Y = win.GetFramebufferSize()
-	cs, _ := win.GetContentScale()
-	m.ppu = max(1, int(math.Round(max(float64(cs), m.fbPerWin()))))
 
 	v.mu.Lock()
 	st := &v.st

@@ -495,12 +495,10 @@ func headDivisors(d int) []int {
 func (st *state) widgets(lay Layout) []widget {
 	fixed := !st.training
 	bw := (sbW - 12) / 3
-	row := func(k int) int { return yPickers + k*rowPitch }
 	pause := "pause"
 	if !st.running {
 		pause = "run"
 	}
-	c := st.cfg
 	ws := []widget{
 		{r: image.Rect(sbX, yButtons, sbX+bw, yButtons+buttonH), label: pause, disabled: fixed || st.err != nil,
 			on: st.running, act: st.togglePause},
@@ -509,6 +507,32 @@ func (st *state) widgets(lay Layout) []widget {
 		{r: image.Rect(sbX+2*bw+12, yButtons, sbX+3*bw+12, yButtons+buttonH), label: "next ex",
 			act: func() { st.nextExample(1) }},
 	}
+	ws = append(ws, st.modelWidgets()...)
+	method := st.ablation
+	if method == "" {
+		method = inspect.AblateZero
+	}
+	ws = append(ws, widget{r: image.Rect(pickerX, yAblation, sbX+sbW, yAblation+buttonH), label: string(method),
+		on: method != inspect.AblateZero, act: st.nextAblation})
+
+	for l := lay.FirstL; l < lay.FirstL+lay.ShownL; l++ {
+		for h := lay.FirstH; h < lay.FirstH+lay.ShownH; h++ {
+			on := st.off.Off(l, h)
+			ws = append(ws, widget{r: lay.OffButton(l, h), off: true, on: on,
+				act: func() { st.toggleHead(l, h) }})
+		}
+	}
+	return ws
+}
+
+// modelWidgets are the model pickers: a stepper (< and >) for the task,
+// the layers and the heads, a toggle for positions and the causal mask.
+// Each change restarts training; a checkpoint's model is fixed.
+func (st *state) modelWidgets() []widget {
+	fixed := !st.training
+	c := st.cfg
+	row := func(k int) int { return yPickers + k*rowPitch }
+	var ws []widget
 	stepper := func(k int, prev, next func(*train.Config)) {
 		y := row(k)
 		for i, f := range []func(*train.Config){prev, next} {
@@ -551,19 +575,5 @@ func (st *state) widgets(lay Layout) []widget {
 	}
 	toggle(3, c.Positions, func(n *train.Config) { n.Positions = !n.Positions })
 	toggle(4, c.Causal, func(n *train.Config) { n.Causal = !n.Causal })
-	method := st.ablation
-	if method == "" {
-		method = inspect.AblateZero
-	}
-	ws = append(ws, widget{r: image.Rect(pickerX, yAblation, sbX+sbW, yAblation+buttonH), label: string(method),
-		on: method != inspect.AblateZero, act: st.nextAblation})
-
-	for l := lay.FirstL; l < lay.FirstL+lay.ShownL; l++ {
-		for h := lay.FirstH; h < lay.FirstH+lay.ShownH; h++ {
-			on := st.off.Off(l, h)
-			ws = append(ws, widget{r: lay.OffButton(l, h), off: true, on: on,
-				act: func() { st.toggleHead(l, h) }})
-		}
-	}
 	return ws
 }

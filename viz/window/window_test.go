@@ -48,13 +48,13 @@ func TestMain(m *testing.M) {
 func runTests(m *testing.M) int {
 	only41 := os.Getenv(gl41Env) == "1"
 	var err error
-	display, err = glctx.New(glctx.Options{Context: "glfw", Window: true, Title: "headlab test", Major: 4, Minor: 1})
+	display, err = glctx.New(glctx.Options{Context: "glfw", Window: true, Major: 4, Minor: 1})
 	if err == nil && only41 {
 		major, minor := display.Version()
 		fmt.Printf("display: OpenGL %d.%d: %s\n", major, minor, display.Renderer())
 	}
 	if err == nil && !only41 {
-		gpuDisplay, err = glctx.New(glctx.Options{Context: "glfw", Window: true, Title: "headlab test (GL kernels)"})
+		gpuDisplay, err = glctx.New(glctx.Options{Context: "glfw", Window: true})
 		if err == nil {
 			displayGL, err = gl.New(gl.Options{Thread: gpuDisplay})
 		}

@@ -1,4 +1,4 @@
-package glctx
+package egl
 
 // Which EGL device to open. Kept apart from the cgo in egl.go so that the
 // choice can be tested on made-up device lists: no machine here has an
@@ -11,15 +11,15 @@ import (
 	"strings"
 )
 
-// eglDevice is one entry of eglQueryDevicesEXT's list as the choice sees it.
-type eglDevice struct {
-	handle uintptr // the EGLDeviceEXT
-	desc   string  // for messages: "/dev/dri/renderD128", "Mesa software"
-	cuda   bool    // lists EGL_NV_device_cuda: an NVIDIA GPU
+// Device is one entry of eglQueryDevicesEXT's list as the choice sees it.
+type Device struct {
+	Handle uintptr // the EGLDeviceEXT
+	Desc   string  // for messages: "/dev/dri/renderD128", "Mesa software"
+	CUDA   bool    // lists EGL_NV_device_cuda: an NVIDIA GPU
 	// ordinal is its EGL_CUDA_DEVICE_NV, the CUDA device number NVIDIA's
 	// driver gives it; -1 when the query failed (a device that
 	// CUDA_VISIBLE_DEVICES hides gives none).
-	ordinal int
+	Ordinal int
 }
 
 // deviceEnv is the environment the choice reads.
@@ -52,12 +52,12 @@ type devicePlan struct {
 // without, HEADLAB_EGL_DEVICE indexes EGL's list and every device is tried
 // in its order. A bad HEADLAB_EGL_DEVICE, or NVIDIA devices all hidden
 // where no fallback is allowed, is an error.
-func planDevices(devs []eglDevice, env deviceEnv) (devicePlan, error) {
+func planDevices(devs []Device, env deviceEnv) (devicePlan, error) {
 	numbers := cudaNumbers(devs, env.visible, env.visibleSet)
-	anyCUDA := slices.ContainsFunc(devs, func(d eglDevice) bool { return d.cuda })
+	anyCUDA := slices.ContainsFunc(devs, func(d Device) bool { return d.CUDA })
 	var others []int
 	for i, d := range devs {
-		if !d.cuda {
+		if !d.CUDA {
 			others = append(others, i)
 		}
 	}
@@ -105,17 +105,17 @@ func planDevices(devs []eglDevice, env deviceEnv) (devicePlan, error) {
 // numbers are read through CUDA_VISIBLE_DEVICES' entries. Without any
 // EGL_CUDA_DEVICE_NV and without CUDA_VISIBLE_DEVICES, NVIDIA devices are
 // numbered in EGL's order.
-func cudaNumbers(devs []eglDevice, visible string, visibleSet bool) map[int]int {
+func cudaNumbers(devs []Device, visible string, visibleSet bool) map[int]int {
 	numbers := map[int]int{}
 	known := false
 	for _, d := range devs {
-		known = known || d.cuda && d.ordinal >= 0
+		known = known || d.CUDA && d.Ordinal >= 0
 	}
 	if !known {
 		if !visibleSet {
 			n := 0
 			for i, d := range devs {
-				if d.cuda {
+				if d.CUDA {
 					numbers[n] = i
 					n++
 				}
@@ -127,17 +127,17 @@ func cudaNumbers(devs []eglDevice, visible string, visibleSet bool) map[int]int 
 	physical := false // the driver reports the machine's numbering
 	if visibleSet && len(entries) > 0 && allNumbers(entries) {
 		for _, d := range devs {
-			physical = physical || d.cuda && d.ordinal >= len(entries)
+			physical = physical || d.CUDA && d.Ordinal >= len(entries)
 		}
 	}
 	for i, d := range devs {
-		if !d.cuda || d.ordinal < 0 {
+		if !d.CUDA || d.Ordinal < 0 {
 			continue
 		}
-		n := d.ordinal
+		n := d.Ordinal
 		switch {
 		case physical:
-			n = slices.Index(entries, strconv.Itoa(d.ordinal))
+			n = slices.Index(entries, strconv.Itoa(d.Ordinal))
 		case visibleSet && n >= len(entries):
 			n = -1
 		}
@@ -207,7 +207,7 @@ func visibleNote(env deviceEnv) string {
 
 // listDevices describes EGL's list for messages: "0 NVIDIA CUDA 1, 1
 // NVIDIA CUDA 0, 2 Mesa software".
-func listDevices(devs []eglDevice, numbers map[int]int) string {
+func listDevices(devs []Device, numbers map[int]int) string {
 	s := make([]string, len(devs))
 	for i, d := range devs {
 		s[i] = fmt.Sprintf("%d %s", i, describe(d, i, numbers))
@@ -216,9 +216,9 @@ func listDevices(devs []eglDevice, numbers map[int]int) string {
 }
 
 // describe names device i of the list for messages.
-func describe(d eglDevice, i int, numbers map[int]int) string {
-	if !d.cuda {
-		return d.desc
+func describe(d Device, i int, numbers map[int]int) string {
+	if !d.CUDA {
+		return d.Desc
 	}
 	for n, j := range numbers {
 		if j == i {

@@ -1,4 +1,4 @@
-package glctx
+package glcore
 
 // This file exports hlDebugMessage to C, so its preamble may only declare.
 
@@ -13,6 +13,7 @@ import (
 	"log"
 	"runtime/cgo"
 	"strings"
+	"unsafe"
 )
 
 // maxDebugErrs bounds the KHR_debug messages kept for one error.
@@ -25,14 +26,22 @@ const (
 	glDebugSeverityMedium = 0x9147
 )
 
-// hlDebugMessage receives KHR_debug messages from hl_debug_cb (gl.go). The
-// callback is synchronous, so it runs on the loop, in the call that caused
-// it; user is the handle of the Thread whose context it is.
+// Debug keeps one context's KHR_debug error messages until TakeErr
+// reports them. It belongs to the context's thread.
+type Debug struct {
+	errs []string // error messages since the last check
+	more int      // messages dropped beyond maxDebugErrs
+	h    cgo.Handle
+}
+
+// hlDebugMessage receives KHR_debug messages from hl_debug_cb (glcore.go).
+// The callback is synchronous, so it runs on the context's thread, in the
+// call that caused it; user is the handle of the context's Debug.
 //
 //export hlDebugMessage
 func hlDebugMessage(gltype, severity, id C.uint, length C.int, message *C.char, user C.uintptr_t) {
-	t, ok := cgo.Handle(user).Value().(*Thread)
-	if !ok || !t.debug {
+	d, ok := cgo.Handle(user).Value().(*Debug)
+	if !ok {
 		return
 	}
 	var msg string
@@ -41,46 +50,62 @@ func hlDebugMessage(gltype, severity, id C.uint, length C.int, message *C.char, 
 	} else {
 		msg = C.GoString(message)
 	}
-	msg = oneLine(msg)
+	msg = OneLine(msg)
 	switch {
 	case uint32(gltype) == glDebugTypeError:
-		if len(t.dbgErrs) < maxDebugErrs {
-			t.dbgErrs = append(t.dbgErrs, msg)
+		if len(d.errs) < maxDebugErrs {
+			d.errs = append(d.errs, msg)
 		} else {
-			t.dbgMore++
+			d.more++
 		}
 	case uint32(severity) == glDebugSeverityHigh || uint32(severity) == glDebugSeverityMedium:
 		log.Printf("glctx: GL debug (id %d): %s", uint32(id), msg)
 	}
 }
 
-// enableDebug turns on synchronous KHR_debug output for this context, so
-// messages arrive on the loop during the call that caused them.
-func (t *Thread) enableDebug() {
-	dmc := t.procAddr("glDebugMessageCallback")
+// EnableDebug turns on synchronous KHR_debug output for the context
+// current on this thread, whose functions proc looks up, so that messages
+// arrive during the call that caused them. It returns nil when the
+// context has no glDebugMessageCallback.
+func EnableDebug(proc func(string) unsafe.Pointer) *Debug {
+	dmc := proc("glDebugMessageCallback")
 	if dmc == nil {
 		log.Print("glctx: debug context without glDebugMessageCallback; only glGetError is checked")
-		return
+		return nil
 	}
-	t.dbg = cgo.NewHandle(t)
-	debugOutput(dmc, uintptr(t.dbg))
+	d := &Debug{}
+	d.h = cgo.NewHandle(d)
+	debugOutput(dmc, uintptr(d.h))
+	return d
 }
 
-// takeErr drains glGetError and the KHR_debug error messages, naming where
-// they were found; nil when there were none. Loop only.
-func (t *Thread) takeErr(where string) error {
+// Close frees d's handle; the context must be gone or its debug output
+// off. A nil d does nothing.
+func (d *Debug) Close() {
+	if d != nil {
+		d.h.Delete()
+	}
+}
+
+// TakeErr drains glGetError and d's KHR_debug error messages (d may be
+// nil), naming where they were found; nil when there were none.
+func TakeErr(d *Debug, where string) error {
 	var codes []string
 	// GL keeps one flag per kind of error, so this ends; the bound guards
 	// against a lost context answering forever.
 	for range 16 {
-		e := glGetError()
+		e := GetError()
 		if e == 0 {
 			break
 		}
 		codes = append(codes, glErrName(e))
 	}
-	msgs, more := t.dbgErrs, t.dbgMore
-	t.dbgErrs, t.dbgMore = nil, 0
+	var msgs []string
+	more := 0
+	if d != nil {
+		msgs, more = d.errs, d.more
+		d.errs, d.more = nil, 0
+	}
 	if len(codes) == 0 && len(msgs) == 0 {
 		return nil
 	}

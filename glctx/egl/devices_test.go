@@ -1,4 +1,4 @@
-package glctx
+package egl
 
 import (
 	"errors"
@@ -11,24 +11,24 @@ import (
 
 // Device lists for planDevices, as eglQueryDevicesEXT might give them.
 var (
-	mesaOnly = []eglDevice{{desc: "/dev/dri/renderD128"}, {desc: "Mesa software"}}
-	oneGPU   = []eglDevice{{desc: "NVIDIA CUDA", cuda: true, ordinal: 0}, {desc: "Mesa software"}}
+	mesaOnly = []Device{{Desc: "/dev/dri/renderD128"}, {Desc: "Mesa software"}}
+	oneGPU   = []Device{{Desc: "NVIDIA CUDA", CUDA: true, Ordinal: 0}, {Desc: "Mesa software"}}
 	// Four GPUs that EGL lists in another order than CUDA, then Mesa.
-	fourGPUs = []eglDevice{
-		{cuda: true, ordinal: 2}, {cuda: true, ordinal: 3}, {cuda: true, ordinal: 0}, {cuda: true, ordinal: 1},
-		{desc: "Mesa software"},
+	fourGPUs = []Device{
+		{CUDA: true, Ordinal: 2}, {CUDA: true, Ordinal: 3}, {CUDA: true, Ordinal: 0}, {CUDA: true, Ordinal: 1},
+		{Desc: "Mesa software"},
 	}
 	// CUDA_VISIBLE_DEVICES=1 on two GPUs: the hidden one answers no number.
-	secondOfTwo = []eglDevice{{cuda: true, ordinal: -1}, {cuda: true, ordinal: 0}}
+	secondOfTwo = []Device{{CUDA: true, Ordinal: -1}, {CUDA: true, Ordinal: 0}}
 	// A driver that reports the machine's numbering: eight GPUs, listed last first.
-	eightPhysical = []eglDevice{
-		{cuda: true, ordinal: 7}, {cuda: true, ordinal: 6}, {cuda: true, ordinal: 5}, {cuda: true, ordinal: 4},
-		{cuda: true, ordinal: 3}, {cuda: true, ordinal: 2}, {cuda: true, ordinal: 1}, {cuda: true, ordinal: 0},
+	eightPhysical = []Device{
+		{CUDA: true, Ordinal: 7}, {CUDA: true, Ordinal: 6}, {CUDA: true, Ordinal: 5}, {CUDA: true, Ordinal: 4},
+		{CUDA: true, Ordinal: 3}, {CUDA: true, Ordinal: 2}, {CUDA: true, Ordinal: 1}, {CUDA: true, Ordinal: 0},
 	}
 	// A driver that answers no EGL_CUDA_DEVICE_NV at all.
-	noNumbers = []eglDevice{{desc: "Mesa software"}, {cuda: true, ordinal: -1}, {cuda: true, ordinal: -1}}
+	noNumbers = []Device{{Desc: "Mesa software"}, {CUDA: true, Ordinal: -1}, {CUDA: true, Ordinal: -1}}
 	// Two devices claiming one number (seen with old drivers): the first wins.
-	duplicate = []eglDevice{{cuda: true, ordinal: 0}, {cuda: true, ordinal: 0}}
+	duplicate = []Device{{CUDA: true, Ordinal: 0}, {CUDA: true, Ordinal: 0}}
 )
 
 func unset() deviceEnv { return deviceEnv{} }
@@ -42,7 +42,7 @@ func TestPlanDevices(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name     string
-		devs     []eglDevice
+		devs     []Device
 		env      deviceEnv
 		order    []int
 		explicit bool
@@ -83,7 +83,7 @@ func TestPlanDevices(t *testing.T) {
 func TestPlanDevicesRefuses(t *testing.T) {
 	for _, c := range []struct {
 		name   string
-		devs   []eglDevice
+		devs   []Device
 		env    deviceEnv
 		choice bool // HEADLAB_EGL_DEVICE's fault: ErrDeviceChoice
 		says   []string
@@ -142,12 +142,13 @@ func TestVendorHint(t *testing.T) {
 	if !slices.Contains(vendorDirs, "/usr/local/nvidia/share/glvnd/egl_vendor.d") {
 		t.Errorf("vendorDirs %q lacks NVIDIA's container folder", vendorDirs)
 	}
-	unsetEnv(t, "__EGL_VENDOR_LIBRARY_FILENAMES")
+	t.Setenv("__EGL_VENDOR_LIBRARY_FILENAMES", "") // restored after the test
+	os.Unsetenv("__EGL_VENDOR_LIBRARY_FILENAMES")
 	empty, nvidia := t.TempDir(), t.TempDir()
 	saved := vendorDirs
 	t.Cleanup(func() { vendorDirs = saved })
 	vendorDirs = []string{empty}
-	if h := vendorHint(); !strings.Contains(h, "no glvnd EGL vendor file in "+empty) {
+	if h := VendorHint(); !strings.Contains(h, "no glvnd EGL vendor file in "+empty) {
 		t.Errorf("no vendor file: hint %q", h)
 	}
 	json := filepath.Join(nvidia, "10_nvidia.json")
@@ -155,11 +156,11 @@ func TestVendorHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	vendorDirs = []string{empty, nvidia}
-	if h := vendorHint(); !strings.Contains(h, "__EGL_VENDOR_LIBRARY_FILENAMES") || !strings.Contains(h, json) {
+	if h := VendorHint(); !strings.Contains(h, "__EGL_VENDOR_LIBRARY_FILENAMES") || !strings.Contains(h, json) {
 		t.Errorf("with %s: hint %q", json, h)
 	}
 	t.Setenv("__EGL_VENDOR_LIBRARY_FILENAMES", json)
-	if h := vendorHint(); !strings.Contains(h, "is set") {
+	if h := VendorHint(); !strings.Contains(h, "is set") {
 		t.Errorf("with the variable set: hint %q", h)
 	}
 }

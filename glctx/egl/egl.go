@@ -1,8 +1,9 @@
-package glctx
-
-// The EGL shim: headless contexts through EGL_EXT_platform_device or
-// EGL_MESA_platform_surfaceless, no X server involved. Handles cross into Go
-// as uintptr so that Go never holds driver pointers as unsafe.Pointer.
+// Package egl is glctx's EGL platform: headless OpenGL core contexts
+// through EGL_EXT_platform_device (an NVIDIA GPU chosen by its CUDA
+// number) or EGL_MESA_platform_surfaceless, no X server involved. Handles
+// cross into Go as uintptr so that Go never holds driver pointers as
+// unsafe.Pointer.
+package egl
 
 /*
 #cgo pkg-config: egl
@@ -121,12 +122,28 @@ import (
 	"unsafe"
 )
 
-// eglState is one EGL context, current on its GL thread.
-type eglState struct {
+// Context is one EGL context, current on its GL thread.
+type Context struct {
 	dpy, ctx, surf C.uintptr_t
 }
 
-// eglRefs counts the Threads using each initialised EGLDisplay: a display
+// Options says what context Open makes.
+type Options struct {
+	Major, Minor int  // the core profile version
+	Debug        bool // a debug context
+	// Fallback (Context "auto") lets a failing NVIDIA device give way to
+	// another device or platform.
+	Fallback bool
+	// Version reads the GL version of the context current on this thread,
+	// for the error when the version asked for is refused.
+	Version func() (major, minor int, ok bool)
+
+	// For tests.
+	Config  bool                    // a chosen config and a pbuffer, as on drivers without no-config contexts
+	Devices func([]Device) []Device // edits EGL's device list before the choice
+}
+
+// eglRefs counts the contexts using each initialised EGLDisplay: a display
 // is one per device, shared by every context on it, and eglTerminate would
 // pull it from under the others.
 var (
@@ -153,12 +170,8 @@ func eglErr(call string) error {
 	return fmt.Errorf("%s failed: %s", call, name)
 }
 
-func goStr(s *C.char) string {
-	if s == nil {
-		return ""
-	}
-	return C.GoString(s)
-}
+// goStr is C.GoString, which gives "" for NULL.
+func goStr(s *C.char) string { return C.GoString(s) }
 
 // hasWord reports whether the space-separated list holds w.
 func hasWord(list, w string) bool {
@@ -170,16 +183,16 @@ func hasWord(list, w string) bool {
 	return false
 }
 
-// errNoDriver marks failures where EGL found no usable display at all, the
+// ErrNoDriver marks failures where EGL found no usable display at all, the
 // case where glvnd has no vendor library: the error then says how to point
 // it at one.
-var errNoDriver = errors.New("no EGL driver")
+var ErrNoDriver = errors.New("no EGL driver")
 
-// errNoFallback marks failures after which no other device or platform
+// ErrNoFallback marks failures after which no other device or platform
 // may be tried: an explicit choice (HEADLAB_EGL_DEVICE), or an NVIDIA
 // device that failed when no fallback was allowed. Quietly trying another
 // could land on a software renderer.
-var errNoFallback = errors.New("no fallback")
+var ErrNoFallback = errors.New("no fallback")
 
 // ErrDeviceChoice marks New's failure when HEADLAB_EGL_DEVICE names no
 // device, or one that does not work: bad input rather than a missing GPU,
@@ -193,20 +206,24 @@ type marked struct {
 	marks []error
 }
 
+// Mark returns err, which errors.Is also matches against marks.
+func Mark(err error, marks ...error) error { return marked{err, marks} }
+
 func (e marked) Unwrap() []error { return append([]error{e.error}, e.marks...) }
 
-// noFallback marks err as errNoFallback.
-func noFallback(err error) error { return marked{err, []error{errNoFallback}} }
+// noFallback marks err as ErrNoFallback.
+func noFallback(err error) error { return marked{err, []error{ErrNoFallback}} }
 
 // badChoice marks err as a failure of HEADLAB_EGL_DEVICE's choice.
-func badChoice(err error) error { return marked{err, []error{errNoFallback, ErrDeviceChoice}} }
+func badChoice(err error) error { return marked{err, []error{ErrNoFallback, ErrDeviceChoice}} }
 
-// openEGL makes an EGL context of kind current on the calling thread.
-// passed is the failure of an NVIDIA device that fallback (Context auto)
-// went past to reach st, or that it went past before failing.
-func openEGL(kind string, o Options) (st *eglState, passed, err error) {
+// Open makes an EGL context current on the calling thread: on a device
+// (EGL_EXT_platform_device), else on the surfaceless platform. passed is
+// the failure of an NVIDIA device that o.Fallback went past to reach st, or
+// that it went past before failing.
+func Open(device bool, o Options) (st *Context, passed, err error) {
 	client := goStr(C.hl_query_string(0, C.EGL_EXTENSIONS))
-	if kind == kindDevice {
+	if device {
 		return openDevice(client, o)
 	}
 	st, err = openSurfaceless(client, o)
@@ -214,13 +231,13 @@ func openEGL(kind string, o Options) (st *eglState, passed, err error) {
 }
 
 // noDriver wraps err as a failure to find any working EGL display.
-func noDriver(err error) error { return fmt.Errorf("%w: %w", errNoDriver, err) }
+func noDriver(err error) error { return fmt.Errorf("%w: %w", ErrNoDriver, err) }
 
 // openDevice uses EGL_EXT_platform_device: the NVIDIA (CUDA) device
 // planDevices picks when there is one, else the first device that works.
 // An NVIDIA device that fails ends the search with an error unless
-// o.Context is auto; passed then reports it.
-func openDevice(client string, o Options) (st *eglState, passed, err error) {
+// o.Fallback; passed then reports it.
+func openDevice(client string, o Options) (st *Context, passed, err error) {
 	for _, ext := range []string{"EGL_EXT_platform_device", "EGL_EXT_platform_base"} {
 		if !hasWord(client, ext) {
 			return nil, nil, noDriver(fmt.Errorf("EGL lacks %s", ext))
@@ -230,8 +247,8 @@ func openDevice(client string, o Options) (st *eglState, passed, err error) {
 	if err != nil {
 		return nil, nil, noDriver(err)
 	}
-	if o.devices != nil {
-		devs = o.devices(devs)
+	if o.Devices != nil {
+		devs = o.Devices(devs)
 	}
 	if len(devs) == 0 {
 		return nil, nil, noDriver(errors.New("EGL lists no devices"))
@@ -240,7 +257,7 @@ func openDevice(client string, o Options) (st *eglState, passed, err error) {
 	plan, err := planDevices(devs, deviceEnv{
 		want:    os.Getenv("HEADLAB_EGL_DEVICE"),
 		visible: visible, visibleSet: visibleSet,
-		fallback: o.Context == "auto",
+		fallback: o.Fallback,
 	})
 	if err != nil {
 		return nil, nil, noFallback(err)
@@ -253,7 +270,7 @@ func openDevice(client string, o Options) (st *eglState, passed, err error) {
 	initialised := false
 	for _, i := range plan.order {
 		var missing C.int
-		dpy := C.hl_platform_display(C.EGL_PLATFORM_DEVICE_EXT, C.uintptr_t(devs[i].handle), &missing)
+		dpy := C.hl_platform_display(C.EGL_PLATFORM_DEVICE_EXT, C.uintptr_t(devs[i].Handle), &missing)
 		if missing != 0 {
 			return nil, passed, noDriver(errors.New("EGL lacks eglGetPlatformDisplayEXT"))
 		}
@@ -271,9 +288,9 @@ func openDevice(client string, o Options) (st *eglState, passed, err error) {
 		switch {
 		case plan.explicit:
 			return nil, passed, badChoice(fmt.Errorf("HEADLAB_EGL_DEVICE=%s: %w", os.Getenv("HEADLAB_EGL_DEVICE"), err))
-		case devs[i].cuda && plan.strict:
+		case devs[i].CUDA && plan.strict:
 			return nil, passed, noFallback(fmt.Errorf("%w; not falling back to a software renderer (HEADLAB_GL_CONTEXT=auto or egl-surfaceless allows one)", err))
-		case devs[i].cuda && passed == nil:
+		case devs[i].CUDA && passed == nil:
 			passed = err
 		}
 		errs = append(errs, err.Error())
@@ -289,7 +306,7 @@ func openDevice(client string, o Options) (st *eglState, passed, err error) {
 }
 
 // queryDevices lists EGL's devices (eglQueryDevicesEXT).
-func queryDevices() ([]eglDevice, error) {
+func queryDevices() ([]Device, error) {
 	var handles [32]C.uintptr_t
 	var n C.EGLint
 	switch C.hl_query_devices(&handles[0], C.EGLint(len(handles)), &n) {
@@ -298,39 +315,49 @@ func queryDevices() ([]eglDevice, error) {
 	case 0:
 		return nil, eglErr("eglQueryDevicesEXT")
 	}
-	devs := make([]eglDevice, n)
+	devs := make([]Device, n)
 	for i, h := range handles[:n] {
 		devs[i] = queryDevice(h)
 	}
 	return devs, nil
 }
 
+// DeviceList describes EGL's devices and their CUDA numbers, for logs.
+func DeviceList() (string, error) {
+	devs, err := queryDevices()
+	if err != nil {
+		return "", err
+	}
+	visible, set := os.LookupEnv("CUDA_VISIBLE_DEVICES")
+	return listDevices(devs, cudaNumbers(devs, visible, set)), nil
+}
+
 // queryDevice reads what the choice needs of one EGL device.
-func queryDevice(h C.uintptr_t) eglDevice {
+func queryDevice(h C.uintptr_t) Device {
 	exts := goStr(C.hl_device_string(h, C.EGL_EXTENSIONS))
-	d := eglDevice{handle: uintptr(h), ordinal: -1}
+	d := Device{Handle: uintptr(h), Ordinal: -1}
 	switch {
 	case hasWord(exts, "EGL_NV_device_cuda"):
-		d.cuda, d.desc = true, "NVIDIA CUDA"
+		d.CUDA, d.Desc = true, "NVIDIA CUDA"
 		var v C.intptr_t
 		if C.hl_device_attrib(h, C.EGL_CUDA_DEVICE_NV, &v) != 0 && v >= 0 {
-			d.ordinal = int(v)
+			d.Ordinal = int(v)
 		}
 	case hasWord(exts, "EGL_EXT_device_drm"):
-		d.desc = "DRM"
+		d.Desc = "DRM"
 		if f := goStr(C.hl_device_string(h, C.EGL_DRM_DEVICE_FILE_EXT)); f != "" {
-			d.desc = f
+			d.Desc = f
 		}
 	case hasWord(exts, "EGL_MESA_device_software"):
-		d.desc = "Mesa software"
+		d.Desc = "Mesa software"
 	default:
-		d.desc = "unknown"
+		d.Desc = "unknown"
 	}
 	return d
 }
 
 // openSurfaceless uses Mesa's surfaceless platform (EGL_DEFAULT_DISPLAY).
-func openSurfaceless(client string, o Options) (*eglState, error) {
+func openSurfaceless(client string, o Options) (*Context, error) {
 	if !hasWord(client, "EGL_MESA_platform_surfaceless") {
 		return nil, noDriver(errors.New("EGL lacks EGL_MESA_platform_surfaceless"))
 	}
@@ -351,7 +378,7 @@ func openSurfaceless(client string, o Options) (*eglState, error) {
 
 // openOn initialises dpy and makes a core context current on it. inited
 // reports whether eglInitialize got that far.
-func openOn(dpy C.uintptr_t, o Options) (st *eglState, inited bool, err error) {
+func openOn(dpy C.uintptr_t, o Options) (st *Context, inited bool, err error) {
 	var eglMajor, eglMinor C.EGLint
 	eglMu.Lock()
 	if eglRefs[dpy] == 0 && C.hl_initialize(dpy, &eglMajor, &eglMinor) == 0 {
@@ -381,9 +408,9 @@ func openOn(dpy C.uintptr_t, o Options) (st *eglState, inited bool, err error) {
 	if !createCtx && (eglMajor < 1 || eglMajor == 1 && eglMinor < 5) {
 		return nil, true, fmt.Errorf("EGL %d.%d without EGL_KHR_create_context cannot ask for a core context", eglMajor, eglMinor)
 	}
-	// Options.eglConfig takes the path of drivers without no-config or
+	// Options.Config takes the path of drivers without no-config or
 	// surfaceless contexts: a chosen config and a 1x1 pbuffer.
-	surfaceless := hasWord(exts, "EGL_KHR_surfaceless_context") && !o.eglConfig
+	surfaceless := hasWord(exts, "EGL_KHR_surfaceless_context") && !o.Config
 	var cfg C.uintptr_t // EGL_NO_CONFIG_KHR
 	if !surfaceless || !hasWord(exts, "EGL_KHR_no_config_context") {
 		var n C.EGLint
@@ -404,12 +431,12 @@ func openOn(dpy C.uintptr_t, o Options) (st *eglState, inited bool, err error) {
 		}
 	}
 	attrs = append(attrs, C.EGL_NONE)
-	st = &eglState{dpy: dpy}
+	st = &Context{dpy: dpy}
 	if st.ctx = C.hl_create_context(dpy, cfg, &attrs[0]); st.ctx == 0 {
 		err := eglErr("eglCreateContext")
 		// A refused version is the common cause: say what the driver has.
-		if gives, ok := probeEGL(dpy, cfg, surfaceless); ok && !gives.atLeast(o.Major, o.Minor) {
-			return nil, true, versionError(o.Major, o.Minor, gives.String())
+		if major, minor, ok := probeEGL(dpy, cfg, surfaceless, o.Version); ok && !AtLeast(major, minor, o.Major, o.Minor) {
+			return nil, true, VersionError(o.Major, o.Minor, fmt.Sprintf("%d.%d", major, minor))
 		}
 		return nil, true, err
 	}
@@ -431,13 +458,13 @@ func openOn(dpy C.uintptr_t, o Options) (st *eglState, inited bool, err error) {
 // probeEGL reports the version of the best core (else any) context dpy
 // gives, for the error when the version asked for was refused; ok is false
 // when it gives none at all.
-func probeEGL(dpy, cfg C.uintptr_t, surfaceless bool) (v glVersion, ok bool) {
+func probeEGL(dpy, cfg C.uintptr_t, surfaceless bool, version func() (int, int, bool)) (major, minor int, ok bool) {
 	for _, attrs := range [][]C.EGLint{
 		{C.EGL_CONTEXT_MAJOR_VERSION, 3, C.EGL_CONTEXT_MINOR_VERSION, 2,
 			C.EGL_CONTEXT_OPENGL_PROFILE_MASK, C.EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, C.EGL_NONE},
 		{C.EGL_NONE},
 	} {
-		st := &eglState{dpy: dpy}
+		st := &Context{dpy: dpy}
 		if st.ctx = C.hl_create_context(dpy, cfg, &attrs[0]); st.ctx == 0 {
 			continue
 		}
@@ -445,18 +472,29 @@ func probeEGL(dpy, cfg C.uintptr_t, surfaceless bool) (v glVersion, ok bool) {
 			st.surf = C.hl_create_pbuffer(dpy, cfg)
 		}
 		if C.hl_make_current(dpy, st.surf, st.ctx) != 0 {
-			v, ok = currentVersion(eglProcAddr)
+			major, minor, ok = version()
 		}
 		_ = st.destroy()
 		if ok {
-			return v, true
+			return major, minor, true
 		}
 	}
-	return v, false
+	return 0, 0, false
+}
+
+// AtLeast reports whether GL major.minor is wantMajor.wantMinor or later.
+func AtLeast(major, minor, wantMajor, wantMinor int) bool {
+	return major > wantMajor || major == wantMajor && minor >= wantMinor
+}
+
+// VersionError is the one-line error for a driver that offers too old a
+// GL (EGL's or GLFW's).
+func VersionError(major, minor int, gives string) error {
+	return fmt.Errorf("OpenGL %d.%d needed, driver gives %s", major, minor, gives)
 }
 
 // destroy unbinds and frees the context and surface, leaving the display.
-func (st *eglState) destroy() error {
+func (st *Context) destroy() error {
 	var err error
 	if C.hl_make_current(st.dpy, 0, 0) == 0 {
 		err = eglErr("eglMakeCurrent(EGL_NO_CONTEXT)")
@@ -471,8 +509,8 @@ func (st *eglState) destroy() error {
 	return err
 }
 
-// release frees the context and drops this context's hold on the display.
-func (st *eglState) release() error {
+// Release frees the context and drops its hold on the display.
+func (st *Context) Release() error {
 	err := st.destroy()
 	if e := unrefDisplay(st.dpy); err == nil {
 		err = e
@@ -481,6 +519,18 @@ func (st *eglState) release() error {
 		return fmt.Errorf("glctx: freeing the EGL context: %v", err)
 	}
 	return nil
+}
+
+// Held counts the holds of contexts on EGL displays, for tests that check
+// that every context let go.
+func Held() int {
+	eglMu.Lock()
+	defer eglMu.Unlock()
+	n := 0
+	for _, refs := range eglRefs {
+		n += refs
+	}
+	return n
 }
 
 // unrefDisplay terminates dpy when its last user lets go.
@@ -498,15 +548,15 @@ func unrefDisplay(dpy C.uintptr_t) error {
 	return nil
 }
 
-// eglProcAddr looks a GL or EGL function up through eglGetProcAddress.
-func eglProcAddr(name string) unsafe.Pointer {
+// ProcAddr looks a GL or EGL function up through eglGetProcAddress.
+func ProcAddr(name string) unsafe.Pointer {
 	cs := C.CString(name)
 	defer C.free(unsafe.Pointer(cs))
 	return C.hl_proc_addr(cs)
 }
 
-// eglReleaseThread frees EGL's per-thread state before the thread ends.
-func eglReleaseThread() { C.hl_release_thread() }
+// ReleaseThread frees EGL's per-thread state before the thread ends.
+func ReleaseThread() { C.hl_release_thread() }
 
 // vendorDirs are where glvnd's EGL vendor files live: glvnd's own folders,
 // then where NVIDIA's container images mount the driver's.
@@ -515,9 +565,9 @@ var vendorDirs = []string{
 	"/usr/local/nvidia/share/glvnd/egl_vendor.d",
 }
 
-// vendorHint says how to point glvnd at a vendor library, with the vendor
+// VendorHint says how to point glvnd at a vendor library, with the vendor
 // files found here, for when EGL found no driver (NVIDIA servers sometimes).
-func vendorHint() string {
+func VendorHint() string {
 	if v := os.Getenv("__EGL_VENDOR_LIBRARY_FILENAMES"); v != "" {
 		return fmt.Sprintf("__EGL_VENDOR_LIBRARY_FILENAMES=%s is set; is that vendor library installed?", v)
 	}
