@@ -23,6 +23,10 @@ type Refused struct{ error }
 
 func (r Refused) Unwrap() error { return r.error }
 
+// Refusef is a Refused of the message format makes of args, for callers
+// that refuse a backend in words of their own.
+func Refusef(format string, args ...any) error { return Refused{fmt.Errorf(format, args...)} }
+
 // Check refuses an unknown name before any work starts.
 func Check(name string) error {
 	if slices.Contains(Names, name) {

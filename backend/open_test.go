@@ -29,3 +29,12 @@ func TestOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusef: a refusal in the caller's words is a Refused whose message
+// is those words.
+func TestRefusef(t *testing.T) {
+	err := Refusef("--backends gl: %s", "no context")
+	if r := (Refused{}); !errors.As(err, &r) || err.Error() != "--backends gl: no context" || r.Unwrap().Error() != "--backends gl: no context" {
+		t.Errorf("Refusef: %#v", err)
+	}
+}

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"headlab/kernels"
+	"headlab/train"
 )
 
 // DefaultThreshold is the share of the metric a circuit keeps by default.
@@ -75,6 +78,16 @@ func (r *Runner) Faithfulness(kept []bool) (float64, error) {
 		return 0, nil
 	}
 	return (m - r.Corrupted) / (r.Clean - r.Corrupted), nil
+}
+
+// FindIn is Find on a runner of m on dev with o, closed after.
+func FindIn(m *train.Model, dev kernels.Device, o Options, threshold float64, curve bool, progress func(done, total int)) (*Report, error) {
+	r, err := NewRunner(m, dev, o)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return Find(r, threshold, curve, progress)
 }
 
 // Find finds r's circuit at threshold (CheckThreshold): every edge's

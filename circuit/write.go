@@ -44,3 +44,26 @@ func WriteReport(w io.Writer, r *Report) {
 	}
 	fmt.Fprintln(w)
 }
+
+// Planted is what headlab plant reports: the model it wrote and the
+// edges patching under its corruption can find.
+type Planted struct {
+	Corruption string   `json:"corruption"`
+	Kind       string   `json:"kind"`
+	Edges      []string `json:"planted_edges"`
+}
+
+// PlantedOf is the report of a planted model of kind whose findable edges
+// under corruption are edges.
+func PlantedOf(kind, corruption string, edges []Edge) Planted {
+	p := Planted{Corruption: corruption, Kind: kind, Edges: []string{}}
+	for _, e := range edges {
+		p.Edges = append(p.Edges, e.String())
+	}
+	return p
+}
+
+// Write is p's text, the model saved in dir.
+func (p Planted) Write(w io.Writer, dir string) {
+	fmt.Fprintf(w, "Planted %s model in %s. Edges patching under %s can find:\n  %s\n", p.Kind, dir, p.Corruption, strings.Join(p.Edges, "\n  "))
+}

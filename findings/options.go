@@ -2,6 +2,9 @@ package findings
 
 import (
 	"fmt"
+	"runtime"
+
+	"github.com/spf13/pflag"
 
 	"headlab/tasks"
 )
@@ -14,6 +17,19 @@ type Options struct {
 	Workers             int
 	Quick, Regime       bool
 	Loss                string
+}
+
+// AddFlags declares the flags of o on fs, with their defaults: the
+// published setting.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&o.Seeds, "seeds", 32, "seeds of the default induction model for the circuit fraction")
+	fs.IntVar(&o.Small, "small-seeds", 8, "seeds of every other comparison (reverse, majority, one layer, no mask)")
+	fs.IntVar(&o.Atlas, "atlas-seeds", DefaultAtlasSeeds, "seeds of the default induction model grouped by circuit in the atlas (0: no atlas)")
+	fs.Float64Var(&o.Scale, "steps-scale", 1, "multiply every step count by this (1 = the published setting; less for a quick check)")
+	fs.IntVar(&o.Workers, "workers", runtime.NumCPU(), "runs in flight at once")
+	fs.BoolVar(&o.Quick, "quick", false, "a small check of the machinery: --seeds 4 --small-seeds 2 --steps-scale 0.02")
+	fs.BoolVar(&o.Regime, "regime", false, "also sweep the regime grid (the loss, d-model, lr, batch, steps around the default; a finite training set; weight decay) and name the cell closest to the published model")
+	fs.StringVar(&o.Loss, "loss", tasks.NextToken, "training loss of every run (the regime grid runs both): next-token or answers")
 }
 
 // quickFlags are the flags --quick sets, each named as on the command line.

@@ -1,8 +1,11 @@
 package findings
 
 import (
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // TestOptionsValidate: each setting out of range is refused naming its
@@ -44,5 +47,27 @@ func TestOptionsValidate(t *testing.T) {
 	err := o.Validate(func(f string) bool { return f == "steps-scale" })
 	if err == nil || err.Error() != "--quick sets --steps-scale; give one or the other" {
 		t.Errorf("--quick --steps-scale: %v", err)
+	}
+}
+
+// TestAddFlags: the flags' defaults are the published setting, each flag
+// sets its field, and every flag --quick refuses is one of them.
+func TestAddFlags(t *testing.T) {
+	var o Options
+	fs := pflag.NewFlagSet("reproduce", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	if o.Seeds != 32 || o.Small != 8 || o.Atlas != DefaultAtlasSeeds || o.Scale != 1 || o.Workers != runtime.NumCPU() || o.Quick || o.Regime || o.Loss != "next-token" {
+		t.Errorf("defaults %+v", o)
+	}
+	if err := fs.Parse([]string{"--seeds", "5", "--small-seeds", "3", "--atlas-seeds", "0", "--steps-scale", "0.5", "--workers", "7", "--regime", "--loss", "answers"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := (Options{Seeds: 5, Small: 3, Atlas: 0, Scale: 0.5, Workers: 7, Regime: true, Loss: "answers"}); o != want {
+		t.Errorf("parsed %+v, want %+v", o, want)
+	}
+	for _, name := range quickFlags {
+		if fs.Lookup(name) == nil {
+			t.Errorf("--quick names --%s, which AddFlags does not declare", name)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -234,4 +235,26 @@ func UnseenScores(m *train.Model, dev kernels.Device) ([]analysis.HeadScore, err
 		return nil, err
 	}
 	return analysis.ScoreAll(sn[0].Attention), nil
+}
+
+// HistoryReport is what headlab curves reports of a history: its phase
+// change, how many records it holds, and (in the text) its label
+// changes.
+type HistoryReport struct {
+	Phase   analysis.Phase `json:"phase_change"`
+	Records int            `json:"records"`
+	changes []LabelChange
+}
+
+// Report is h's report.
+func (h History) Report() HistoryReport {
+	return HistoryReport{Phase: h.Phase(), Records: len(h), changes: h.LabelChanges()}
+}
+
+// Write is the report's text: the phase change, then each label change.
+func (r HistoryReport) Write(w io.Writer) {
+	WritePhase(w, r.Phase)
+	for _, c := range r.changes {
+		fmt.Fprintf(w, "step %5d  %s\n", c.Step, c.Text())
+	}
 }

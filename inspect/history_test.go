@@ -1,9 +1,12 @@
 package inspect
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"headlab/analysis"
@@ -77,5 +80,27 @@ func TestHistoryFileRoundTrip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, h) {
 		t.Errorf("read back %+v, want %+v", got, h)
+	}
+}
+
+// TestHistoryReport: curves' report is the phase change and the number
+// of records as JSON; its text is the phase line, then a line per label
+// change.
+func TestHistoryReport(t *testing.T) {
+	h := demoHistory()
+	r := h.Report()
+	js, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(js), `{"phase_change":{`) || !strings.HasSuffix(string(js), `,"records":3}`) {
+		t.Errorf("json %s", js)
+	}
+	var b strings.Builder
+	r.Write(&b)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 1+len(h.LabelChanges()) || !strings.HasPrefix(lines[0], "phase change: ") ||
+		lines[1] != fmt.Sprintf("step %5d  %s", h.LabelChanges()[0].Step, h.LabelChanges()[0].Text()) {
+		t.Errorf("text:\n%s", b.String())
 	}
 }

@@ -51,6 +51,9 @@ type Report struct {
 	// ByKind is accuracy per kind of example, for tasks that have kinds
 	// (agreement: with and without an attractor).
 	ByKind *ByKind `json:"by_kind,omitempty"`
+	// Composition is every cross-layer pair's composition scores, when
+	// asked for (Options.Composition).
+	Composition *CompositionReport `json:"composition,omitempty"`
 }
 
 // Scores lists every head's verdict without the ablation figures.
@@ -79,6 +82,9 @@ type Options struct {
 	// in-context learning score (docs/causal.md), both of the intact
 	// model, whatever Off says.
 	Circuit bool
+	// Composition also scores the Q-, K- and V-composition of every
+	// cross-layer pair of heads (Analyze only: it reads m's weights).
+	Composition bool
 }
 
 // Analyze scores every head of m on the first ScoredExamples held-out
@@ -94,6 +100,10 @@ func Analyze(m *train.Model, dev kernels.Device, o Options) (*Report, *analysis.
 	rs, as, err := AnalyzeAll(e, o)
 	if err != nil {
 		return nil, nil, err
+	}
+	if o.Composition {
+		c := Composition(m)
+		rs[0].Composition = &c
 	}
 	return rs[0], as[0], nil
 }

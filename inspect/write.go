@@ -27,6 +27,10 @@ func WriteReport(w io.Writer, r *Report) {
 		fmt.Fprintln(w)
 		WriteCircuitTable(w, r)
 	}
+	if r.Composition != nil {
+		fmt.Fprintln(w)
+		WriteCompositionTable(w, *r.Composition)
+	}
 }
 
 // WriteScores is score's text: heads' scores, and their relation scores
@@ -153,4 +157,14 @@ func WriteAttribution(w io.Writer, r *AttributionReport) {
 	for _, l := range r.Lens {
 		fmt.Fprintf(w, "| %s | %.1f%% | %.3f |\n", l.Name, 100*l.Accuracy, l.Probability)
 	}
+}
+
+// WritePhase writes the line that says when the phase change came.
+func WritePhase(w io.Writer, p analysis.Phase) {
+	together := "together"
+	if !p.Together {
+		together = "apart"
+	}
+	fmt.Fprintf(w, "phase change: induction score rises (20%% to 80%% of the way) over steps %d-%d (+%.2f), accuracy over steps %d-%d (+%.2f): %s\n",
+		p.InductionFrom, p.InductionTo, p.InductionRise, p.AccuracyFrom, p.AccuracyTo, p.AccuracyRise, together)
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"headlab/analysis"
 )
 
 // TestTwoDecimals: two decimals, and no sign on a value that rounds to
@@ -106,5 +108,14 @@ Logit lens: the residual stream entering each block, and the output, through the
 `
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestWritePhase(t *testing.T) {
+	var w strings.Builder
+	WritePhase(&w, analysis.Phase{InductionFrom: 10, InductionTo: 40, InductionRise: 0.5, AccuracyFrom: 20, AccuracyTo: 50, AccuracyRise: 0.25})
+	want := "phase change: induction score rises (20% to 80% of the way) over steps 10-40 (+0.50), accuracy over steps 20-50 (+0.25): apart\n"
+	if w.String() != want {
+		t.Errorf("got %q, want %q", w.String(), want)
 	}
 }

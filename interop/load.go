@@ -8,9 +8,13 @@ import (
 	"strings"
 
 	"headlab/internal/atomicfile"
+	"headlab/internal/memlimit"
 	"headlab/tasks"
 	"headlab/train"
 )
+
+// memLimit is what this process may use; tests replace it.
+var memLimit = memlimit.Read
 
 // Load reads the weights file in for headlab import in layout, refusing
 // anything headlab cannot take, in import's words (every error is bad
@@ -19,6 +23,14 @@ import (
 // its config is headlab's own and unchanged (an export of a checkpoint),
 // to be saved as it is.
 func Load(layout ExportFormat, in, task string) (m *train.Model, own *train.Result, err error) {
+	// The file, its tensors and the model are held at once (about three
+	// copies): a file this process cannot hold is refused unread.
+	if fi, err := os.Stat(in); err == nil {
+		if lim := memLimit(); lim.Known() && 3*fi.Size() > lim.Bytes {
+			return nil, nil, fmt.Errorf("%s: importing its %s needs about %s, more than the %s this process may use (%s)",
+				in, memlimit.GiB(fi.Size()), memlimit.GiB(3*fi.Size()), memlimit.GiB(lim.Bytes), lim.What)
+		}
+	}
 	b, err := ReadSafetensorsFile(in)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", in, err)

@@ -10,6 +10,7 @@ import (
 
 	"headlab/backend/cpu"
 	"headlab/graph"
+	"headlab/internal/memlimit"
 	"headlab/train"
 )
 
@@ -102,5 +103,29 @@ func TestChooseFormat(t *testing.T) {
 	}
 	if _, err := ChooseFormat("x.npz", "csv", Safetensors, Safetensors, NPZ); err == nil || err.Error() != `unknown --format "csv": want safetensors, npz` {
 		t.Errorf("--format csv: %v", err)
+	}
+}
+
+// TestLoadRefusesWhatItCannotHold: a file of which three copies do not
+// fit what this process may use is refused, naming the sizes, before it
+// is read; one that fits loads.
+func TestLoadRefusesWhatItCannotHold(t *testing.T) {
+	defer func(f func() memlimit.Limit) { memLimit = f }(memLimit)
+	m := smallModel(t)
+	out := filepath.Join(t.TempDir(), "m.safetensors")
+	if err := WriteExport(m, nil, HF, Safetensors, out, nil, false, Provenance{}); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	memLimit = func() memlimit.Limit { return memlimit.Limit{Bytes: 3 * fi.Size(), What: "test limit"} }
+	if _, _, err := Load(HF, out, ""); err != nil {
+		t.Errorf("a file whose three copies fit: %v", err)
+	}
+	memLimit = func() memlimit.Limit { return memlimit.Limit{Bytes: 3*fi.Size() - 1, What: "test limit"} }
+	if _, _, err := Load(HF, out, ""); err == nil || !strings.Contains(err.Error(), "this process may use (test limit)") || !strings.HasPrefix(err.Error(), out+": importing its") {
+		t.Errorf("a file whose three copies do not fit: %v", err)
 	}
 }

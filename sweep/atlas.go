@@ -51,12 +51,7 @@ func labelsOf(heads []inspect.Head) map[string]string {
 // measureEdgeCircuit finds m's circuit on dev and signs it with heads'
 // labels.
 func measureEdgeCircuit(m *train.Model, dev kernels.Device, heads []inspect.Head) (*EdgeCircuit, error) {
-	r, err := circuit.NewRunner(m, dev, circuit.Options{Examples: train.EvalChunk})
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	rep, err := circuit.Find(r, circuit.DefaultThreshold, false, nil)
+	rep, err := circuit.FindIn(m, dev, circuit.Options{Examples: train.EvalChunk}, circuit.DefaultThreshold, false, nil)
 	if err != nil {
 		return nil, err
 	}

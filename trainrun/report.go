@@ -34,8 +34,20 @@ type Report struct {
 	Phase       *analysis.Phase      `json:"phase_change,omitempty"`
 }
 
-// Write writes the report's summary of m's run as text.
-func (r *Report) Write(w io.Writer, m *train.Model) {
+// Write is train's text of m's run: the summary (WriteSummary), then
+// its heads (inspect.WriteReport) and, with a history, the phase change.
+func (r *Report) Write(w io.Writer, m *train.Model, heads *inspect.Report) {
+	r.WriteSummary(w, m)
+	fmt.Fprintln(w)
+	inspect.WriteReport(w, heads)
+	if r.Phase != nil {
+		fmt.Fprintln(w)
+		inspect.WritePhase(w, *r.Phase)
+	}
+}
+
+// WriteSummary writes the report's summary of m's run as text.
+func (r *Report) WriteSummary(w io.Writer, m *train.Model) {
 	fmt.Fprintf(w, "task        %s: %s\n", m.Task.Name(), m.Task.Describe())
 	mlp := fmt.Sprintf("d-ff %d", m.Shape.DFF)
 	if m.Shape.NoMLP {
@@ -70,16 +82,6 @@ func lossPair(loss string, l, answers float64) string {
 		return fmt.Sprintf("%.4f (answers)", l)
 	}
 	return fmt.Sprintf("%.4f (%s), %.4f on its answers", l, loss, answers)
-}
-
-// WritePhase writes the line that says when the phase change came.
-func WritePhase(w io.Writer, p analysis.Phase) {
-	together := "together"
-	if !p.Together {
-		together = "apart"
-	}
-	fmt.Fprintf(w, "phase change: induction score rises (20%% to 80%% of the way) over steps %d-%d (+%.2f), accuracy over steps %d-%d (+%.2f): %s\n",
-		p.InductionFrom, p.InductionTo, p.InductionRise, p.AccuracyFrom, p.AccuracyTo, p.AccuracyRise, together)
 }
 
 // Progress is train's progress on stderr: a line every reportEvery steps

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"headlab/analysis"
 	"headlab/backend/cpu"
 	"headlab/train"
 )
@@ -43,8 +42,9 @@ func TestRun(t *testing.T) {
 		t.Errorf("stderr %q, want progress lines and the checkpoint's line", stderr.String())
 	}
 	var out strings.Builder
-	rep.Write(&out, m)
-	for _, line := range []string{"task        majority: ", "training    next-token loss, fresh sequences, no weight decay; 20 steps of batch ", "accuracy    "} {
+	rep.Write(&out, m, heads)
+	for _, line := range []string{"task        majority: ", "training    next-token loss, fresh sequences, no weight decay; 20 steps of batch ", "accuracy    ",
+		"\n\n| Head switched off | Label |", "\n\nphase change: "} {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("report lacks %q:\n%s", line, out.String())
 		}
@@ -55,14 +55,5 @@ func TestRun(t *testing.T) {
 	_, quiet, _, _, err := Run(Options{Config: c, Device: cpu.New(), Stderr: io.Discard, Quiet: true})
 	if err != nil || quiet.History != nil || quiet.Phase != nil || quiet.Accuracy != want.Accuracy {
 		t.Errorf("without history: %v, %v", quiet.History, err)
-	}
-}
-
-func TestWritePhase(t *testing.T) {
-	var w strings.Builder
-	WritePhase(&w, analysis.Phase{InductionFrom: 10, InductionTo: 40, InductionRise: 0.5, AccuracyFrom: 20, AccuracyTo: 50, AccuracyRise: 0.25})
-	want := "phase change: induction score rises (20% to 80% of the way) over steps 10-40 (+0.50), accuracy over steps 20-50 (+0.25): apart\n"
-	if w.String() != want {
-		t.Errorf("got %q, want %q", w.String(), want)
 	}
 }

@@ -35,12 +35,12 @@ type Grid struct {
 }
 
 // HeadGrid is example n of att as a grid titled title, each panel titled
-// with its head's verdict, "L1H0 · induction 0.81", tokens labelled as
-// tasks show them.
-func HeadGrid(title string, att *analysis.Attention, heads []analysis.HeadScore, n int) Grid {
+// with its head's verdict, "L1H0 · induction 0.81", tokens named as task
+// names them (tasks.TokenName; nil: tasks.TokenLabel).
+func HeadGrid(title string, att *analysis.Attention, heads []analysis.HeadScore, n int, task tasks.Task) Grid {
 	g := Grid{Title: title, Layers: att.L, Heads: att.H, T: att.T, Causal: att.Causal}
 	for _, id := range att.Tokens[n*att.T : (n+1)*att.T] {
-		g.Tokens = append(g.Tokens, tasks.TokenLabel(id))
+		g.Tokens = append(g.Tokens, tasks.TokenName(task, id))
 	}
 	size := att.T * att.T
 	for _, h := range heads {

@@ -31,19 +31,9 @@ func newAtlasCmd(e *env, runF func(*atlasOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "atlas --db FILE",
 		Short: "Group a sweep's seeds by the signature of their circuits: how many mechanisms, each one's share",
-		Long: `Per configuration of a sweep database, the runs that hold a signature (swept
-with --measure signature, the default: each run's circuit by path patching,
-its load-bearing heads named by layer and role) grouped into mechanisms:
-runs of one signature, and signatures one weak edge apart merged into the
-more common, by the rule docs/circuits.md fixes ("Atlas"). For each
-mechanism: its runs and share of the configuration's signed runs with a 95%
-Wilson interval, their mean held-out accuracy, its representative seed (the
-lowest seed of its own signature), and its signature's edges with their mean
-effects. --figure draws a small graph of each. The database is opened
-read-only. A database with no signature (one swept before schema version 7,
-or with --measure leaving signature out) exits 2.`,
-		Args: cobra.NoArgs,
-		RunE: runE(e, o, runF, runAtlas),
+		Long:  longHelp("atlas"),
+		Args:  cobra.NoArgs,
+		RunE:  runE(e, o, runF, runAtlas),
 	}
 	cmd.Flags().StringVar(&o.db, "db", "", "sweep database to read")
 	cmd.Flags().StringVar(&o.config, "config", "", "only the configuration of this key (as report prints it)")

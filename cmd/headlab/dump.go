@@ -31,16 +31,9 @@ func newDumpCmd(e *env, runF func(*dumpOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dump --run DIR --out FILE.safetensors",
 		Short: "Write tokens, attention and logits of a saved model on held-out examples",
-		Long: `Runs a checkpoint on its first held-out examples and writes, for Python
-(docs/interop.md), tokens and targets [N, T], attention [N, L, H, T, T] and
-logits [N, T, V], with the token strings and headlab's config in the metadata.
-The format follows FILE's extension (or --format): .safetensors, .npz, or
-.json, the attention file headlab score reads (no logits). "-" is stdout
-(safetensors unless --format says otherwise). Heads in --ablate are switched
-off as --ablation says; mean and resample ablation take their replacements
-from the examples dumped (docs/causal.md).`,
-		Args: cobra.NoArgs,
-		RunE: runE(e, o, runF, runDump),
+		Long:  longHelp("dump"),
+		Args:  cobra.NoArgs,
+		RunE:  runE(e, o, runF, runDump),
 	}
 	o.run.register(cmd, "checkpoint directory written by train --save")
 	cmd.Flags().StringVar(&o.out, "out", "", `output file (.safetensors, .npz or .json; "-" is stdout)`)

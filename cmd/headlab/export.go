@@ -30,18 +30,9 @@ func newExportCmd(e *env, runF func(*exportOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export --run DIR --format transformerlens|hf --out FILE.safetensors",
 		Short: "Write a saved model's weights in TransformerLens's or PyTorch's layout",
-		Long: `Writes a checkpoint's weights for Python (docs/interop.md):
-
-  transformerlens  HookedTransformer's state dict (embed.W_E, blocks.0.attn.W_Q
-                   [n_heads, d_model, d_head], ...); FILE.json beside it, and the
-                   safetensors metadata, hold the HookedTransformerConfig fields
-  hf               PyTorch's usual names, nn.Linear weights [out, in]
-
-FILE ends in .safetensors or .npz ("-" writes safetensors to stdout). Every
-file carries headlab's config and result, the task's vocabulary and the
-revision; headlab import reads a .safetensors export back.`,
-		Args: cobra.NoArgs,
-		RunE: runE(e, o, runF, runExport),
+		Long:  longHelp("export"),
+		Args:  cobra.NoArgs,
+		RunE:  runE(e, o, runF, runExport),
 	}
 	o.run.register(cmd, "checkpoint directory written by train --save")
 	cmd.Flags().StringVar(&o.format, "format", string(interop.TransformerLens), "layout: transformerlens or hf")

@@ -48,12 +48,7 @@ func (p *pictureFlags) write(e *env, title string, att *analysis.Attention, head
 	if p.png == "" && p.arcs == "" {
 		return nil
 	}
-	g := viz.HeadGrid(title, att, heads, 0)
-	for i := range g.Tokens {
-		if task != nil {
-			g.Tokens[i] = tasks.TokenName(task, att.Tokens[i])
-		}
-	}
+	g := viz.HeadGrid(title, att, heads, 0, task)
 	if err := e.writeFigure(p.png, func() (*viz.Figure, error) { return viz.Heatmaps(g) }); err != nil {
 		return err
 	}
@@ -79,15 +74,9 @@ func newHeadsCmd(e *env, runF func(*headsOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "heads --run DIR",
 		Short: "Score, label and ablate the heads of a saved model",
-		Long: `Scores every head of a checkpoint against the canonical patterns of
-docs/head-patterns.md on 256 held-out examples, names it after the best one,
-and prints held-out accuracy with each head switched off (--ablation: zeroed,
-replaced by its mean, or by its output on another example). Also prints each
-head's circuit scores (the copying score and top-1 copy accuracy of its full
-OV circuit, its prefix-matching score on repeated random tokens) and the
-model's in-context learning score (docs/causal.md).`,
-		Args: cobra.NoArgs,
-		RunE: runE(e, o, runF, runHeads),
+		Long:  longHelp("heads"),
+		Args:  cobra.NoArgs,
+		RunE:  runE(e, o, runF, runHeads),
 	}
 	o.run.register(cmd, "checkpoint directory written by train --save")
 	ablateFlag(cmd, &o.ablate, &o.run.dir)
@@ -135,7 +124,7 @@ func runHeads(e *env, o *headsOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, att, err := inspect.Analyze(m, be, inspect.Options{Off: off, Ablation: o.method, Relation: rel, Circuit: true})
+	rep, att, err := inspect.Analyze(m, be, inspect.Options{Off: off, Ablation: o.method, Relation: rel, Circuit: true, Composition: o.composition})
 	if err != nil {
 		return err
 	}
@@ -150,21 +139,7 @@ func runHeads(e *env, o *headsOptions) error {
 	if err := o.html.write(e, m, be, att, rep.Scores()); err != nil {
 		return err
 	}
-	var comp *inspect.CompositionReport
-	if o.composition {
-		c := inspect.Composition(m)
-		comp = &c
-	}
-	return e.report(o.json, struct {
-		*inspect.Report
-		Composition *inspect.CompositionReport `json:"composition,omitempty"`
-	}{rep, comp}, func(w io.Writer) {
-		printHeads(w, rep)
-		if comp != nil {
-			fmt.Fprintln(w)
-			inspect.WriteCompositionTable(w, *comp)
-		}
-	}, append(o.pics.paths(), o.dump, o.html.path)...)
+	return e.report(o.json, rep, func(w io.Writer) { inspect.WriteReport(w, rep) }, append(o.pics.paths(), o.dump, o.html.path)...)
 }
 
 // ablateFlag registers --ablate, its values completed with the heads of
@@ -186,9 +161,6 @@ func completeHeads(runDir, typed string) []string {
 	}
 	return inspect.CompleteHeads(m.Shape.Layers, m.Shape.Heads, typed)
 }
-
-// printHeads is heads' text, which train --heads prints too.
-var printHeads = inspect.WriteReport
 
 // relationFlag is --relation: the relation whose best head accuracy by
 // kind switches off.
@@ -228,11 +200,9 @@ func newScoreCmd(e *env, runF func(*scoreOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "score --attention FILE.json",
 		Short: "Score attention patterns from any source against the canonical patterns",
-		Long: `Reads {"causal": bool, "tokens": [N][T], "attention": [N][L][H][T][T]}
-(as written by heads --dump-attention, or by a PyTorch model) and prints
-every head's pattern scores and label, following docs/head-patterns.md.`,
-		Args: cobra.NoArgs,
-		RunE: runE(e, o, runF, runScore),
+		Long:  longHelp("score"),
+		Args:  cobra.NoArgs,
+		RunE:  runE(e, o, runF, runScore),
 	}
 	cmd.Flags().StringVar(&o.file, "attention", "", "attention file (JSON)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object on stdout")

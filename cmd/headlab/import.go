@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"headlab/internal/memlimit"
 	"headlab/interop"
 	"headlab/tasks"
 	"headlab/train"
@@ -35,21 +34,9 @@ func newImportCmd(e *env, runF func(*importOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import --format transformerlens|hf --in FILE.safetensors --out DIR [--task NAME]",
 		Short: "Read a model trained elsewhere (TransformerLens or PyTorch weights) into a checkpoint",
-		Long: `Reads weights in TransformerLens's or PyTorch's layout (docs/interop.md) and
-writes a headlab checkpoint (config.json + model.safetensors) that every
-command reads, after evaluating it on the task's held-out examples:
-
-  transformerlens  a HookedTransformer state dict; its HookedTransformerConfig
-                   from the file's metadata or FILE.json beside it
-  hf               headlab's PyTorch layout, with headlab's metadata
-
---task names the task to evaluate on (as train takes it); it may be left out
-when the file is a headlab export, which names its own. A model headlab cannot
-compute (rotary positions, no LayerNorm, another activation, parallel
-attention, ...) is refused in one line naming what. An export imported again
-gives the checkpoint it came from, byte for byte.`,
-		Args: cobra.NoArgs,
-		RunE: runE(e, o, runF, runImport),
+		Long:  longHelp("import"),
+		Args:  cobra.NoArgs,
+		RunE:  runE(e, o, runF, runImport),
 	}
 	cmd.Flags().StringVar(&o.format, "format", string(interop.TransformerLens), "layout: transformerlens or hf")
 	cmd.Flags().StringVar(&o.in, "in", "", "weights file (.safetensors)")
@@ -76,15 +63,8 @@ func (o *importOptions) check(cmd *cobra.Command, _ []string) error {
 	if err := checkOutputs(checkpointOut("out", o.out)); err != nil {
 		return err
 	}
-	fi, err := os.Stat(o.in)
-	if err != nil {
+	if _, err := os.Stat(o.in); err != nil {
 		return usagef("--in: %v", err)
-	}
-	// The file, its tensors and the model are held at once (about three
-	// copies): a file this process cannot hold is refused unread.
-	if lim := memlimit.Read(); lim.Known() && 3*fi.Size() > lim.Bytes {
-		return usagef("%s: importing its %s needs about %s, more than the %s this process may use (%s)",
-			o.in, memlimit.GiB(fi.Size()), memlimit.GiB(3*fi.Size()), memlimit.GiB(lim.Bytes), lim.What)
 	}
 	if o.model, o.own, err = interop.Load(layout, o.in, o.task); err != nil {
 		return usageError{err}

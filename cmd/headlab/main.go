@@ -33,11 +33,7 @@ const (
 )
 
 // exitTable is the table of exit statuses for headlab --help.
-const exitTable = `Exit status:
-  0    success
-  1    a failure during work (a run that cannot finish, a write that fails)
-  2    bad input or arguments (refused before any work starts; nothing written)
-  130  interrupted (Ctrl-C, SIGTERM); results already written are kept`
+var exitTable = longHelp("exit-status")
 
 // usageError marks bad input: the process exits 2.
 type usageError struct{ error }
@@ -146,10 +142,8 @@ func exitCode(err error, msg string) int {
 
 // exitOnSignal ends any command on SIGINT or SIGTERM at once with
 // exitInterrupted, as exitTable says, unless it stops gracefully itself
-// (stopsGracefully): internal/interrupt.
+// (internal/interrupt).
 func exitOnSignal(stderr io.Writer) { interrupt.ExitOn(stderr, exitInterrupted) }
-
-var stopsGracefully = interrupt.Graceful
 
 func main() {
 	code := 1

@@ -2,9 +2,7 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -26,16 +24,9 @@ func newMergeCmd(e *env, runF func(*mergeOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "merge --db OUT IN...",
 		Short: "Combine sweep databases (one per shard) into one",
-		Long: `Copies every run of the IN databases into OUT (created if missing). A pair
-(configuration, seed) found twice with the same results is kept once; with
-different results the merge is refused with one line naming the pair, and
-OUT is left as it was. The inputs are only read. The new OUT is built in a
-temporary file beside it and renamed into place when every row is in. A
-conflict, an input or OUT that is not a headlab sweep database or that
-SQLite's integrity check finds damaged, or shards of different sweeps
-(each shard records its sweep: every pair, hashed) exit 2.`,
-		Args: cobra.ArbitraryArgs,
-		RunE: runE(e, o, runF, runMerge),
+		Long:  longHelp("merge"),
+		Args:  cobra.ArbitraryArgs,
+		RunE:  runE(e, o, runF, runMerge),
 	}
 	cmd.Flags().StringVar(&o.out, "db", "", "database to merge into (created if missing)")
 	return cmd
@@ -69,14 +60,6 @@ func runMerge(e *env, o *mergeOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, n := range res.Notes {
-		fmt.Fprintf(e.stderr, "merge: %s\n", n)
-	}
-	if len(res.Backends) > 1 {
-		fmt.Fprintf(e.stderr, "merge: %s now holds runs of backends %s: they agree as distributions over seeds, not bit for bit\n",
-			o.out, strings.Join(res.Backends, ", "))
-	}
-	fmt.Fprintf(e.stdout, "merged %d databases into %s: %d runs added, %d duplicates skipped, %d runs in all\n",
-		len(o.ins), o.out, res.Added, res.Duplicates, res.Total)
+	res.Write(e.stdout, e.stderr, o.out, len(o.ins))
 	return nil
 }

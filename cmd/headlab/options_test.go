@@ -98,17 +98,17 @@ func TestSweepOptions(t *testing.T) {
 	t.Setenv("JOB_COMPLETION_INDEX", "")
 	t.Setenv("SLURM_ARRAY_TASK_ID", "")
 	o := accepted(t, newSweepCmd, "sweep", "--task", "majority", "--seeds", "1-3", "--grid", "layers=1,2", "--db", db)
-	if len(o.pairs) != 6 || o.ask != (sweep.Ask{}) || o.shardNote != "" || !o.analysis.Measure.Has(sweep.MeasureCircuit) || o.analysis.Ablation != inspect.AblateZero {
-		t.Errorf("defaults: %d pairs, ask %+v, shard %q, analysis %+v", len(o.pairs), o.ask, o.shardNote, o.analysis)
+	if len(o.db.Pairs) != 6 || o.db.Ask != (sweep.Ask{}) || o.shardNote != "" || !o.db.Analysis.Measure.Has(sweep.MeasureCircuit) || o.db.Analysis.Ablation != inspect.AblateZero {
+		t.Errorf("defaults: %d pairs, ask %+v, shard %q, analysis %+v", len(o.db.Pairs), o.db.Ask, o.shardNote, o.db.Analysis)
 	}
 	o = accepted(t, newSweepCmd, "sweep", "--seeds", "1-4", "--db", db, "--workers", "2", "--group", "3", "--measure", "none", "--ablation", "mean")
-	if o.ask != (sweep.Ask{Workers: 2, Group: 3}) || o.analysis.Probed() != true || o.analysis.Measure.Has(sweep.MeasureCircuit) {
-		t.Errorf("asked: ask %+v, analysis %+v", o.ask, o.analysis)
+	if o.db.Ask != (sweep.Ask{Workers: 2, Group: 3}) || o.db.Analysis.Probed() != true || o.db.Analysis.Measure.Has(sweep.MeasureCircuit) {
+		t.Errorf("asked: ask %+v, analysis %+v", o.db.Ask, o.db.Analysis)
 	}
 	// The shard's line is said when the sweep runs, not before a refusal.
 	o = accepted(t, newSweepCmd, "sweep", "--seeds", "1-4", "--db", db, "--shard", "1/2")
-	if len(o.pairs) != 2 || o.shardNote != "sweep: shard 1/2: 2 of 4 pairs" {
-		t.Errorf("--shard 1/2: %d pairs, note %q", len(o.pairs), o.shardNote)
+	if len(o.db.Pairs) != 2 || o.shardNote != "sweep: shard 1/2: 2 of 4 pairs" {
+		t.Errorf("--shard 1/2: %d pairs, note %q", len(o.db.Pairs), o.shardNote)
 	}
 	refused(t, newSweepCmd, "--db FILE is required", "sweep", "--shard", "1/2")
 	refused(t, newSweepCmd, "sweep takes --seeds", "sweep", "--seed", "2", "--db", db)

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"headlab/internal/jsonout"
 	"headlab/viz"
 )
 
@@ -35,11 +35,8 @@ func (e *env) report(asJSON bool, v any, text func(io.Writer), paths ...string) 
 	return nil
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+// writeJSON is headlab's JSON style (internal/jsonout).
+var writeJSON = jsonout.Write
 
 // writeFigure draws a figure into path ("-": stdout), unless path is ""
 // (not asked for).

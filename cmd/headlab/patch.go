@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -64,18 +63,9 @@ func newPatchCmd(e *env, runF func(*patchOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "patch --run DIR",
 		Short: "Activation patching: where the answer is computed, head by head and position by position",
-		Long: `Runs held-out examples (the clean runs) and a corrupted copy of each, then
-writes one clean activation into the corrupted run at a time: each head's
-output (before the output projection) at each position, and the residual
-stream entering each block at each position. It reports what each patch
-restores, normalised as (M - M_corrupted) / (M_clean - M_corrupted) for M the
-answer's logit difference (its logit less the mean logit) and for M the
-accuracy on the clean answers, and names the heads whose restored logit
-difference, summed over positions, reaches 0.1 (docs/causal.md).
-
-` + corruptionHelp,
-		Args: cobra.NoArgs,
-		RunE: runE(e, o, runF, runPatch),
+		Long:  longHelp("patch") + corruptionHelp,
+		Args:  cobra.NoArgs,
+		RunE:  runE(e, o, runF, runPatch),
 	}
 	o.register(cmd, train.EvalChunk, "held-out examples (from the first) run clean and corrupted",
 		"draw the heatmap: every head and each block's residual stream by position")
@@ -110,60 +100,20 @@ func runPatch(e *env, o *patchOptions) error {
 		},
 		measure: func(ev *train.Evaluator) ([]*inspect.PatchReport, error) {
 			var finish func()
-			opts.Progress, finish = progressBar(e, "patch", "runs", true)
+			opts.Progress, finish = progress.Reporter(e.stderr, "patch", "runs", true)
 			defer finish()
 			return inspect.Patch(ev, opts)
 		},
 		figure: func(run string, r *inspect.PatchReport) (*viz.Figure, error) {
-			return patchGrid("patching · "+run, r).Figure()
+			return r.Grid("patching · " + run).Figure()
 		},
 		text: inspect.WritePatch,
 	})
 }
 
-// patchGrid is r's heatmap: the heads, then the residual streams, by
-// position, each cell the normalised logit difference patching restores.
-func patchGrid(title string, r *inspect.PatchReport) viz.PatchGrid {
-	g := viz.PatchGrid{Title: title, Note: fmt.Sprintf("share of the answer's logit difference restored by patching the clean activation into the %s-corrupted run, per position", r.Corruption)}
-	for _, p := range r.Positions {
-		g.Columns = append(g.Columns, fmt.Sprint(p))
-	}
-	for _, p := range r.Heads {
-		g.Rows, g.Values = append(g.Rows, p.Name), append(g.Values, p.LogitDiff)
-	}
-	g.Gaps = []int{len(r.Heads)}
-	for _, p := range r.Resid {
-		g.Rows, g.Values = append(g.Rows, p.Name), append(g.Values, p.LogitDiff)
-	}
-	return g
-}
-
-// progressBar is a progress report on stderr as a bar, made at the first
-// report (when the total is known); with tenths, a log (not a terminal)
-// gets a line each tenth of the work only. finish ends the bar.
-func progressBar(e *env, name, unit string, tenths bool) (report func(done, total int), finish func()) {
-	var bar *progress.Bar
-	report = func(done, total int) {
-		if bar == nil {
-			bar = progress.New(e.stderr, name, unit, total)
-		}
-		if !tenths || bar.OnTerminal() || done*10/total != (done-1)*10/total {
-			bar.Update(done, "")
-		}
-	}
-	return report, func() {
-		if bar != nil {
-			bar.Finish()
-		}
-	}
-}
-
 // corruptionHelp ends the help of every command that runs examples clean
 // and corrupted (patch, circuit): the corruptions --corruption names.
-const corruptionHelp = `Corruptions (--corruption; the task's default first):
-  first-half  induction tasks: every first-half token replaced by a token the
-              example does not hold, so no query has an earlier copy
-  other       every task: another held-out example (the next one)`
+var corruptionHelp = longHelp("corruptions")
 
 // corruptionOf is the corruption --corruption names (default the task's
 // first), refused when m's task has no such corruption.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -30,16 +29,9 @@ func newPlantCmd(e *env, runF func(*plantOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plant --kind induction|redundant --out DIR",
 		Short: "Write a model whose induction circuit is built by construction, not trained",
-		Long: `Writes a checkpoint of the induction task whose weights are set by hand
-(docs/circuits.md): a previous-token head (L0H0) that attends to the position
-before by positional QK and copies its token, an induction head (L1H0) whose
-keys read that head's output (K-composition) and whose OV circuit copies the
-token it attends to into the logits, and heads of random weights beside them;
---kind redundant has two induction heads (L1H0, L1H1), each writing half of
-the answer. It prints the planted edges that patching under --corruption can
-find, for checking circuit (or any other tool) against them.`,
-		Args: cobra.NoArgs,
-		RunE: runE(e, o, runF, runPlant),
+		Long:  longHelp("plant"),
+		Args:  cobra.NoArgs,
+		RunE:  runE(e, o, runF, runPlant),
 	}
 	cmd.Flags().StringVar(&o.kind, "kind", circuit.PlantInduction, "the model: "+strings.Join(circuit.PlantKinds, " or "))
 	cmd.Flags().StringVar(&o.out, "out", "", "checkpoint directory to write")
@@ -71,11 +63,6 @@ func runPlant(e *env, o *plantOptions) error {
 	if err := train.Save(o.out, m, nil); err != nil {
 		return err
 	}
-	names := []string{}
-	for _, ed := range edges {
-		names = append(names, ed.String())
-	}
-	return e.report(o.json, map[string]any{"kind": o.kind, "corruption": o.corruption, "planted_edges": names}, func(w io.Writer) {
-		fmt.Fprintf(w, "Planted %s model in %s. Edges patching under %s can find:\n  %s\n", o.kind, o.out, o.corruption, strings.Join(names, "\n  "))
-	})
+	rep := circuit.PlantedOf(o.kind, o.corruption, edges)
+	return e.report(o.json, rep, func(w io.Writer) { rep.Write(w, o.out) })
 }

@@ -33,26 +33,9 @@ func newPruneCmd(e *env, runF func(*pruneOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "prune --run DIR",
 		Short: "Remove heads one at a time in several orders and watch accuracy fall",
-		Long: `Switches a model's heads off one at a time and prints held-out accuracy
-against the fraction of heads removed, for each order asked for (--order,
-a comma-separated list; default all):
-
-  oneshot    Michel et al.'s (2019) importance, the mean over examples of
-             |d loss / d gate| for a gate on the head's output, measured
-             once on the intact model; least important first
-  iterative  the same importance measured again after each removal
-  greedy     whichever remaining head costs least now (highest accuracy
-             without it on the selection examples)
-  random     the mean over --random-orders random orders
-
-Each order chooses on the first --examples held-out examples and is
-measured on all 1,000, heads switched off as --ablation says (zero, mean or
-resample: docs/causal.md; importance is always the gradient of a gate on
-the head's output, which zeroes it). The report gives, per order, the largest fraction
-of heads removable at a cost of at most 1 point, and says why one-shot
-does worse than random when it does (duplicate heads).`,
-		Args: cobra.NoArgs,
-		RunE: runE(e, o, runF, runPrune),
+		Long:  longHelp("prune"),
+		Args:  cobra.NoArgs,
+		RunE:  runE(e, o, runF, runPrune),
 	}
 	o.run.register(cmd, "checkpoint directory written by train --save")
 	o.out.register(cmd, "plot accuracy against the fraction of heads removed, every order on one figure", "print one JSON object on stdout")
@@ -102,20 +85,6 @@ func runPrune(e *env, o *pruneOptions) error {
 		return err
 	}
 	return o.out.write(e, func() (*viz.Figure, error) {
-		return pruneLines("pruning · "+runTitle(m.Train), r).Figure()
+		return r.Lines("pruning · " + runTitle(m.Train)).Figure()
 	}, r, func(w io.Writer) { inspect.WritePrune(w, r) })
-}
-
-// pruneLines is r's orders as curves of accuracy against the fraction of
-// heads removed.
-func pruneLines(title string, r *inspect.PruneReport) viz.Lines {
-	var curves []viz.Curve
-	for _, c := range r.Orders {
-		v := viz.Curve{Name: inspect.OrderTitle(c.Order, r.RandomOrders)}
-		for _, s := range c.Steps {
-			v.Steps, v.Values = append(v.Steps, s.Fraction), append(v.Values, s.Accuracy)
-		}
-		curves = append(curves, v)
-	}
-	return viz.Lines{Title: title, XLabel: "fraction of heads removed", YLabel: "held-out accuracy", Curves: curves}
 }

@@ -30,22 +30,9 @@ func newReportCmd(e *env, runF func(*reportOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report --db FILE",
 		Short: "Summarise a sweep database: spread over seeds, modes, circuit fraction, ablations",
-		Long: `Per configuration of a sweep database: the number of seeds, mean, median,
-minimum, maximum and every seed's held-out accuracy; a histogram; whether the
-values split into two modes and how many seeds fall in each; the fraction of
-seeds that formed the induction circuit with a 95% Wilson interval; and each
-seed's single-head and joint ablations of the circuit's heads side by side.
-The rules are in docs/sweeps.md. The database is opened read-only and
-nothing on disk changes (a WAL-mode file in a read-only place is read with
-SQLite's immutable=1). --csv DIR writes runs.csv and heads.csv.
-
-With --against OTHER, it also compares the two databases' runs of the same
-pairs (made on two backends, say) as docs/model.md says whole runs compare:
-each seed's accuracy within 1 point for 90% of the seeds, every layer's
-confidently labelled heads the same, and each side's circuit fraction inside
-the other's Wilson interval; it exits 1 when a configuration differs.`,
-		Args: cobra.NoArgs,
-		RunE: runE(e, o, runF, runReport),
+		Long:  longHelp("report"),
+		Args:  cobra.NoArgs,
+		RunE:  runE(e, o, runF, runReport),
 	}
 	cmd.Flags().StringVar(&o.db, "db", "", "sweep database to read")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object on stdout")

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -34,48 +33,15 @@ func newReproduceCmd(e *env, runF func(*reproduceOptions) error) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:   "reproduce",
 		Short: "Rerun the published findings and write a report with our numbers beside them",
-		Long: `Trains the runs behind headlab's published findings, as a sweep into
-OUT/findings/findings.db, and writes OUT/findings.md: the default induction
-model's ablation table and heatmaps, reverse and majority with and without
-positional embeddings, how often the induction circuit forms, one layer
-against two, reverse without positions and without the causal mask, the
-default model's circuit by other measures (mean and resample ablation,
-activation patching, OV copying and prefix-matching scores), and ten
-claims of the sources (task signatures, redundancy, the pinned uniform head,
-sinks, leaky tasks, interpretability by seed, the phase change, pruning,
-syntax heads, unseen tokens), each measured number beside the published one
-with a verdict whose rule is fixed in the code before the runs, every verdict
-that depends on head labels shown under both label rules; and one grokking
-run on modular addition (its setting, the delay between training and
-held-out accuracy, its curves; no verdict). Every number
-is measured by the run (with --resume, the sweep's runs by the run it
-resumes; the claims' extra measurements are taken again). The full setting
-is about 150 runs, under 20 minutes on 2 cores; --quick (--steps-scale 0.02
---seeds 4 --small-seeds 2 --atlas-seeds 4) is a check of the machinery, not
-of the claims. The atlas (--atlas-seeds, 0 for none) groups that many seeds
-of the default induction model (the circuit fraction's configuration,
-seeds 1 to N), and the small set of majority and reverse, by the signature
-of each one's circuit (docs/circuits.md, "Atlas"): those runs alone take
-the signature measurement, and a resumed run of theirs stored without it
-is trained again.
---regime adds the grid of which setting gives the published numbers
-(d-model, learning rate, batch, steps; 9 cells of --seeds seeds), which
-takes far longer: use the GPU backend where there is one.`,
-		Args: cobra.NoArgs,
-		RunE: runE(e, o, runF, reproduce),
+		Long:  longHelp("reproduce"),
+		Args:  cobra.NoArgs,
+		RunE:  runE(e, o, runF, reproduce),
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&o.out, "out", "docs", "directory for findings.md; pictures and the database go in DIR/findings/")
-	fs.IntVar(&o.Seeds, "seeds", 32, "seeds of the default induction model for the circuit fraction")
-	fs.IntVar(&o.Small, "small-seeds", 8, "seeds of every other comparison (reverse, majority, one layer, no mask)")
-	fs.IntVar(&o.Atlas, "atlas-seeds", findings.DefaultAtlasSeeds, "seeds of the default induction model grouped by circuit in the atlas (0: no atlas)")
-	fs.Float64Var(&o.Scale, "steps-scale", 1, "multiply every step count by this (1 = the published setting; less for a quick check)")
-	fs.IntVar(&o.Workers, "workers", runtime.NumCPU(), "runs in flight at once")
 	fs.BoolVar(&o.resume, "resume", false, "keep the runs of an interrupted reproduce in DIR/findings/findings.db instead of starting over")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
-	fs.BoolVar(&o.Quick, "quick", false, "a small check of the machinery: --seeds 4 --small-seeds 2 --steps-scale 0.02")
-	fs.BoolVar(&o.Regime, "regime", false, "also sweep the regime grid (the loss, d-model, lr, batch, steps around the default; a finite training set; weight decay) and name the cell closest to the published model")
-	fs.StringVar(&o.Loss, "loss", tasks.NextToken, "training loss of every run (the regime grid runs both): next-token or answers")
+	o.AddFlags(fs)
 	_ = cmd.RegisterFlagCompletionFunc("loss", cobra.FixedCompletions(tasks.Losses(), cobra.ShellCompDirectiveNoFileComp))
 	o.backend.register(cmd)
 	return cmd
@@ -112,7 +78,7 @@ func reproduce(e *env, o *reproduceOptions) error {
 		Plan: p, Out: o.out, Resume: o.resume, Quiet: o.quiet, Stderr: e.stderr,
 		Device: dev, Workers: lay.Workers, Sharing: lay.Sharing(), Version: versionLine(), Platform: sweep.PlatformOf,
 		Sweep: func(st *sweep.Store, pairs []sweep.Pair, keep func(*sweep.Outcome)) (sweep.Summary, error) {
-			return runSweep(e.stderr, st, pairs, sweep.Options{Workers: lay.Workers, Group: lay.Group, Analysis: analysis, Keep: keep,
+			return sweep.RunInterruptible(e.stderr, st, pairs, sweep.Options{Workers: lay.Workers, Group: lay.Group, Analysis: analysis, Keep: keep,
 				NewPlatform: o.backend.platforms(dev)}, !o.quiet)
 		},
 		Each: func(n int, unit, note string, do func(int, kernels.Device) error) error {
@@ -148,11 +114,11 @@ func (e *env) drawHeads(path string, o *sweep.Outcome) error {
 		return fmt.Errorf("no attention to draw for %s", path)
 	}
 	return e.writeFigure(path, func() (*viz.Figure, error) {
-		return viz.Heatmaps(viz.HeadGrid(runTitle(o.Record.Config), o.Attention, o.Report.Scores(), 0))
+		return viz.Heatmaps(viz.HeadGrid(runTitle(o.Record.Config), o.Attention, o.Report.Scores(), 0, nil))
 	})
 }
 
 // drawGrokking draws the grokking run's curves as curves draws them.
 func (e *env) drawGrokking(path string, g *findings.Grokking) error {
-	return e.writeFigure(path, curves(runTitle(g.Config), g.History).Figure)
+	return e.writeFigure(path, g.History.Curves(runTitle(g.Config)).Figure)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -153,22 +152,11 @@ func runTrain(e *env, o *trainOptions) error {
 	if err := report.AddUnseen(m, be); err != nil {
 		return err
 	}
-	return e.report(o.json, report, func(w io.Writer) {
-		report.Write(w, m)
-		fmt.Fprintln(w)
-		printHeads(w, heads)
-		if report.Phase != nil {
-			fmt.Fprintln(w)
-			printPhase(w, *report.Phase)
-		}
-	}, o.pics.paths()...)
+	return e.report(o.json, report, func(w io.Writer) { report.Write(w, m, heads) }, o.pics.paths()...)
 }
 
-// printPhase writes when the phase change came (trainrun.WritePhase).
-var printPhase = trainrun.WritePhase
-
-// trainMany trains every seed of o.seedList with o.config at once
-// (sweep.TrainSeeds) and prints one summary per seed.
+// trainMany trains every seed of o.seedList with o.config at once and
+// prints one summary per seed (sweep.TrainSeedsReport).
 func trainMany(e *env, o *trainOptions) error {
 	dev, closeDev, err := o.backend.open(e.stderr)
 	if err != nil {
@@ -179,14 +167,5 @@ func trainMany(e *env, o *trainOptions) error {
 	if !o.quiet {
 		s.Every = o.every
 	}
-	res, err := sweep.TrainSeeds(s, sweep.PlatformOf(dev))
-	if err != nil {
-		return err
-	}
-	if o.json {
-		return writeJSON(e.stdout, res.Records)
-	}
-	sweep.WriteSeeds(e.stdout, res.Records)
-	fmt.Fprintf(e.stderr, "trained %d seeds in %.1f s on %s, groups of up to %d\n", len(res.Records), res.Seconds, dev.Name(), res.Group)
-	return nil
+	return sweep.TrainSeedsReport(e.stdout, s, dev, o.json)
 }

@@ -106,3 +106,25 @@ func Twice(stderr io.Writer, prefix, first, second string) (ctx context.Context,
 		cancel()
 	}
 }
+
+// Once takes SIGINT and SIGTERM (Graceful) until stop is called: the
+// first calls f (a viewer closes its window as Esc does), and fired says
+// whether one came.
+func Once(f func()) (fired func() bool, stop func()) {
+	sigs := make(chan os.Signal, 1)
+	release := Graceful(sigs)
+	var came atomic.Bool
+	over := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			came.Store(true)
+			f()
+		case <-over:
+		}
+	}()
+	return came.Load, func() {
+		release()
+		close(over)
+	}
+}

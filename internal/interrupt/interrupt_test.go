@@ -60,3 +60,32 @@ func TestTwice(t *testing.T) {
 		t.Errorf("%d graceful commands after stop, want 0", graceful.Load())
 	}
 }
+
+// TestOnce: while Once holds the signals, a SIGTERM calls f once and
+// fired says so; without a signal, fired is false, and stop gives the
+// signals back.
+func TestOnce(t *testing.T) {
+	called := make(chan struct{}, 2)
+	fired, stop := Once(func() { called <- struct{}{} })
+	if fired() || graceful.Load() != 1 {
+		t.Fatalf("fired %v before a signal, %d graceful commands", fired(), graceful.Load())
+	}
+	syscall.Kill(syscall.Getpid(), syscall.SIGTERM)
+	select {
+	case <-called:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the signal did not call f")
+	}
+	if !fired() {
+		t.Error("fired is false after the signal")
+	}
+	stop()
+	if graceful.Load() != 0 {
+		t.Errorf("%d graceful commands after stop, want 0", graceful.Load())
+	}
+	fired, stop = Once(func() { called <- struct{}{} })
+	stop()
+	if fired() || len(called) != 0 {
+		t.Errorf("no signal: fired %v, f called %d times", fired(), len(called))
+	}
+}

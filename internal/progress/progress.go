@@ -155,3 +155,23 @@ func Duration(d time.Duration) string {
 	d = d.Round(time.Minute)
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
+
+// Reporter is a progress report on w as a bar, made at the first report
+// (when the total is known); with tenths, a log (not a terminal) gets a
+// line each tenth of the work only. finish ends the bar.
+func Reporter(w io.Writer, name, unit string, tenths bool) (report func(done, total int), finish func()) {
+	var b *Bar
+	report = func(done, total int) {
+		if b == nil {
+			b = New(w, name, unit, total)
+		}
+		if !tenths || b.OnTerminal() || done*10/total != (done-1)*10/total {
+			b.Update(done, "")
+		}
+	}
+	return report, func() {
+		if b != nil {
+			b.Finish()
+		}
+	}
+}

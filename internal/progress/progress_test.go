@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,4 +115,25 @@ func TestTerminalIsNotAnyDevice(t *testing.T) {
 			t.Errorf("%s counted as a terminal", f.Name())
 		}
 	}
+}
+
+func TestReporterTenthsInALog(t *testing.T) {
+	for _, tenths := range []bool{false, true} {
+		var buf bytes.Buffer
+		report, finish := Reporter(&buf, "patch", "runs", tenths)
+		for done := 1; done <= 40; done++ {
+			report(done, 40)
+		}
+		finish()
+		lines := strings.Count(buf.String(), "\n")
+		want := 40
+		if tenths {
+			want = 10 // 4, 8, ..., 40
+		}
+		if lines != want || !strings.HasPrefix(buf.String(), "patch: ") || !strings.Contains(buf.String(), "40/40 runs") {
+			t.Errorf("tenths %v: %d lines, want %d:\n%s", tenths, lines, want, buf.String())
+		}
+	}
+	_, finish := Reporter(io.Discard, "x", "y", true)
+	finish() // no report made: nothing to finish
 }

@@ -17,10 +17,13 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"headlab/analysis"
+	"headlab/internal/atomicfile"
 	"headlab/viz"
 )
 
@@ -308,4 +311,17 @@ func roundAll(xs []float64, step float64) []float64 {
 		out[i] = math.Round(x/step) * step
 	}
 	return out
+}
+
+// CheckPath refuses, before any work, a path a page cannot go to: one
+// whose extension is not a page's ("" and stdout are fine).
+func CheckPath(path string) error {
+	if path == "" || path == atomicfile.Stdio {
+		return nil
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".html", ".htm":
+		return nil
+	}
+	return fmt.Errorf("%s: the page is HTML; give a file ending in .html", path)
 }

@@ -627,3 +627,18 @@ func TestExamplesWithinCells(t *testing.T) {
 		t.Errorf("a page of 10 examples at 4 x 8 heads of T=64 holds %d, want 8", n)
 	}
 }
+
+// TestCheckPath: a page goes to a file ending in .html or .htm (any
+// case) or to stdout; anything else is refused naming the path.
+func TestCheckPath(t *testing.T) {
+	for _, ok := range []string{"", "-", "a.html", "b/C.HTM"} {
+		if err := CheckPath(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"a.png", "page", "x.html.txt"} {
+		if err := CheckPath(bad); err == nil || !strings.HasPrefix(err.Error(), bad+": the page is HTML") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

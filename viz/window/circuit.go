@@ -82,12 +82,7 @@ func (w *worker) findCircuit() {
 				return nil, err
 			}
 		}
-		r, err := circuit.NewRunner(w.model, v.opts.Kernels, circuit.Options{Examples: circuitExamples})
-		if err != nil {
-			return nil, err
-		}
-		defer r.Close()
-		return circuit.Find(r, circuit.DefaultThreshold, false, func(done, total int) {
+		return circuit.FindIn(w.model, v.opts.Kernels, circuit.Options{Examples: circuitExamples}, circuit.DefaultThreshold, false, func(done, total int) {
 			v.mu.Lock()
 			defer v.mu.Unlock()
 			v.st.circuitProgress(done, total)

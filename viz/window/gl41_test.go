@@ -24,7 +24,7 @@ func TestWindowGL41(t *testing.T) {
 	if os.Getenv(gl41Env) == "1" {
 		t.Skip("already the 4.1 child")
 	}
-	tests := []string{"TestScreenshotAndClick", "TestControls", "TestSavedModel"}
+	tests := []string{"TestScreenshotAndClick", "TestControls", "TestSavedModel", "TestOpenDisplay"}
 	cmd := exec.Command(os.Args[0], "-test.run=^("+strings.Join(tests, "|")+")$", "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), gl41Env+"=1", "MESA_GL_VERSION_OVERRIDE=4.1", "MESA_GLSL_VERSION_OVERRIDE=410")
 	out, err := cmd.CombinedOutput()

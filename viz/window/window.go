@@ -31,8 +31,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/png"
-	"os"
 	"sync"
 	"time"
 
@@ -278,24 +276,6 @@ func (v *Viewer) Screenshot() (*image.RGBA, error) {
 		return nil, err
 	}
 	return img, nil
-}
-
-// WriteScreenshot draws one frame and writes it to path as a PNG.
-func (v *Viewer) WriteScreenshot(path string) (err error) {
-	img, err := v.Screenshot()
-	if err != nil {
-		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	return png.Encode(f, img)
 }
 
 // Status is what the viewer currently shows, for tests and reports.

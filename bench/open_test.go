@@ -1,0 +1,93 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"headlab/backend"
+	"headlab/glctx"
+)
+
+// TestOpenBackendCPU: the CPU opens, its device released by the function
+// returned.
+func TestOpenBackendCPU(t *testing.T) {
+	dev, release, err := OpenBackend(&bytes.Buffer{}, false)("cpu")
+	if err != nil || dev.Name() != "cpu" {
+		t.Fatalf("cpu: %v, %v", dev, err)
+	}
+	release()
+}
+
+// TestOpenBackendGLFails: gl that cannot open (an unknown kind of
+// context fails before any driver is touched) is a SkipError saying why
+// when optional, and a refusal as --backends gl when asked for.
+func TestOpenBackendGLFails(t *testing.T) {
+	t.Setenv("HEADLAB_GL_CONTEXT", "no-such-context")
+	_, _, want := backend.Open("gl", &bytes.Buffer{}, nil)
+	if want == nil {
+		t.Skip("a GL context opened")
+	}
+	why := strings.TrimPrefix(want.Error(), "--backend gl: ")
+	var skip *SkipError
+	if _, _, err := OpenBackend(&bytes.Buffer{}, true)("gl"); !errors.As(err, &skip) || skip.Reason != why {
+		t.Errorf("optional gl: %v, want a SkipError %q", err, why)
+	}
+	_, _, err := OpenBackend(&bytes.Buffer{}, false)("gl")
+	if r := (backend.Refused{}); !errors.As(err, &r) || err.Error() != "--backends gl: "+why {
+		t.Errorf("gl asked for: %v, want a backend.Refused %q", err, "--backends gl: "+why)
+	}
+}
+
+// TestOpenBackendBadEGLDevice: a HEADLAB_EGL_DEVICE that names no device
+// is refused even where gl is optional.
+func TestOpenBackendBadEGLDevice(t *testing.T) {
+	t.Setenv("HEADLAB_EGL_DEVICE", "not-a-number")
+	_, _, got := backend.Open("gl", &bytes.Buffer{}, nil)
+	if !errors.Is(got, glctx.ErrDeviceChoice) {
+		t.Skipf("HEADLAB_EGL_DEVICE not checked here: %v", got)
+	}
+	_, _, err := OpenBackend(&bytes.Buffer{}, true)("gl")
+	var skip *SkipError
+	if r := (backend.Refused{}); errors.As(err, &skip) || !errors.As(err, &r) || !strings.HasPrefix(err.Error(), "--backends gl: ") {
+		t.Errorf("optional gl with a bad HEADLAB_EGL_DEVICE: %v, want a refusal", err)
+	}
+}
+
+// TestPrint: a report prints as indented JSON or as its text.
+func TestPrint(t *testing.T) {
+	rep := &Report{SIMD: "avx2", Loss: "answers", Batch: 0}
+	var out bytes.Buffer
+	if err := rep.Print(&out, true); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil || back.SIMD != "avx2" || !strings.HasPrefix(out.String(), "{\n  \"simd\": \"avx2\",\n") {
+		t.Errorf("JSON %v:\n%s", err, out.String())
+	}
+	out.Reset()
+	if err := rep.Print(&out, false); err != nil || out.String() != "CPU vector path: avx2\n" {
+		t.Errorf("text %v: %q", err, out.String())
+	}
+}
+
+// TestPrintVsPyTorch: a vs-pytorch report prints as indented JSON or as
+// WriteVsPyTorch's text.
+func TestPrintVsPyTorch(t *testing.T) {
+	rep := &Report{SIMD: "avx2", Loss: "next-token", Peak: &PeakResult{Kernel: "avx2", Size: 256, GFLOPs: 50},
+		PyTorch: &VsPyTorch{Error: "no torch", TrainRSSMB: 12}}
+	var out, want bytes.Buffer
+	if err := rep.PrintVsPyTorch(&out, false, "python3", 3, 100); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteVsPyTorch(&want, "python3", 3, 100); err != nil || out.String() != want.String() || !strings.Contains(out.String(), "PyTorch: not installed (python3)") {
+		t.Errorf("text %v:\n%s\nwant\n%s", err, out.String(), want.String())
+	}
+	out.Reset()
+	var back Report
+	if err := rep.PrintVsPyTorch(&out, true, "python3", 3, 100); err != nil || json.Unmarshal(out.Bytes(), &back) != nil || back.PyTorch == nil || back.PyTorch.Error != "no torch" {
+		t.Errorf("JSON %v:\n%s", err, out.String())
+	}
+}
