@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -58,41 +57,5 @@ func TestOpenBackendBadEGLDevice(t *testing.T) {
 	var skip *SkipError
 	if r := (backend.Refused{}); errors.As(err, &skip) || !errors.As(err, &r) || !strings.HasPrefix(err.Error(), "--backends gl: ") {
 		t.Errorf("optional gl with a bad HEADLAB_EGL_DEVICE: %v, want a refusal", err)
-	}
-}
-
-// TestPrint: a report prints as indented JSON or as its text.
-func TestPrint(t *testing.T) {
-	rep := &Report{SIMD: "avx2", Loss: "answers", Batch: 0}
-	var out bytes.Buffer
-	if err := rep.Print(&out, true); err != nil {
-		t.Fatal(err)
-	}
-	var back Report
-	if err := json.Unmarshal(out.Bytes(), &back); err != nil || back.SIMD != "avx2" || !strings.HasPrefix(out.String(), "{\n  \"simd\": \"avx2\",\n") {
-		t.Errorf("JSON %v:\n%s", err, out.String())
-	}
-	out.Reset()
-	if err := rep.Print(&out, false); err != nil || out.String() != "CPU vector path: avx2\n" {
-		t.Errorf("text %v: %q", err, out.String())
-	}
-}
-
-// TestPrintVsPyTorch: a vs-pytorch report prints as indented JSON or as
-// WriteVsPyTorch's text.
-func TestPrintVsPyTorch(t *testing.T) {
-	rep := &Report{SIMD: "avx2", Loss: "next-token", Peak: &PeakResult{Kernel: "avx2", Size: 256, GFLOPs: 50},
-		PyTorch: &VsPyTorch{Error: "no torch", TrainRSSMB: 12}}
-	var out, want bytes.Buffer
-	if err := rep.PrintVsPyTorch(&out, false, "python3", 3, 100); err != nil {
-		t.Fatal(err)
-	}
-	if err := rep.WriteVsPyTorch(&want, "python3", 3, 100); err != nil || out.String() != want.String() || !strings.Contains(out.String(), "PyTorch: not installed (python3)") {
-		t.Errorf("text %v:\n%s\nwant\n%s", err, out.String(), want.String())
-	}
-	out.Reset()
-	var back Report
-	if err := rep.PrintVsPyTorch(&out, true, "python3", 3, 100); err != nil || json.Unmarshal(out.Bytes(), &back) != nil || back.PyTorch == nil || back.PyTorch.Error != "no torch" {
-		t.Errorf("JSON %v:\n%s", err, out.String())
 	}
 }

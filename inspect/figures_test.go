@@ -50,7 +50,7 @@ func TestPageCausalIsPatchAndAttribute(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := evaluatorOf(t, m)
-	page, err := PageCausal(ev, 3)
+	page, err := PageCausal(m, cpu.New(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,14 +1,21 @@
 package inspect
 
 import (
+	"headlab/kernels"
 	"headlab/train"
 	"headlab/viz/htmlview"
 )
 
 // PageCausal is the HTML page's patching (the task's default corruption)
 // and attribution of each of the first n held-out examples, the examples
-// the page shows, on ev's intact model.
-func PageCausal(ev *train.Evaluator, n int) (*htmlview.Causal, error) {
+// the page shows, on m's intact model on dev (an evaluator of its own, as
+// Analyze).
+func PageCausal(m *train.Model, dev kernels.Device, n int) (*htmlview.Causal, error) {
+	ev, err := train.NewEvaluator(m, dev)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.Close()
 	runs := max(n, 2) // patching's "other" corruption needs a second example
 	pr, err := Patch(ev, PatchOptions{Examples: runs, PerExample: n})
 	if err != nil {

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -133,27 +132,18 @@ func TestInterruptedError(t *testing.T) {
 	}
 }
 
-// TestTrainSeedsReport: JSON is the records alone; text is a line per
-// seed on w and the line on stderr saying what trained where.
-func TestTrainSeedsReport(t *testing.T) {
-	c := tiny("majority", 6)
+// TestSeedsResultWrite: train --seeds' text is a line per seed, in the
+// order asked for, and one line on stderr saying what trained where.
+func TestSeedsResultWrite(t *testing.T) {
 	var out, stderr bytes.Buffer
-	s := Seeds{Config: c, Seeds: []uint64{2, 1}, Group: 2, Stderr: &stderr}
-	if err := TrainSeedsReport(&out, s, cpu.New(), true); err != nil {
+	s := Seeds{Config: tiny("majority", 6), Seeds: []uint64{2, 1}, Group: 2, Stderr: &stderr}
+	dev := cpu.New()
+	res, err := TrainSeeds(s, PlatformOf(dev))
+	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []Record
-	if err := json.Unmarshal(out.Bytes(), &recs); err != nil || len(recs) != 2 || recs[0].Config.Seed != 2 {
-		t.Errorf("JSON: %v, %d records:\n%s", err, len(recs), out.String())
-	}
-	if !strings.HasPrefix(out.String(), "[\n  {") || strings.Contains(stderr.String(), "trained") {
-		t.Errorf("JSON not indented, or a summary on stderr %q:\n%.40s", stderr.String(), out.String())
-	}
-	out.Reset()
 	stderr.Reset()
-	if err := TrainSeedsReport(&out, s, cpu.New(), false); err != nil {
-		t.Fatal(err)
-	}
+	res.Write(&out, &stderr, dev.Name())
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "seed 2  accuracy ") || !strings.HasPrefix(lines[1], "seed 1  accuracy ") {
 		t.Errorf("text:\n%s", out.String())

@@ -131,3 +131,10 @@ func EachShown(stderr io.Writer, name string, n int, dev kernels.Device, par int
 	}
 	return errors.Join(errs...)
 }
+
+// Write is train --seeds' text of r: a line per seed on w (WriteSeeds),
+// and one line on stderr saying what trained where (device).
+func (r SeedsResult) Write(w, stderr io.Writer, device string) {
+	WriteSeeds(w, r.Records)
+	fmt.Fprintf(stderr, "trained %d seeds in %.1f s on %s, groups of up to %d\n", len(r.Records), r.Seconds, device, r.Group)
+}

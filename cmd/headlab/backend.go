@@ -43,5 +43,3 @@ func refusal(err error) error {
 	}
 	return err
 }
-
-var fallbackLine = backend.FallbackLine

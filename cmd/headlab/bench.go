@@ -122,7 +122,7 @@ func (o *benchOptions) check(cmd *cobra.Command, _ []string) error {
 	if o.own, err = o.Options(o.steps, o.loss, cmd.Flags().Changed); err != nil {
 		return usageError{err}
 	}
-	return o.benchCommon.check()
+	return checkOutputs(fileOut("profile", o.profile)) // Options checked --loss
 }
 
 // runBench is `headlab bench`: bench.Run on the devices of the one
@@ -135,5 +135,8 @@ func runBench(e *env, o *benchOptions) error {
 	if err != nil {
 		return refusal(err)
 	}
-	return rep.Print(e.stdout, o.json)
+	if o.json {
+		return writeJSON(e.stdout, rep)
+	}
+	return rep.WriteText(e.stdout)
 }

@@ -84,5 +84,8 @@ func benchVsPyTorch(e *env, o *benchVsOptions) error {
 	if err != nil {
 		return err
 	}
-	return rep.PrintVsPyTorch(e.stdout, o.json, o.python, o.rounds, o.rssSteps)
+	if o.json {
+		return writeJSON(e.stdout, rep)
+	}
+	return rep.WriteVsPyTorch(e.stdout, o.python, o.rounds, o.rssSteps)
 }

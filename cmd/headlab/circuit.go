@@ -7,6 +7,7 @@ import (
 
 	"headlab/circuit"
 	"headlab/internal/progress"
+	"headlab/kernels"
 	"headlab/train"
 	"headlab/viz"
 )
@@ -63,13 +64,18 @@ func runCircuit(e *env, o *circuitOptions) error {
 		return err
 	}
 	defer done()
-	report, finish := progress.Reporter(e.stderr, "circuit", "edge sets", false)
-	rep, err := circuit.FindIn(m, dev, circuit.Options{Examples: o.examples, Corruption: corruption, Direction: o.direction}, o.threshold, true, report)
-	finish()
+	rep, err := findCircuit(e, m, dev, circuit.Options{Examples: o.examples, Corruption: corruption, Direction: o.direction}, o.threshold, true)
 	if err != nil {
 		return err
 	}
 	return o.out.write(e, func() (*viz.Figure, error) {
 		return rep.Graph("circuit · "+runTitle(m.Train), m.Shape.Layers).Figure()
 	}, rep, func(w io.Writer) { circuit.WriteReport(w, rep) })
+}
+
+// findCircuit is circuit.FindIn with its progress on stderr as a bar.
+func findCircuit(e *env, m *train.Model, dev kernels.Device, o circuit.Options, threshold float64, curve bool) (*circuit.Report, error) {
+	report, finish := progress.Reporter(e.stderr, "circuit", "edge sets", false)
+	defer finish()
+	return circuit.FindIn(m, dev, o, threshold, curve, report)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"headlab/backend"
 	"headlab/sweep"
 )
 
@@ -177,9 +178,9 @@ func TestGLNeedsAContext(t *testing.T) {
 // The line --backend auto prints when it runs GL past a failed NVIDIA
 // device names the renderer it got and why, on one line.
 func TestFallbackLine(t *testing.T) {
-	l := fallbackLine("EGL device 0 (NVIDIA CUDA 0): eglInitialize failed: EGL_NOT_INITIALIZED", "llvmpipe (LLVM 15.0.6, 256 bits), OpenGL 4.5")
+	l := backend.FallbackLine("EGL device 0 (NVIDIA CUDA 0): eglInitialize failed: EGL_NOT_INITIALIZED", "llvmpipe (LLVM 15.0.6, 256 bits), OpenGL 4.5")
 	if !strings.HasPrefix(l, "headlab: ") || !strings.Contains(l, "runs on llvmpipe") || !strings.Contains(l, "NVIDIA CUDA 0") || strings.Contains(l, "\n") {
-		t.Fatalf("fallbackLine = %q", l)
+		t.Fatalf("backend.FallbackLine = %q", l)
 	}
 }
 

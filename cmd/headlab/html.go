@@ -10,7 +10,6 @@ import (
 	"headlab/circuit"
 	"headlab/inspect"
 	"headlab/internal/atomicfile"
-	"headlab/internal/progress"
 	"headlab/kernels"
 	"headlab/tasks"
 	"headlab/train"
@@ -47,20 +46,13 @@ func (f *htmlFlag) write(e *env, m *train.Model, dev kernels.Device, att *analys
 	if f.path == "" {
 		return nil
 	}
-	ev, err := train.NewEvaluator(m, dev)
-	if err != nil {
-		return err
-	}
-	c, err := inspect.PageCausal(ev, htmlview.Examples(att.N, att.L, att.H, att.T))
-	ev.Close()
+	c, err := inspect.PageCausal(m, dev, htmlview.Examples(att.N, att.L, att.H, att.T))
 	if err != nil {
 		return err
 	}
 	if f.circuit {
 		// headlab circuit's by default, without the curve past the circuit.
-		report, finish := progress.Reporter(e.stderr, "circuit", "edge sets", false)
-		rep, err := circuit.FindIn(m, dev, circuit.Options{Examples: train.EvalChunk}, f.threshold, false, report)
-		finish()
+		rep, err := findCircuit(e, m, dev, circuit.Options{Examples: train.EvalChunk}, f.threshold, false)
 		if err != nil {
 			return err
 		}

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"headlab/internal/jsonout"
 	"headlab/viz"
 )
 
@@ -35,8 +35,12 @@ func (e *env) report(asJSON bool, v any, text func(io.Writer), paths ...string) 
 	return nil
 }
 
-// writeJSON is headlab's JSON style (internal/jsonout).
-var writeJSON = jsonout.Write
+// writeJSON is the commands' one JSON style: indented by two spaces.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
 
 // writeFigure draws a figure into path ("-": stdout), unless path is ""
 // (not asked for).

@@ -156,7 +156,7 @@ func runTrain(e *env, o *trainOptions) error {
 }
 
 // trainMany trains every seed of o.seedList with o.config at once and
-// prints one summary per seed (sweep.TrainSeedsReport).
+// prints one summary per seed (sweep.SeedsResult.Write).
 func trainMany(e *env, o *trainOptions) error {
 	dev, closeDev, err := o.backend.open(e.stderr)
 	if err != nil {
@@ -167,5 +167,9 @@ func trainMany(e *env, o *trainOptions) error {
 	if !o.quiet {
 		s.Every = o.every
 	}
-	return sweep.TrainSeedsReport(e.stdout, s, dev, o.json)
+	res, err := sweep.TrainSeeds(s, sweep.PlatformOf(dev))
+	if err != nil {
+		return err
+	}
+	return e.report(o.json, res.Records, func(w io.Writer) { res.Write(w, e.stderr, dev.Name()) })
 }
